@@ -1,0 +1,99 @@
+"""Does graphbench's timing add anything to what it measures?
+
+Times graphbench's own EventTimer rounds and a bare loop of the same
+cuda.core calls, interleaved in one process, and prints the ratio of the
+medians per mode (the issue's target: within 3%). Also times the graph
+lifecycle steps against bare calls. Run on a GPU:
+    PYTHONPATH=. python3 benchmarks/harness_overhead.py --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+import numpy as np
+
+
+def bare_individual(stream, config, launches, iters):
+    from cuda.core import launch
+
+    (k1, a1), (k2, a2), (k3, a3) = launches
+    stream.sync()
+    t0 = time.perf_counter()
+    for _ in range(iters):
+        launch(stream, config, k1, *a1)
+        launch(stream, config, k2, *a2)
+        launch(stream, config, k3, *a3)
+    stream.sync()
+    return time.perf_counter() - t0
+
+
+def bare_graph(stream, graph, iters):
+    stream.sync()
+    t0 = time.perf_counter()
+    for _ in range(iters):
+        graph.launch(stream)
+    stream.sync()
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    import cupy
+
+    from graphbench.device import describe, open_device
+    from graphbench.modes import GraphMode, IndividualMode
+    from graphbench.pipeline import Pipeline
+    from graphbench.runner import load_kernels
+    from graphbench.stages import DEFAULT_STAGES, expand
+    from graphbench.timing import EventTimer
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--elements", type=int, default=4096)
+    parser.add_argument("--iters", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+
+    device = open_device(0)
+    info = describe(device)
+    stream = device.create_stream()
+    pipeline = Pipeline(load_kernels(info.arch), expand(DEFAULT_STAGES), args.elements, 256,
+                        info.multiprocessors)
+    pipeline.fill_random(np.random.default_rng(0))
+    individual, graph = IndividualMode(pipeline, stream), GraphMode(pipeline, stream)
+    timer = EventTimer(device, stream)
+    runs = {"graphbench individual": lambda: timer.time_round(individual.step, args.iters).wall_s,
+            "bare individual": lambda: bare_individual(stream, pipeline.launch_config,
+                                                       pipeline.stage_launches, args.iters),
+            "graphbench graph": lambda: timer.time_round(graph.step, args.iters).wall_s,
+            "bare graph": lambda: bare_graph(stream, graph.graph, args.iters)}
+    for run in runs.values():  # warm-up
+        run()
+    walls = {name: [] for name in runs}
+    for r in range(args.rounds):
+        names = list(runs) if r % 2 == 0 else list(reversed(runs))
+        for name in names:
+            walls[name].append(runs[name]() / args.iters * 1e6)
+    medians = {name: statistics.median(v) for name, v in walls.items()}
+    result = {"device": info.name, "elements": args.elements, "iters": args.iters,
+              "rounds": args.rounds, "median_wall_us": medians,
+              "ratio_graphbench_over_bare": {
+                  mode: medians[f"graphbench {mode}"] / medians[f"bare {mode}"]
+                  for mode in ("individual", "graph")}}
+    for name, value in medians.items():
+        print(f"{name:24s} {value:8.3f} us/iter")
+    for mode, ratio in result["ratio_graphbench_over_bare"].items():
+        print(f"{mode:10s} graphbench/bare = {ratio:.4f}")
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(result, handle, indent=2)
+    graph.close()
+    timer.close()
+    del cupy
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,3 @@
+from graphbench.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,161 @@
+"""Command line: parse, validate, call the library, print, choose the exit code.
+
+This is the only module that prints or exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from contextlib import contextmanager
+
+from graphbench import __version__
+from graphbench.config import RunConfig, parse_modes, parse_positive_int
+from graphbench.errors import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CompileError,
+                               GraphbenchError, UsageError)
+
+RUN_EXAMPLES = """examples:
+  graphbench run                               defaults: 4096 elements, 1000 iterations, device 0
+  graphbench run --elements 2^20 --json out.json
+  graphbench run --elements 16777216 --rounds 20 --modes individual,graph
+
+exit codes: 0 ok, 1 verification failed, 2 usage or environment error, 130 interrupted
+"""
+
+KERNELS_EXAMPLES = """examples:
+  graphbench kernels                 compile for sm_90 (no GPU needed)
+  graphbench kernels --arch sm_100
+"""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse that raises UsageError (one line, exit 2) instead of printing usage."""
+
+    def error(self, message: str):
+        raise UsageError(message, f"see {self.prog} --help")
+
+
+def _count(option: str):
+    return lambda text: parse_positive_int(text, option)
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(prog="graphbench", description=(
+        "Measure what CUDA Graphs buy on this GPU: a three-stage elementwise pipeline "
+        "(r1 = a + b, r2 = r1 * c, r3 = r2 - a) run as individual launches, as one replayed "
+        "graph and as one fused kernel, every result checked against CuPy."))
+    parser.add_argument("--version", action="version", version=f"graphbench {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
+
+    run = commands.add_parser("run", help="benchmark the pipeline on a GPU",
+                              description="Benchmark the pipeline: verify every mode, then time "
+                              "interleaved rounds of each and report medians with their spread.",
+                              epilog=RUN_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    run.add_argument("--elements", type=_count("--elements"), default=4096, metavar="N",
+                     help="vector length (default 4096; 2^20 and 1e6 forms work)")
+    run.add_argument("--iters", type=_count("--iters"), default=1000, metavar="N",
+                     help="pipeline iterations per timed round (default 1000)")
+    run.add_argument("--rounds", type=_count("--rounds"), default=10, metavar="N",
+                     help="timed rounds per mode (default 10)")
+    run.add_argument("--warmup", type=int, default=1, metavar="N",
+                     help="untimed warm-up rounds per mode (default 1)")
+    run.add_argument("--device", type=int, default=0, metavar="ID", help="CUDA device id (default 0)")
+    run.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    run.add_argument("--modes", type=parse_modes, default=None, metavar="LIST",
+                     help="comma-separated subset of individual,graph,fused (default all)")
+    run.add_argument("--json", metavar="FILE", help="write the result record to FILE (atomically)")
+    run.add_argument("--no-progress", action="store_true", help="no progress display")
+
+    kernels = commands.add_parser("kernels", help="compile every kernel offline (no GPU needed)",
+                                  description="Compile every kernel with NVRTC for an arch and "
+                                  "print registers and spills. Needs no GPU or driver.",
+                                  epilog=KERNELS_EXAMPLES,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    kernels.add_argument("--arch", default="sm_90", help="target such as sm_80, sm_90, sm_100")
+    return parser
+
+
+def config_from_args(args) -> RunConfig:
+    extra = {"modes": args.modes} if args.modes else {}
+    return RunConfig(elements=args.elements, iters=args.iters, rounds=args.rounds,
+                     warmup_rounds=args.warmup, device=args.device, seed=args.seed, **extra)
+
+
+def _console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+@contextmanager
+def round_progress(total: int, enabled: bool):
+    """A progress bar on stderr while rounds run; nothing when not a terminal."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("timing rounds"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=_console(stderr=True), transient=True) as progress:
+        task = progress.add_task("rounds", total=total)
+        yield lambda done, reason: progress.update(task, completed=done)
+
+
+def cmd_run(args) -> int:
+    from graphbench.record import write_json_atomic
+    from graphbench.render import failure_text, run_report
+    from graphbench.runner import run_benchmark
+
+    config = config_from_args(args)
+    show_progress = sys.stdout.isatty() and not args.no_progress
+    with round_progress(config.rounds, show_progress) as on_round:
+        record = run_benchmark(config, on_round=on_round)
+    _console().print(run_report(record))
+    if args.json:
+        path = write_json_atomic(args.json, record)
+        _console().print(f"record written to {path}", style="dim")
+    if not record["verification"]["passed"]:
+        for check in record["verification"]["checks"]:
+            if not check["passed"]:
+                print(f"graphbench: verification failed: {failure_text(check)}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def cmd_kernels(args) -> int:
+    from rich.table import Table
+
+    from graphbench.kernels import compile_report
+
+    resources = compile_report(args.arch)
+    table = Table(title=f"kernels compiled for {args.arch} (NVRTC, no GPU needed)",
+                  title_justify="left")
+    for column in ("kernel", "registers", "spill stores (B)", "spill loads (B)", "stack (B)"):
+        table.add_column(column, justify="left" if column == "kernel" else "right")
+    for k in sorted(resources, key=lambda r: r.name):
+        table.add_row(k.name, str(k.registers), str(k.spill_stores), str(k.spill_loads),
+                      str(k.stack_bytes))
+    _console().print(table)
+    return EXIT_OK
+
+
+COMMANDS = {"run": cmd_run, "kernels": cmd_kernels}
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if not args.command:
+            build_parser().print_help()
+            return EXIT_OK
+        return COMMANDS[args.command](args)
+    except CompileError as exc:
+        print(f"graphbench: error: {exc.message}", file=sys.stderr)
+        print(exc.log, file=sys.stderr)
+        return exc.exit_code
+    except GraphbenchError as exc:
+        print(f"graphbench: error: {exc.one_line()}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("graphbench: interrupted; GPU resources released", file=sys.stderr)
+        return EXIT_INTERRUPTED

@@ -1,0 +1,101 @@
+"""The ways of running one pipeline iteration, behind one interface.
+
+A mode owns whatever it built (a graph) and exposes `step`, the callable the
+timing loop calls once per iteration; `step` does nothing but enqueue work,
+so the harness adds no cost of its own to what is measured.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from graphbench.errors import UsageError
+
+
+class Mode:
+    name = ""
+    fused_output = False  # where the mode leaves its result
+
+    def __init__(self, pipeline, stream) -> None:
+        self.pipeline, self.stream = pipeline, stream
+        self.step: Callable[[], None] = self._build_step()
+
+    def _build_step(self) -> Callable[[], None]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class IndividualMode(Mode):
+    """One launch() per stage per iteration: the CPU pays every launch."""
+
+    name = "individual"
+
+    def _build_step(self):
+        pipeline, stream = self.pipeline, self.stream
+        return lambda: pipeline.enqueue_stages(stream)
+
+
+class GraphMode(Mode):
+    """The stages captured once into a graph, replayed with one launch per iteration."""
+
+    name = "graph"
+
+    def _build_step(self):
+        self.graph = capture_graph(self.pipeline, self.stream)
+        graph, stream = self.graph, self.stream
+        return lambda: graph.launch(stream)
+
+    def close(self) -> None:
+        self.graph.close()
+
+
+class FusedMode(Mode):
+    """One kernel doing all stages: the floor a user reaches by fusing."""
+
+    name = "fused"
+    fused_output = True
+
+    def _build_step(self):
+        if self.pipeline.fused_launch is None:
+            raise UsageError("the fused mode exists only for the add,mul,sub pipeline at depth 1",
+                             "leave fused out of --modes")
+        pipeline, stream = self.pipeline, self.stream
+        return lambda: pipeline.enqueue_fused(stream)
+
+
+MODE_TYPES = {cls.name: cls for cls in (IndividualMode, GraphMode, FusedMode)}
+
+
+def capture_graph(pipeline, stream):
+    """Capture the stage launches and return an uploaded, executable graph.
+
+    Buffers already exist (allocating during capture breaks it in cuda.core 1.2)."""
+    builder = stream.create_graph_builder()
+    try:
+        builder.begin_building()
+        pipeline.enqueue_stages(builder)
+        builder.end_building()
+        graph = builder.complete()
+    finally:
+        builder.close()
+    graph.upload(stream)
+    stream.sync()
+    return graph
+
+
+def build_modes(names, pipeline, stream) -> list[Mode]:
+    built: list[Mode] = []
+    try:
+        for name in names:
+            built.append(MODE_TYPES[name](pipeline, stream))
+    except BaseException:
+        close_modes(built)
+        raise
+    return built
+
+
+def close_modes(modes) -> None:
+    for mode in modes:
+        mode.close()

@@ -1,0 +1,54 @@
+"""Correctness checks: compare a result with its reference, element by element.
+
+Works on numpy and CuPy arrays alike (the GPU path never copies the vectors
+to the host). NaN never passes, so a poisoned element left unwritten fails.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str          # e.g. "graph", "graph: replay with new data"
+    passed: bool
+    elements: int
+    bad_elements: int
+    max_abs_error: float  # inf when an element is NaN
+    first_bad_index: int | None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def describe_failure(self) -> str:
+        return (f"{self.name}: {self.bad_elements} of {self.elements} elements wrong, "
+                f"max abs error {self.max_abs_error:.3g}, first bad index {self.first_bad_index}")
+
+
+def _array_module(array):
+    try:
+        import cupy
+
+        return cupy.get_array_module(array)
+    except ImportError:
+        import numpy
+
+        return numpy
+
+
+def compare(name: str, actual, expected, rtol: float, atol: float) -> Check:
+    xp = _array_module(actual)
+    if actual.shape != expected.shape:
+        raise ValueError(f"{name}: shape {actual.shape} does not match reference {expected.shape}")
+    good = xp.isclose(actual, expected, rtol=rtol, atol=atol)  # NaN compares unequal
+    error = xp.abs(actual.astype(xp.float64) - expected.astype(xp.float64))
+    error = xp.where(xp.isnan(error), xp.inf, error)
+    bad = int(actual.size - int(good.sum()))
+    first_bad = int(xp.argmin(good)) if bad else None
+    max_error = float(error.max()) if actual.size else 0.0
+    return Check(name, bad == 0, int(actual.size), bad, max_error, first_bad)
+
+
+def all_passed(checks) -> bool:
+    return all(check.passed for check in checks)

@@ -1,0 +1,82 @@
+"""Shared fixtures: synthetic records built by the real record code, and the
+GPU gate (tests marked `gpu` skip with the reason when no GPU is usable)."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from graphbench.config import RunConfig
+from graphbench.device import DeviceInfo
+from graphbench.errors import DeviceError
+from graphbench.runner import build_record
+from graphbench.timing import Sample
+from graphbench.verify import compare
+
+
+@functools.lru_cache(maxsize=1)
+def gpu_unavailable_reason() -> str | None:
+    try:
+        from graphbench.device import list_devices
+
+        list_devices()
+    except DeviceError as exc:
+        return f"no usable GPU: {exc.message}"
+    except ImportError as exc:
+        return f"CUDA Python packages missing: {exc}"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    reason = None
+    for item in items:
+        if "gpu" in item.keywords:
+            reason = reason or gpu_unavailable_reason()
+            if reason:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def device_info(name: str = "NVIDIA H200", **changes) -> DeviceInfo:
+    facts = dict(index=0, name=name, compute_capability="9.0", arch="sm_90",
+                 uuid="GPU-00000000-test", multiprocessors=132, l2_bytes=60 * 2**20,
+                 total_memory_bytes=143 * 2**30, free_memory_bytes=140 * 2**30,
+                 driver_version="580.159.04", cuda_driver_version="13.0",
+                 cuda_runtime_version="13.0", nvrtc_version="13.0", sm_clock_mhz=1980,
+                 sm_clock_max_mhz=1980, memory_clock_mhz=3201)
+    facts.update(changes)
+    return DeviceInfo(**facts)
+
+
+def synthetic_samples(wall_us: dict[str, float], rounds: int = 10, iters: int = 1000,
+                      noise: float = 0.005, seed: int = 0) -> dict[str, list[Sample]]:
+    """Rounds whose per-iteration wall time scatters by `noise` around `wall_us`."""
+    rng = np.random.default_rng(seed)
+    samples = {}
+    for mode, us in wall_us.items():
+        walls = us * (1 + noise * rng.standard_normal(rounds))
+        samples[mode] = [Sample(wall_s=w * iters / 1e6, submit_s=0.6 * w * iters / 1e6,
+                                device_s=0.9 * w * iters / 1e6) for w in walls]
+    return samples
+
+
+def make_record(wall_us=None, rounds: int = 10, noise: float = 0.005, seed: int = 0,
+                passed: bool = True, info: DeviceInfo | None = None) -> dict:
+    config = RunConfig(rounds=rounds)
+    wall_us = wall_us or {"individual": 14.0, "graph": 4.3, "fused": 4.6}
+    samples = synthetic_samples(wall_us, rounds, config.iters, noise, seed)
+    expected = np.full(8, 8.0, dtype=np.float32)
+    actual = expected.copy()
+    if not passed:
+        actual[3] = np.nan
+    checks = [compare("graph", actual, expected, config.rtol, config.atol)]
+    pipeline = {"stages": ["add", "mul", "sub"], "kernel_launches_per_iteration": 3,
+                "grid": [16, 1, 1], "block": [256, 1, 1]}
+    return build_record(config, info or device_info(), samples, "fixed-rounds", checks,
+                        pipeline, elapsed_s=1.0)
+
+
+@pytest.fixture
+def record() -> dict:
+    return make_record()

@@ -1,0 +1,39 @@
+import pytest
+
+from graphbench.config import RunConfig, parse_modes, parse_positive_int
+from graphbench.errors import UsageError
+
+
+@pytest.mark.parametrize("text, value", [("4096", 4096), ("2^20", 1 << 20), ("1e6", 1_000_000),
+                                         (" 7 ", 7)])
+def test_counts_accept_the_forms_users_type(text, value):
+    assert parse_positive_int(text, "--elements") == value
+
+
+@pytest.mark.parametrize("text", ["0", "-5", "abc", "1.5", "1e-3", "", "nan", "1e999"])
+def test_counts_reject_non_positive_or_non_integers(text):
+    with pytest.raises(UsageError, match="--elements must be a positive integer"):
+        parse_positive_int(text, "--elements")
+
+
+def test_config_rejects_unknown_modes_and_lists_the_known_ones():
+    with pytest.raises(UsageError) as info:
+        RunConfig(modes=("individual", "warp"))
+    assert "warp" in info.value.message and "individual, graph, fused" in info.value.remedy
+
+
+def test_graph_needs_individual_for_the_speedup():
+    with pytest.raises(UsageError):
+        RunConfig(modes=("graph",))
+    assert RunConfig(modes=("individual", "graph")).modes == ("individual", "graph")
+
+
+def test_config_rejects_negative_device_and_zero_rounds():
+    with pytest.raises(UsageError):
+        RunConfig(device=-1)
+    with pytest.raises(UsageError):
+        RunConfig(rounds=0)
+
+
+def test_parse_modes_splits_and_trims():
+    assert parse_modes("individual, graph,") == ("individual", "graph")

@@ -1,0 +1,87 @@
+"""GPU tests: run only where a driver and a GPU are present."""
+
+import pytest
+
+from graphbench.cli import main
+from graphbench.config import RunConfig
+from graphbench.device import describe, open_device
+from graphbench.kernels import KERNEL_NAMES, compile_cubin, load_source
+from graphbench.record import read_record
+from graphbench.runner import run_benchmark
+
+pytestmark = pytest.mark.gpu
+
+SMALL = dict(elements=10_000, iters=20, rounds=3)
+
+
+def kernels_from(source: str) -> dict:
+    device = open_device(0)
+    module = compile_cubin(source, describe(device).arch)
+    return {name: module.get_kernel(name) for name in KERNEL_NAMES}
+
+
+def checks_by_name(record):
+    return {c["name"]: c for c in record["verification"]["checks"]}
+
+
+def test_every_mode_verifies_and_graph_replays_new_data():
+    record = run_benchmark(RunConfig(**SMALL))
+    checks = checks_by_name(record)
+    assert record["verification"]["passed"], checks
+    for name in ("individual", "graph", "fused", "graph: replay with new data",
+                 "graph: constants a=1 b=2 c=3 give 8"):
+        assert checks[name]["passed"] and checks[name]["elements"] == 10_000
+    assert any(name.endswith("after timing") for name in checks)
+
+
+def test_wrong_stage_kernel_is_caught_in_individual_and_graph():
+    wrong = load_source().replace("out[i] = x[i] - y[i];", "out[i] = x[i] + y[i];")
+    record = run_benchmark(RunConfig(**SMALL), kernels=kernels_from(wrong))
+    checks = checks_by_name(record)
+    assert not record["verification"]["passed"]
+    assert not checks["individual"]["passed"] and not checks["graph"]["passed"]
+    assert checks["fused"]["passed"]  # the fused kernel was left correct
+    assert record["modes"] == {}  # nothing is timed when results are wrong
+
+
+def test_unwritten_last_element_is_caught_by_the_poison():
+    skip_last = load_source().replace("i < N;", "i + 1 < N;")
+    record = run_benchmark(RunConfig(**SMALL), kernels=kernels_from(skip_last))
+    check = checks_by_name(record)["individual"]
+    assert not check["passed"] and check["first_bad_index"] == 9_999
+    assert check["max_abs_error"] == float("inf")
+
+
+def test_cli_run_writes_a_complete_record(tmp_path, capsys):
+    path = tmp_path / "run.json"
+    assert main(["run", "--elements", "4096", "--iters", "50", "--rounds", "4",
+                 "--json", str(path)]) == 0
+    record = read_record(path)
+    assert record["device"]["compute_capability"] and record["device"]["uuid"]
+    assert record["device"]["total_memory_bytes"] > 0
+    assert record["config"]["iters"] == 50
+    for mode in ("individual", "graph", "fused"):
+        assert len(record["modes"][mode]["samples"]["wall_us"]) == 4
+        assert record["modes"][mode]["stats"]["wall"]["median"] > 0
+    assert record["speedup"]["graph"]["median"] > 0
+    assert "graph speedup" in capsys.readouterr().out
+
+
+def test_wrong_kernel_exits_1_through_the_cli(monkeypatch, capsys):
+    wrong = load_source().replace("out[i] = x[i] * y[i];", "out[i] = x[i] * y[i] + 1.0f;")
+    monkeypatch.setattr("graphbench.runner.load_kernels", lambda arch: kernels_from(wrong))
+    assert main(["run", "--elements", "4096", "--iters", "10", "--rounds", "2"]) == 1
+    err = capsys.readouterr().err
+    assert "verification failed: individual" in err and "first bad index" in err
+
+
+def test_device_out_of_range_lists_devices(capsys):
+    assert main(["run", "--device", "99"]) == 2
+    err = capsys.readouterr().err
+    assert "--device 99 is out of range" in err and "0: " in err
+
+
+def test_too_many_elements_for_memory_says_needed_and_free(capsys):
+    assert main(["run", "--elements", str(2**40)]) == 2
+    err = capsys.readouterr().err
+    assert "GiB of device memory" in err and "free" in err

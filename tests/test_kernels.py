@@ -1,0 +1,54 @@
+import pytest
+
+from graphbench.cli import main
+from graphbench.errors import CompileError, UsageError
+from graphbench.kernels import KERNEL_NAMES, compile_cubin, compile_report, load_source, parse_ptxas_log
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90", "sm_100"])
+def test_every_kernel_compiles_offline_without_spills(arch):
+    resources = {k.name: k for k in compile_report(arch)}
+    assert set(resources) == set(KERNEL_NAMES)
+    for kernel in resources.values():
+        assert 0 < kernel.registers <= 64
+        assert kernel.spill_stores == kernel.spill_loads == 0
+
+
+def test_kernels_command_prints_every_kernel(capsys):
+    assert main(["kernels", "--arch", "sm_90"]) == 0
+    out = capsys.readouterr().out
+    for name in KERNEL_NAMES:
+        assert name in out
+    assert "registers" in out
+
+
+def test_broken_source_raises_compile_error_with_the_log():
+    with pytest.raises(CompileError) as info:
+        compile_report("sm_90", source=load_source() + "\nthis is not cuda;\n")
+    assert "error" in info.value.log
+
+
+def test_kernels_command_exits_2_on_bad_arch(capsys):
+    assert main(["kernels", "--arch", "sm_9x"]) == 2
+    assert "--arch must look like sm_90" in capsys.readouterr().err
+
+
+def test_unsupported_arch_exits_2_with_the_compiler_log(capsys):
+    assert main(["kernels", "--arch", "sm_10"]) == 2
+    err = capsys.readouterr().err
+    assert "NVRTC could not compile" in err and "sm_10" in err
+
+
+def test_cache_returns_the_same_cubin(tmp_path):
+    first = compile_cubin(load_source(), "sm_90", cache_dir=tmp_path)
+    assert any(tmp_path.rglob("*")), "the compile cache wrote nothing"
+    second = compile_cubin(load_source(), "sm_90", cache_dir=tmp_path)
+    assert bytes(first.code) == bytes(second.code)
+
+
+def test_parse_ptxas_log():
+    log = ("ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+           "ptxas         .     8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
+           "ptxas info    : Used 40 registers, used 0 barriers\n")
+    (k,) = parse_ptxas_log(log)
+    assert (k.name, k.registers, k.spill_stores, k.spill_loads, k.stack_bytes) == ("k", 40, 4, 4, 8)

@@ -1,0 +1,32 @@
+from conftest import make_record
+
+from graphbench.render import run_report, to_text
+
+
+def test_table_shows_device_modes_speedup_and_verification(record):
+    text = to_text(run_report(record), width=100)
+    assert "NVIDIA H200" in text and "cc 9.0" in text
+    for mode in ("individual", "graph", "fused"):
+        assert mode in text
+    speedup = record["speedup"]["graph"]["median"]
+    assert f"graph speedup {speedup:.2f}x" in text
+    assert "verified: 1 checks passed" in text
+    assert f"{record['modes']['graph']['stats']['wall']['median']:.2f}" in text
+
+
+def test_table_fits_in_100_columns(record):
+    text = to_text(run_report(record), width=100)
+    assert max(len(line) for line in text.splitlines()) <= 100
+
+
+def test_failure_names_mode_error_and_index():
+    text = to_text(run_report(make_record(passed=False)), width=100)
+    assert "VERIFICATION FAILED" in text
+    assert "graph: 1 of 8 elements wrong" in text and "first bad index 3" in text
+
+
+def test_record_without_timing_still_renders():
+    record = make_record(passed=False)
+    record["modes"], record["speedup"] = {}, {}
+    text = to_text(run_report(record))
+    assert "VERIFICATION FAILED" in text and "graph speedup" not in text

@@ -1,0 +1,33 @@
+import numpy as np
+import pytest
+
+from graphbench.stats import bootstrap_median_ci, paired_ratios, relative_ci_halfwidth, summarize
+
+
+def test_summary_of_known_values():
+    s = summarize([1, 2, 3, 4, 100])
+    assert s["median"] == 3 and s["min"] == 1 and s["max"] == 100
+    assert s["q1"] == 2 and s["q3"] == 4 and s["iqr"] == 2
+    assert s["n"] == 5
+    assert s["cv"] == pytest.approx(np.std([1, 2, 3, 4, 100], ddof=1) / 22)
+
+
+def test_single_sample_has_zero_spread_and_empty_is_an_error():
+    assert summarize([5.0])["stdev"] == 0.0
+    with pytest.raises(ValueError):
+        summarize([])
+
+
+def test_paired_ratios_pair_round_by_round():
+    assert paired_ratios([10, 20], [5, 4]) == [2, 5]
+    with pytest.raises(ValueError):
+        paired_ratios([1, 2], [1])
+
+
+def test_bootstrap_ci_brackets_the_median_and_narrows_with_less_noise():
+    rng = np.random.default_rng(1)
+    noisy = 3 + 0.3 * rng.standard_normal(30)
+    quiet = 3 + 0.01 * rng.standard_normal(30)
+    low, high = bootstrap_median_ci(noisy)
+    assert low <= np.median(noisy) <= high
+    assert relative_ci_halfwidth(quiet) < relative_ci_halfwidth(noisy) / 5

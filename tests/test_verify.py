@@ -1,0 +1,38 @@
+import numpy as np
+
+from graphbench.stages import DEFAULT_STAGES, expand, reference
+from graphbench.verify import compare
+
+
+def test_exact_result_passes():
+    ref = np.arange(10, dtype=np.float32)
+    check = compare("m", ref.copy(), ref, 1e-5, 1e-5)
+    assert check.passed and check.bad_elements == 0 and check.first_bad_index is None
+
+
+def test_unwritten_poisoned_element_fails_with_its_index():
+    ref = np.ones(10, dtype=np.float32)
+    out = ref.copy()
+    out[7] = np.nan
+    check = compare("graph", out, ref, 1e-5, 1e-5)
+    assert not check.passed and check.first_bad_index == 7 and check.bad_elements == 1
+    assert check.max_abs_error == float("inf")
+    assert "first bad index 7" in check.describe_failure()
+
+
+def test_error_beyond_tolerance_is_reported_with_max_abs_error():
+    ref = np.ones(5, dtype=np.float32)
+    out = ref.copy()
+    out[2] += 1e-3
+    out[4] += 1e-7  # within tolerance
+    check = compare("m", out, ref, 1e-5, 1e-5)
+    assert check.first_bad_index == 2 and check.bad_elements == 1
+    assert abs(check.max_abs_error - 1e-3) < 1e-6
+
+
+def test_reference_of_the_default_chain():
+    rng = np.random.default_rng(0)
+    inputs = {k: rng.uniform(-1, 1, 100).astype(np.float32) for k in "abc"}
+    got = reference(inputs, expand(DEFAULT_STAGES))
+    np.testing.assert_allclose(got, (inputs["a"] + inputs["b"]) * inputs["c"] - inputs["a"])
+    assert reference({"a": 1.0, "b": 2.0, "c": 3.0}, expand(DEFAULT_STAGES)) == 8.0
