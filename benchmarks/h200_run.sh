@@ -28,6 +28,12 @@ print("speedups across 5 processes:", [round(x, 4) for x in v], "max/min = %.4f"
 PY
   timed python3 benchmarks/harness_overhead.py --json "$REC/harness_overhead.json"
 }
+step_variance() {
+  lscpu | head -20; nproc
+  python3 -c "from cuda.core import Device; d=Device(0); s=d.to_system_device(); print('gpu cpu affinity', s.get_cpu_affinity())" 2>&1 | tail -1
+  timed python3 benchmarks/process_variance.py --runs 5 --cpus 0,1,2,8
+}
+step_overhead() { timed python3 benchmarks/harness_overhead.py --json "$REC/harness_overhead.json"; }
 steps=${*:-info tests issue2}
 for s in $steps; do echo "=== $s"; "step_$s"; done 2>&1 | tee "$OUT/log.txt"
 tar -czf "$OUT/records.tar.gz" -C "$OUT" records && rm -rf "$REC"

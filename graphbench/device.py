@@ -104,7 +104,7 @@ def describe(device) -> DeviceInfo:
         l2_bytes=_probe(lambda: device.properties.l2_cache_size),
         total_memory_bytes=free_total[1],
         free_memory_bytes=free_total[0],
-        driver_version=_probe(lambda: ".".join(map(str, _system().get_user_mode_driver_version()))),
+        driver_version=_probe(_driver_version),
         cuda_driver_version=_probe(lambda: _version_string(driver.cuDriverGetVersion()[1])),
         cuda_runtime_version=_probe(_cupy_runtime_version),
         nvrtc_version=_probe(lambda: "{}.{}".format(*nvrtc.nvrtcVersion()[1:])),
@@ -116,6 +116,16 @@ def describe(device) -> DeviceInfo:
 
 def sm_clock_mhz(device) -> int | None:
     return _probe(lambda: device.to_system_device().get_clock("sm").get_current_mhz())
+
+
+def _driver_version() -> str:
+    """The display driver's version (580.159.04), not the CUDA version it supports."""
+    system = _system()
+    for name in ("get_kernel_mode_driver_version", "get_driver_version_full", "get_driver_version"):
+        version = _probe(getattr(system, name, lambda: None))
+        if version:
+            return version if isinstance(version, str) else ".".join(map(str, version))
+    return None
 
 
 def _system():

@@ -33,8 +33,7 @@ class IndividualMode(Mode):
     name = "individual"
 
     def _build_step(self):
-        pipeline, stream = self.pipeline, self.stream
-        return lambda: pipeline.enqueue_stages(stream)
+        return self.pipeline.stage_enqueuer(self.stream)
 
 
 class GraphMode(Mode):
@@ -44,8 +43,8 @@ class GraphMode(Mode):
 
     def _build_step(self):
         self.graph = capture_graph(self.pipeline, self.stream)
-        graph, stream = self.graph, self.stream
-        return lambda: graph.launch(stream)
+        launch_graph, stream = self.graph.launch, self.stream
+        return lambda: launch_graph(stream)
 
     def close(self) -> None:
         self.graph.close()
@@ -61,8 +60,7 @@ class FusedMode(Mode):
         if self.pipeline.fused_launch is None:
             raise UsageError("the fused mode exists only for the add,mul,sub pipeline at depth 1",
                              "leave fused out of --modes")
-        pipeline, stream = self.pipeline, self.stream
-        return lambda: pipeline.enqueue_fused(stream)
+        return self.pipeline.fused_enqueuer(self.stream)
 
 
 MODE_TYPES = {cls.name: cls for cls in (IndividualMode, GraphMode, FusedMode)}
@@ -75,7 +73,7 @@ def capture_graph(pipeline, stream):
     builder = stream.create_graph_builder()
     try:
         builder.begin_building()
-        pipeline.enqueue_stages(builder)
+        pipeline.stage_enqueuer(builder)()
         builder.end_building()
         graph = builder.complete()
     finally:

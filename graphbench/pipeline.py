@@ -64,18 +64,25 @@ class Pipeline:
         return kernels[FUSED_KERNEL], args
 
     # --- what the modes enqueue --------------------------------------------
-    def enqueue_stages(self, target) -> None:
+    # The returned closures hold everything in local variables: the timing
+    # loop calls them thousands of times, and an attribute lookup or an
+    # import there would be measured as launch cost.
+    def stage_enqueuer(self, target):
         from cuda.core import launch
 
-        config = self.launch_config
-        for kernel, args in self.stage_launches:
-            launch(target, config, kernel, *args)
+        config, launches = self.launch_config, tuple(self.stage_launches)
 
-    def enqueue_fused(self, target) -> None:
+        def enqueue_stages() -> None:
+            for kernel, args in launches:
+                launch(target, config, kernel, *args)
+
+        return enqueue_stages
+
+    def fused_enqueuer(self, target):
         from cuda.core import launch
 
-        kernel, args = self.fused_launch
-        launch(target, self.launch_config, kernel, *args)
+        config, (kernel, args) = self.launch_config, self.fused_launch
+        return lambda: launch(target, config, kernel, *args)
 
     # --- CuPy side: contents, poison, reference ----------------------------
     def fill_random(self, rng: np.random.Generator) -> None:

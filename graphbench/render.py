@@ -9,10 +9,6 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-MODE_NOTES = {"individual": "one launch per stage", "graph": "one graph replay",
-              "fused": "one fused kernel"}
-
-
 def _us(value: float) -> str:
     return f"{value:,.2f}" if value < 1000 else f"{value:,.0f}"
 
@@ -27,21 +23,21 @@ def header(record: dict) -> Text:
 
 
 def timing_table(record: dict) -> Table:
-    table = Table(title="per-iteration time, us (median over rounds)", title_justify="left",
-                  header_style="bold")
-    for column, justify in (("mode", "left"), ("wall", "right"), ("IQR", "right"),
-                            ("min..max", "right"), ("submit", "right"), ("device", "right"),
-                            ("CV", "right"), ("speedup", "right")):
-        table.add_column(column, justify=justify, no_wrap=True)
+    table = Table(title="us per iteration: median over rounds (IQR, min, max of wall)",
+                  title_justify="left", header_style="bold",
+                  caption="wall: host clock, synced  submit: host enqueue  device: CUDA events",
+                  caption_justify="left")
+    for column in ("mode", "wall", "IQR", "min", "max", "submit", "device", "CV", "speedup"):
+        table.add_column(column, justify="left" if column == "mode" else "right", no_wrap=True)
     speedups = record.get("speedup", {})
     for name, entry in record["modes"].items():
-        wall, st = entry["stats"]["wall"], entry["stats"]
+        st = entry["stats"]
+        wall = st["wall"]
         speed = speedups.get(name)
-        table.add_row(
-            f"{name} [dim]({MODE_NOTES.get(name, '')})[/dim]", _us(wall["median"]), _us(wall["iqr"]),
-            f"{_us(wall['min'])}..{_us(wall['max'])}", _us(st["submit"]["median"]),
-            _us(st["device"]["median"]), f"{wall['cv']:.1%}",
-            f"{speed['median']:.2f}x" if speed else "1.00x" if name == "individual" else "")
+        table.add_row(name, _us(wall["median"]), _us(wall["iqr"]), _us(wall["min"]),
+                      _us(wall["max"]), _us(st["submit"]["median"]), _us(st["device"]["median"]),
+                      f"{wall['cv']:.1%}",
+                      f"{speed['median']:.2f}x" if speed else "1.00x" if name == "individual" else "")
     return table
 
 
