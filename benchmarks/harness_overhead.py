@@ -40,6 +40,79 @@ def bare_graph(stream, graph, iters):
     return time.perf_counter() - t0
 
 
+def bare_floor_and_lifecycle(stream, empty_kernel, pipeline, reps=5, count=1000) -> dict:
+    """The same calls graphbench's lifecycle module times, written out bare."""
+    from cuda.core import LaunchConfig, launch
+
+    one = LaunchConfig(grid=1, block=1)
+    out = {"kernel_launch_us": [], "graph_replay_us": [], "capture_us": [], "instantiate_us": [],
+           "upload_us": [], "first_launch_us": []}
+    gb = stream.create_graph_builder()
+    gb.begin_building()
+    launch(gb, one, empty_kernel)
+    gb.end_building()
+    g = gb.complete()
+    g.upload(stream)
+    for _ in range(reps):
+        stream.sync()
+        t0 = time.perf_counter()
+        for _ in range(count):
+            launch(stream, one, empty_kernel)
+        stream.sync()
+        t1 = time.perf_counter()
+        for _ in range(count):
+            g.launch(stream)
+        stream.sync()
+        t2 = time.perf_counter()
+        out["kernel_launch_us"].append((t1 - t0) / count * 1e6)
+        out["graph_replay_us"].append((t2 - t1) / count * 1e6)
+    g.close()
+    gb.close()
+    (k1, a1), (k2, a2), (k3, a3) = pipeline.stage_launches
+    config = pipeline.launch_config
+    for _ in range(10):
+        stream.sync()
+        t0 = time.perf_counter()
+        b = stream.create_graph_builder()
+        b.begin_building()
+        launch(b, config, k1, *a1)
+        launch(b, config, k2, *a2)
+        launch(b, config, k3, *a3)
+        b.end_building()
+        t1 = time.perf_counter()
+        graph = b.complete()
+        t2 = time.perf_counter()
+        graph.upload(stream)
+        stream.sync()
+        t3 = time.perf_counter()
+        graph.launch(stream)
+        stream.sync()
+        t4 = time.perf_counter()
+        graph.close()
+        b.close()
+        for key, (s, e) in zip(("capture_us", "instantiate_us", "upload_us", "first_launch_us"),
+                               ((t0, t1), (t1, t2), (t2, t3), (t3, t4))):
+            out[key].append((e - s) * 1e6)
+    return out
+
+
+def compare_floor_and_lifecycle(stream, empty_kernel, pipeline) -> dict:
+    """graphbench's figures and bare ones, measured alternately three times."""
+    from graphbench.lifecycle import time_graph_lifecycle, time_launch_floor
+
+    ours, bare = {}, {}
+    for _ in range(3):
+        for source, target in ((time_launch_floor(stream, empty_kernel), ours),
+                               (time_graph_lifecycle(stream, lambda t: pipeline.stage_enqueuer(t)()), ours),
+                               (bare_floor_and_lifecycle(stream, empty_kernel, pipeline), bare)):
+            for key, values in source.items():
+                target.setdefault(key, []).extend(values)
+    return {key: {"graphbench_us": statistics.median(ours[key]),
+                  "bare_us": statistics.median(bare[key]),
+                  "ratio": statistics.median(ours[key]) / statistics.median(bare[key])}
+            for key in ours}
+
+
 def main() -> None:
     import cupy
 
@@ -83,6 +156,12 @@ def main() -> None:
               "ratio_graphbench_over_bare": {
                   mode: medians[f"graphbench {mode}"] / medians[f"bare {mode}"]
                   for mode in ("individual", "graph")}}
+    from graphbench.kernels import EMPTY_KERNEL
+    result["floor_and_lifecycle"] = compare_floor_and_lifecycle(
+        stream, load_kernels(info.arch)[EMPTY_KERNEL], pipeline)
+    for key, row in result["floor_and_lifecycle"].items():
+        print(f"{key:18s} graphbench {row['graphbench_us']:9.2f} us  bare {row['bare_us']:9.2f} us"
+              f"  ratio {row['ratio']:.3f}")
     for name, value in medians.items():
         print(f"{name:24s} {value:8.3f} us/iter")
     for mode, ratio in result["ratio_graphbench_over_bare"].items():

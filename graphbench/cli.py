@@ -10,14 +10,17 @@ import sys
 from contextlib import contextmanager
 
 from graphbench import __version__
-from graphbench.config import RunConfig, parse_modes, parse_positive_int
+from graphbench.config import (RunConfig, parse_fraction, parse_modes, parse_positive_int,
+                               parse_seconds)
 from graphbench.errors import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CompileError,
                                GraphbenchError, UsageError)
 
 RUN_EXAMPLES = """examples:
   graphbench run                               defaults: 4096 elements, 1000 iterations, device 0
   graphbench run --elements 2^20 --json out.json
-  graphbench run --elements 16777216 --rounds 20 --modes individual,graph
+  graphbench run --max-noise 0.5% --max-time 10 more rounds until the speedup is known to 0.5%
+  graphbench run --rounds 20 --modes individual,graph   exactly 20 rounds, two modes
+  graphbench run --elements 2^24 --flush-l2 --verbose   cold-cache figures, all details
 
 exit codes: 0 ok, 1 verification failed, 2 usage or environment error, 130 interrupted
 """
@@ -55,8 +58,17 @@ def build_parser() -> ArgumentParser:
                      help="vector length (default 4096; 2^20 and 1e6 forms work)")
     run.add_argument("--iters", type=_count("--iters"), default=1000, metavar="N",
                      help="pipeline iterations per timed round (default 1000)")
-    run.add_argument("--rounds", type=_count("--rounds"), default=10, metavar="N",
-                     help="timed rounds per mode (default 10)")
+    run.add_argument("--rounds", type=_count("--rounds"), default=None, metavar="N",
+                     help="exactly N timed rounds per mode (default: adaptive, see --max-noise)")
+    run.add_argument("--max-noise", type=lambda t: parse_fraction(t, "--max-noise"), default=0.01,
+                     metavar="PCT", help="stop when the speedup's 95%% CI half-width is within "
+                     "PCT of its median (default 1%%)")
+    run.add_argument("--min-rounds", type=_count("--min-rounds"), default=10, metavar="N",
+                     help="rounds before the noise target is checked (default 10)")
+    run.add_argument("--max-time", type=lambda t: parse_seconds(t, "--max-time"), default=2.0,
+                     metavar="SECONDS", help="sampling time budget (default 2 s)")
+    run.add_argument("--flush-l2", action="store_true",
+                     help="clear the L2 cache before every timed round (cold-cache figures)")
     run.add_argument("--warmup", type=int, default=1, metavar="N",
                      help="untimed warm-up rounds per mode (default 1)")
     run.add_argument("--device", type=int, default=0, metavar="ID", help="CUDA device id (default 0)")
@@ -64,6 +76,8 @@ def build_parser() -> ArgumentParser:
     run.add_argument("--modes", type=parse_modes, default=None, metavar="LIST",
                      help="comma-separated subset of individual,graph,fused (default all)")
     run.add_argument("--json", metavar="FILE", help="write the result record to FILE (atomically)")
+    run.add_argument("--verbose", "-v", action="store_true",
+                     help="also show where the time goes and every one-off cost")
     run.add_argument("--no-progress", action="store_true", help="no progress display")
 
     kernels = commands.add_parser("kernels", help="compile every kernel offline (no GPU needed)",
@@ -78,7 +92,9 @@ def build_parser() -> ArgumentParser:
 def config_from_args(args) -> RunConfig:
     extra = {"modes": args.modes} if args.modes else {}
     return RunConfig(elements=args.elements, iters=args.iters, rounds=args.rounds,
-                     warmup_rounds=args.warmup, device=args.device, seed=args.seed, **extra)
+                     max_noise=args.max_noise, min_rounds=args.min_rounds, max_time=args.max_time,
+                     flush_l2=args.flush_l2, warmup_rounds=args.warmup, device=args.device,
+                     seed=args.seed, **extra)
 
 
 def _console(stderr: bool = False):
@@ -88,14 +104,15 @@ def _console(stderr: bool = False):
 
 
 @contextmanager
-def round_progress(total: int, enabled: bool):
-    """A progress bar on stderr while rounds run; nothing when not a terminal."""
+def round_progress(total: int | None, enabled: bool):
+    """A progress display on stderr while rounds run; nothing when not a terminal.
+    Adaptive sampling has no known total: the bar then just pulses."""
     if not enabled:
         yield None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("timing rounds"), BarColumn(), MofNCompleteColumn(),
+    with Progress(TextColumn("timing rounds"), BarColumn(), TextColumn("{task.completed} rounds"),
                   TimeElapsedColumn(), console=_console(stderr=True), transient=True) as progress:
         task = progress.add_task("rounds", total=total)
         yield lambda done, reason: progress.update(task, completed=done)
@@ -110,7 +127,7 @@ def cmd_run(args) -> int:
     show_progress = sys.stdout.isatty() and not args.no_progress
     with round_progress(config.rounds, show_progress) as on_round:
         record = run_benchmark(config, on_round=on_round)
-    _console().print(run_report(record))
+    _console().print(run_report(record, verbose=args.verbose))
     if args.json:
         path = write_json_atomic(args.json, record)
         _console().print(f"record written to {path}", style="dim")

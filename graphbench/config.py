@@ -18,16 +18,26 @@ class RunConfig:
     iters: int = 1000
     device: int = 0
     seed: int = 0
-    rounds: int = 10
+    rounds: int | None = None  # None: adaptive, stop on the noise target
+    max_noise: float = 0.01
+    min_rounds: int = 10
+    max_time: float = 2.0
     warmup_rounds: int = 1
+    flush_l2: bool = False
     modes: tuple[str, ...] = ALL_MODES
     block_size: int = BLOCK_SIZE
     rtol: float = TOLERANCE
     atol: float = TOLERANCE
 
     def __post_init__(self) -> None:
-        for name in ("elements", "iters", "rounds"):
+        for name in ("elements", "iters", "min_rounds"):
             _require_positive(name, getattr(self, name))
+        if self.rounds is not None:
+            _require_positive("rounds", self.rounds)
+        if not 0 < self.max_noise < 1:
+            raise UsageError(f"--max-noise must be between 0% and 100%, got {self.max_noise:.2%}")
+        if not self.max_time > 0:
+            raise UsageError(f"--max-time must be positive seconds, got {self.max_time}")
         if self.device < 0:
             raise UsageError(f"--device must be 0 or more, got {self.device}")
         if self.warmup_rounds < 0:
@@ -73,6 +83,23 @@ def _parse_int(text: str, option: str) -> int:
         return int(text, 10)
     except (ValueError, OverflowError):
         raise UsageError(f"{option} must be a positive integer, got {text!r}") from None
+
+
+def parse_fraction(text: str, option: str) -> float:
+    """'1%' or '0.01' -> 0.01."""
+    raw = text.strip()
+    try:
+        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise UsageError(f"{option} must be a percentage such as 1% or 0.01, got {text!r}") from None
+    return value
+
+
+def parse_seconds(text: str, option: str) -> float:
+    try:
+        return float(text.strip().removesuffix("s"))
+    except ValueError:
+        raise UsageError(f"{option} must be a number of seconds, got {text!r}") from None
 
 
 def parse_modes(text: str) -> tuple[str, ...]:

@@ -18,7 +18,8 @@ from graphbench.errors import CompileError, UsageError
 SOURCE_FILE = "pipeline.cu"
 STAGE_KERNELS = ("vec_add", "vec_mul", "vec_sub")
 FUSED_KERNEL = "fused"
-KERNEL_NAMES = STAGE_KERNELS + (FUSED_KERNEL,)
+EMPTY_KERNEL = "empty"
+KERNEL_NAMES = STAGE_KERNELS + (FUSED_KERNEL, EMPTY_KERNEL)
 CACHE_ENV = "GRAPHBENCH_CACHE_DIR"
 
 

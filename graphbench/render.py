@@ -13,13 +13,23 @@ def _us(value: float) -> str:
     return f"{value:,.2f}" if value < 1000 else f"{value:,.0f}"
 
 
+STOP_TEXT = {"fixed-rounds": "fixed round count", "noise-target": "noise target reached",
+             "time-budget": "TIME BUDGET RAN OUT before the noise target"}
+
+
 def header(record: dict) -> Text:
-    dev, cfg = record["device"], record["config"]
-    return Text.assemble(
+    dev, cfg, sampling = record["device"], record["config"], record["sampling"]
+    text = Text.assemble(
         ("graphbench ", "bold"), (record["tool"]["version"], "dim"), "  ",
         (f"{dev['name']}", "bold cyan"), f" (cc {dev['compute_capability']}, device {dev['index']})",
         f"\n{cfg['elements']:,} elements  x  {cfg['iters']:,} iterations  x  "
-        f"{record['sampling']['rounds']} rounds   (stop: {record['sampling']['stop_reason']})")
+        f"{sampling['rounds']} rounds")
+    if "noise" in sampling:
+        stop = STOP_TEXT.get(sampling["stop_reason"], sampling["stop_reason"])
+        text.append(f"\nstopped: {stop}; noise {float(sampling['noise']):.1%} "
+                    f"(target {sampling['max_noise']:.1%})",
+                    style="yellow" if sampling["stop_reason"] == "time-budget" else "")
+    return text
 
 
 def timing_table(record: dict) -> Table:
@@ -48,8 +58,8 @@ def speedup_line(record: dict) -> Text | None:
     low, high = entry["ci95"]
     return Text.assemble(
         ("graph speedup ", "bold"), (f"{entry['median']:.2f}x", "bold green"),
-        f"  (individual wall / graph wall, median of {entry['n']} paired rounds; "
-        f"IQR {entry['q1']:.2f}..{entry['q3']:.2f}, 95% CI {low:.2f}..{high:.2f})")
+        f"  95% CI {low:.2f}..{high:.2f}, IQR {entry['q1']:.2f}..{entry['q3']:.2f} "
+        f"over {entry['n']} paired rounds")
 
 
 def verification_lines(record: dict) -> Text:
@@ -71,14 +81,101 @@ def failure_text(check: dict) -> str:
             f"first bad index {check['first_bad_index']}")
 
 
-def run_report(record: dict) -> Group:
+def _median(entry: dict, key: str) -> float:
+    return entry[key]["median"]
+
+
+def summary_lines(record: dict) -> Text:
+    """Launch floor, graph build cost and payback, update cost, cache state."""
+    lines = Text()
+    floor = record.get("launch_floor")
+    if floor:
+        lines.append(f"launch floor: empty kernel {_median(floor, 'kernel_launch_us'):.2f} us, "
+                     f"one-node graph replay {_median(floor, 'graph_replay_us'):.2f} us\n")
+    life = record.get("graph_lifecycle")
+    if life:
+        payback = life["break_even_iterations"]
+        pays = f"pays off after {payback:,.0f} iterations" if payback is not None \
+            else "never pays off (replay is not faster)"
+        lines.append(f"graph build {life['build_us']:,.1f} us (capture "
+                     f"{_median(life, 'capture_us'):,.1f}, instantiate "
+                     f"{_median(life, 'instantiate_us'):,.1f}, upload "
+                     f"{_median(life, 'upload_us'):,.1f}): {pays}\n")
+    update = record.get("graph_update")
+    if update:
+        lines.append(f"graph re-pointed at new buffers: {_median(update, 'node_update_us'):,.1f} us "
+                     f"by node, {_median(update, 'whole_graph_update_us'):,.1f} us whole; anew "
+                     f"{_median(update, 'recapture_instantiate_us'):,.1f} us\n")
+    cache = record.get("cache")
+    if cache and cache.get("l2_bytes"):
+        where = "flushed before every round" if cache["flush_l2"] else (
+            "fits in L2" if cache["l2_resident"] else "larger than L2")
+        lines.append(f"working set {_bytes(cache['working_set_bytes'])} per iteration, "
+                     f"L2 {_bytes(cache['l2_bytes'])}: {where}")
+    return lines
+
+
+def _bytes(count: int) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if count >= size:
+            return f"{count / size:.1f} {unit}"
+    return f"{count} B"
+
+
+def breakdown_table(record: dict) -> Table:
+    table = Table(title="where the time goes, us per iteration", title_justify="left",
+                  header_style="bold")
+    for column in ("mode", "launches", "submit/launch", "wall", "GPU busy", "GPU idle", "bound"):
+        table.add_column(column, justify="left" if column in ("mode", "bound") else "right")
+    for name, row in record["breakdown"].items():
+        wall = record["modes"][name]["stats"]["wall"]["median"]
+        busy = row["busy_us"]
+        table.add_row(name, str(row["launches_per_iteration"]), _us(row["submit_per_launch_us"]),
+                      _us(wall), _us(busy) if busy is not None else "-",
+                      _us(row["idle_gap_us"]) if busy is not None else "-",
+                      "launch" if row["launch_bound"] else "GPU")
+    return table
+
+
+def details_table(record: dict) -> Table:
+    table = Table(title="one-off costs, us (median, min..max)", title_justify="left",
+                  header_style="bold")
+    for column in ("what", "median", "min", "max", "n"):
+        table.add_column(column, justify="left" if column == "what" else "right")
+    for section in ("launch_floor", "graph_lifecycle", "graph_update"):
+        for key, entry in record.get(section, {}).items():
+            if isinstance(entry, dict):
+                table.add_row(f"{section.replace('_', ' ')}: "
+                              f"{key.removesuffix('_us').replace('_', ' ')}",
+                              _us(entry["median"]), _us(entry["min"]), _us(entry["max"]),
+                              str(entry["n"]))
+    return table
+
+
+def warning_lines(record: dict) -> Text:
+    lines = Text()
+    for warning in record.get("warnings", []):
+        lines.append(f"warning: {warning['message']}", style="yellow")
+        lines.append(f"\n  -> {warning['remedy']}\n", style="dim")
+    return lines
+
+
+def run_report(record: dict, verbose: bool = False) -> Group:
     parts = [header(record)]
     if record["modes"]:
         parts.append(timing_table(record))
     line = speedup_line(record)
     if line:
         parts.append(line)
+    summary = summary_lines(record)
+    if summary:
+        parts.append(summary)
+    if verbose and record.get("breakdown"):
+        parts += [breakdown_table(record), details_table(record)]
     parts.append(verification_lines(record))
+    warnings = warning_lines(record)
+    if warnings:
+        parts.append(warnings)
     return Group(*parts)
 
 

@@ -1,27 +1,36 @@
 """One benchmark run, end to end: the data flow in one place.
 
 config -> device and compiled kernels -> pipeline -> modes -> verification
--> interleaved timed rounds -> statistics -> result record.
+-> interleaved timed rounds -> floor, lifecycle and update measurements
+-> statistics -> result record (with its stability warnings).
 """
 
 from __future__ import annotations
 
 import time
+from contextlib import ExitStack
 from typing import Callable
 
 import numpy as np
 
 from graphbench import provenance
+from graphbench.analysis import break_even_iterations, cache_state, time_breakdown
 from graphbench.config import RunConfig
 from graphbench.device import DeviceInfo, describe, open_device
 from graphbench.errors import DeviceError
-from graphbench.kernels import KERNEL_NAMES, compile_cubin, load_source
+from graphbench.kernels import EMPTY_KERNEL, KERNEL_NAMES, compile_cubin, load_source
+from graphbench.l2 import L2Flusher
+from graphbench.lifecycle import time_busy, time_graph_lifecycle, time_launch_floor
 from graphbench.modes import build_modes, close_modes
+from graphbench.monitor import DeviceMonitor
 from graphbench.pipeline import Pipeline, bytes_needed
 from graphbench.record import METRICS, RUN_SCHEMA, SCHEMA_VERSION, mode_entry
+from graphbench.stability import record_warnings
 from graphbench.stages import DEFAULT_STAGES, expand, reference
-from graphbench.stats import bootstrap_median_ci, paired_ratios, summarize
-from graphbench.timing import EventTimer, FixedRounds, Sample, run_rounds
+from graphbench.stats import median_ci, paired_ratios, summarize
+from graphbench.stopping import FixedRounds, NoiseTarget, noise
+from graphbench.timing import EventTimer, Sample, Sampling, run_rounds
+from graphbench.update import graph_update_experiment
 from graphbench.verify import Check, all_passed, compare
 
 MEMORY_HEADROOM = 0.9  # leave room for the context, CuPy's pool and fragmentation
@@ -43,76 +52,136 @@ def load_kernels(arch: str) -> dict:
     return {name: module.get_kernel(name) for name in KERNEL_NAMES}
 
 
+def stop_rule(config: RunConfig):
+    if config.rounds is not None:
+        return FixedRounds(config.rounds)
+    return NoiseTarget(config.max_noise, config.min_rounds, config.max_time)
+
+
+class Session:
+    """The GPU objects of one run; closing it releases them in reverse order,
+    also on an error or Ctrl-C."""
+
+    def __init__(self, config: RunConfig, kernels: dict | None) -> None:
+        self.config = config
+        self.device = open_device(config.device)
+        self.info = describe(self.device)
+        self.stages = expand(DEFAULT_STAGES)
+        ensure_memory(config, self.info, len(self.stages))
+        self.kernels = kernels or load_kernels(self.info.arch)
+        self._exit = ExitStack()
+
+    def __enter__(self) -> "Session":
+        import cupy
+
+        self._exit.enter_context(cupy.cuda.Device(self.config.device))
+        self.stream = self.device.create_stream()
+        self._exit.callback(self.stream.close)
+        self.timer = EventTimer(self.device, self.stream)
+        self._exit.callback(self.timer.close)
+        self.pipeline = self.new_pipeline()
+        self.modes = build_modes(self.config.modes, self.pipeline, self.stream)
+        self._exit.callback(close_modes, self.modes)
+        self.monitor = DeviceMonitor(self.device)
+        return self
+
+    def new_pipeline(self) -> Pipeline:
+        pipeline = Pipeline(self.kernels, self.stages, self.config.elements,
+                            self.config.block_size, self.info.multiprocessors)
+        self._exit.callback(pipeline.release)
+        return pipeline
+
+    def __exit__(self, *exc) -> None:
+        self._exit.close()
+
+
 def run_benchmark(config: RunConfig, on_round: Callable | None = None,
                   kernels: dict | None = None) -> dict:
     """Run `config` on its device and return the result record.
 
     `kernels` replaces the shipped kernels (tests use it to plant a wrong one)."""
-    import cupy
-
     started = time.perf_counter()
-    device = open_device(config.device)
-    info = describe(device)
-    stages = expand(DEFAULT_STAGES)
-    ensure_memory(config, info, len(stages))
-    kernels = kernels or load_kernels(info.arch)
-    stream = device.create_stream()
-    timer = EventTimer(device, stream)
-    pipeline = modes = None
+    with Session(config, kernels) as session:
+        rng = np.random.default_rng(config.seed)
+        checks = verify_modes(session, rng)
+        sampling, extras = None, {}
+        if all_passed(checks):
+            sampling = sample(session, rng, on_round)
+            checks.append(check_mode(session, session.modes[-1],
+                                     f"{session.modes[-1].name}: after timing"))
+            extras = measure_extras(session, sampling, rng, checks)
+        environment = {"other_gpu_processes": session.monitor.other_processes()}
+        return build_record(config, session.info, sampling, checks,
+                            describe_pipeline(session.pipeline), extras, environment,
+                            time.perf_counter() - started)
+
+
+def sample(session: Session, rng, on_round) -> Sampling:
+    config = session.config
+    session.pipeline.fill_random(rng)  # time on fresh random data, not the constants
+    flusher = L2Flusher(session.info.l2_bytes) if config.flush_l2 else None
     try:
-        with cupy.cuda.Device(config.device):
-            pipeline = Pipeline(kernels, stages, config.elements, config.block_size,
-                                info.multiprocessors)
-            modes = build_modes(config.modes, pipeline, stream)
-            rng = np.random.default_rng(config.seed)
-            checks = verify_modes(pipeline, modes, stream, rng, config)
-            samples, stop_reason = {}, "not-run: verification failed"
-            if all_passed(checks):
-                pipeline.fill_random(rng)  # time on fresh random data, not the constants
-                steps = {mode.name: mode.step for mode in modes}
-                samples, stop_reason = run_rounds(steps, config.iters, timer,
-                                                  FixedRounds(config.rounds),
-                                                  config.warmup_rounds, on_round)
-                checks.append(check_mode(modes[-1], pipeline, stream, config,
-                                         f"{modes[-1].name}: after timing"))
+        return run_rounds({mode.name: mode.step for mode in session.modes}, config.iters,
+                          session.timer, stop_rule(config), config.warmup_rounds, on_round,
+                          before_each=flusher.flush if flusher else None,
+                          monitor=session.monitor.read)
     finally:
-        if modes:
-            close_modes(modes)
-        timer.close()
-        if pipeline:
-            pipeline.release()
-        stream.close()
-    return build_record(config, info, samples, stop_reason, checks, describe_pipeline(pipeline),
-                        time.perf_counter() - started)
+        if flusher:
+            flusher.release()
 
 
-def check_mode(mode, pipeline, stream, config: RunConfig, name: str, expected=None) -> Check:
+def check_mode(session: Session, mode, name: str, expected=None) -> Check:
     """Poison, run one iteration of `mode`, and compare with the reference."""
+    pipeline, config = session.pipeline, session.config
     pipeline.poison()
     mode.step()
-    stream.sync()
+    session.stream.sync()
     expected = pipeline.reference() if expected is None else expected
     return compare(name, pipeline.result(mode.fused_output), expected, config.rtol, config.atol)
 
 
-def verify_modes(pipeline, modes, stream, rng, config: RunConfig) -> list[Check]:
+def verify_modes(session: Session, rng) -> list[Check]:
     """Every mode on random data; then the graph replayed on new contents of
     the same buffers (a graph bakes in pointers, not data) and on constants."""
     import cupy
 
+    pipeline = session.pipeline
     pipeline.fill_random(rng)
-    checks = [check_mode(mode, pipeline, stream, config, mode.name) for mode in modes]
-    graph = next((mode for mode in modes if mode.name == "graph"), None)
+    checks = [check_mode(session, mode, mode.name) for mode in session.modes]
+    graph = next((mode for mode in session.modes if mode.name == "graph"), None)
     if graph is not None:
         pipeline.fill_random(rng)
-        checks.append(check_mode(graph, pipeline, stream, config, "graph: replay with new data"))
+        checks.append(check_mode(session, graph, "graph: replay with new data"))
         pipeline.fill_constant(**CONSTANT_INPUTS)
         constant = reference(CONSTANT_INPUTS, pipeline.stages)  # 8.0 for add,mul,sub
         expected = cupy.full(pipeline.elements, constant, dtype=cupy.float32)
-        checks.append(check_mode(graph, pipeline, stream, config,
-                                 f"graph: constants a=1 b=2 c=3 give {constant:g}", expected))
+        checks.append(check_mode(session, graph, f"graph: constants a=1 b=2 c=3 give {constant:g}",
+                                 expected))
     return checks
 
+
+def measure_extras(session: Session, sampling: Sampling, rng, checks: list[Check]) -> dict:
+    """Launch floor, busy time, and (with a graph mode) lifecycle and update."""
+    stream, pipeline, config = session.stream, session.pipeline, session.config
+    walls = {name: float(np.median([s.wall_s for s in samples])) * 1e6 / config.iters
+             for name, samples in sampling.samples.items()}
+    extras = {"launch_floor": time_launch_floor(stream, session.kernels[EMPTY_KERNEL]),
+              "busy_us": {}}
+    enqueue_stages = lambda target: pipeline.stage_enqueuer(target)()  # noqa: E731
+    for mode in session.modes:
+        enqueue = (lambda target: pipeline.fused_enqueuer(target)()) if mode.fused_output \
+            else enqueue_stages
+        extras["busy_us"][mode.name] = time_busy(session.device, stream, enqueue, walls[mode.name])
+    if "graph" in walls:
+        extras["graph_lifecycle"] = time_graph_lifecycle(stream, enqueue_stages)
+        times, update_checks = graph_update_experiment(stream, pipeline, session.new_pipeline(),
+                                                       rng, config.rtol, config.atol)
+        extras["graph_update"] = times
+        checks.extend(update_checks)
+    return extras
+
+
+# --- the record --------------------------------------------------------------
 
 def per_round_us(samples: list[Sample], iters: int) -> dict[str, list[float]]:
     rows = [sample.per_iteration_us(iters) for sample in samples]
@@ -121,7 +190,7 @@ def per_round_us(samples: list[Sample], iters: int) -> dict[str, list[float]]:
 
 def speedup_entry(numerator_wall: list[float], denominator_wall: list[float]) -> dict:
     ratios = paired_ratios(numerator_wall, denominator_wall)
-    low, high = bootstrap_median_ci(ratios)
+    low, high = median_ci(ratios)
     return {**summarize(ratios), "ci95": [low, high], "per_round": ratios}
 
 
@@ -132,8 +201,45 @@ def describe_pipeline(pipeline) -> dict:
             "grid": _dims(launch.grid), "block": _dims(launch.block)}
 
 
-def build_record(config: RunConfig, info: DeviceInfo, samples: dict, stop_reason: str,
-                 checks: list[Check], pipeline: dict, elapsed_s: float) -> dict:
+def summarize_all(times: dict[str, list[float]]) -> dict:
+    return {key: summarize(values) for key, values in times.items()}
+
+
+def lifecycle_entry(times: dict[str, list[float]], walls: dict) -> dict:
+    entry = summarize_all(times)
+    build_us = sum(entry[k]["median"] for k in ("capture_us", "instantiate_us", "upload_us"))
+    entry["build_us"] = build_us
+    entry["break_even_iterations"] = break_even_iterations(
+        build_us, walls["individual"]["median"], walls["graph"]["median"])
+    return entry
+
+
+def breakdown_entry(modes: dict, busy: dict, launches: dict) -> dict:
+    return {name: time_breakdown(entry["stats"]["wall"]["median"],
+                                 entry["stats"]["submit"]["median"],
+                                 entry["stats"]["device"]["median"],
+                                 summarize(busy[name])["median"] if name in busy else None,
+                                 launches[name])
+            for name, entry in modes.items()}
+
+
+def sampling_entry(config: RunConfig, sampling: Sampling | None) -> dict:
+    entry = {"rule": "fixed" if config.rounds is not None else "adaptive",
+             "max_noise": config.max_noise, "min_rounds": config.min_rounds,
+             "max_time_s": config.max_time, "warmup_rounds": config.warmup_rounds,
+             "flush_l2": config.flush_l2}
+    if sampling is None:
+        return {**entry, "rounds": 0, "stop_reason": "not-run: verification failed"}
+    return {**entry, "rounds": sampling.rounds, "stop_reason": sampling.stop_reason,
+            "noise": noise(sampling.samples), "sampling_s": sampling.elapsed_s,
+            "conditions": sampling.conditions}
+
+
+def build_record(config: RunConfig, info: DeviceInfo, sampling: Sampling | None,
+                 checks: list[Check], pipeline: dict, extras: dict, environment: dict,
+                 elapsed_s: float) -> dict:
+    """Assemble the record from measured values (tests feed synthetic ones)."""
+    samples = sampling.samples if sampling else {}
     modes, walls = {}, {}
     for name, mode_samples in samples.items():
         per_round = per_round_us(mode_samples, config.iters)
@@ -141,7 +247,7 @@ def build_record(config: RunConfig, info: DeviceInfo, samples: dict, stop_reason
         walls[name] = per_round["wall"]
     speedup = {other: speedup_entry(walls["individual"], walls[other])
                for other in ("graph", "fused") if other in walls and "individual" in walls}
-    return {
+    record = {
         "schema": RUN_SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "tool": provenance.tool_info(),
@@ -151,12 +257,29 @@ def build_record(config: RunConfig, info: DeviceInfo, samples: dict, stop_reason
         "device": info.to_dict(),
         "config": config.to_dict(),
         "pipeline": pipeline,
-        "sampling": {"rounds": len(next(iter(samples.values()), [])), "stop_reason": stop_reason,
-                     "warmup_rounds": config.warmup_rounds, "elapsed_s": elapsed_s},
+        "sampling": {**sampling_entry(config, sampling), "elapsed_s": elapsed_s},
         "modes": modes,
         "speedup": speedup,
         "verification": {"passed": all_passed(checks), "checks": [c.to_dict() for c in checks]},
+        "cache": cache_state(config.elements, expand(pipeline["stages"]), info.l2_bytes,
+                             config.flush_l2),
+        "environment": environment,
     }
+    if extras:
+        add_extras(record, extras)
+    record["warnings"] = record_warnings(record)
+    return record
+
+
+def add_extras(record: dict, extras: dict) -> None:
+    walls = {name: entry["stats"]["wall"] for name, entry in record["modes"].items()}
+    launches = {name: 1 if name in ("graph", "fused") else
+                record["pipeline"]["kernel_launches_per_iteration"] for name in walls}
+    record["launch_floor"] = summarize_all(extras["launch_floor"])
+    record["breakdown"] = breakdown_entry(record["modes"], extras["busy_us"], launches)
+    if "graph_lifecycle" in extras:
+        record["graph_lifecycle"] = lifecycle_entry(extras["graph_lifecycle"], walls)
+        record["graph_update"] = summarize_all(extras["graph_update"])
 
 
 def _dims(value) -> list[int]:

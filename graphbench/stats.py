@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -37,23 +38,35 @@ def paired_ratios(numerators: Sequence[float], denominators: Sequence[float]) ->
     return [n / d for n, d in zip(numerators, denominators)]
 
 
-def bootstrap_median_ci(values: Sequence[float], confidence: float = 0.95,
-                        resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
-    """Percentile-bootstrap confidence interval of the median."""
-    data = np.asarray(values, dtype=float)
-    if data.size < 2:
-        value = float(data[0]) if data.size else float("nan")
-        return value, value
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, data.size, size=(resamples, data.size))
-    medians = np.median(data[picks], axis=1)
-    tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(medians, [tail, 100 - tail])
-    return float(low), float(high)
+def median_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
+    """Distribution-free confidence interval of the median from order statistics.
+
+    The number of samples below the true median is Binomial(n, 1/2), so the
+    interval between the j-th and (n-j+1)-th smallest values covers the median
+    with probability 1 - 2 P(B < j). Deterministic and exact, unlike a bootstrap."""
+    data = np.sort(np.asarray(values, dtype=float))
+    n = data.size
+    if n == 0:
+        return float("nan"), float("nan")
+    j = _lower_rank(n, 1 - confidence)
+    return float(data[j]), float(data[n - 1 - j])
 
 
-def relative_ci_halfwidth(values: Sequence[float], **kwargs) -> float:
-    """Half the CI width of the median, relative to the median: the noise figure."""
-    low, high = bootstrap_median_ci(values, **kwargs)
+def _lower_rank(n: int, alpha: float) -> int:
+    """Largest 0-based rank j with 2 * P(Binomial(n, 1/2) <= j) <= alpha (0 if none)."""
+    log_half_n = n * math.log(0.5)
+    cdf, best = 0.0, 0
+    for j in range(n // 2):
+        cdf += math.exp(math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1)
+                        + log_half_n)
+        if 2 * cdf > alpha:
+            break
+        best = j
+    return best
+
+
+def relative_ci_halfwidth(values: Sequence[float], confidence: float = 0.95) -> float:
+    """Half the median's CI width relative to the median: the noise figure."""
+    low, high = median_ci(values, confidence)
     median = float(np.median(values))
     return (high - low) / 2 / abs(median) if median else float("inf")

@@ -7,8 +7,10 @@ The scheduling is independent of CUDA: `run_rounds` takes any object with a
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol
+
+from graphbench.stopping import StopRule
 
 Step = Callable[[], None]
 
@@ -66,38 +68,45 @@ def round_order(names: list[str], round_index: int) -> list[str]:
     return list(names) if round_index % 2 == 0 else list(reversed(names))
 
 
-class StopRule(Protocol):
-    def reason_to_stop(self, rounds_done: int, elapsed_s: float,
-                       samples: Mapping[str, list[Sample]]) -> str | None: ...
-
-
-@dataclass(frozen=True)
-class FixedRounds:
-    rounds: int
-
-    def reason_to_stop(self, rounds_done, elapsed_s, samples):
-        return "fixed-rounds" if rounds_done >= self.rounds else None
-
-
 ProgressFn = Callable[[int, "str | None"], None]
+
+
+@dataclass
+class Sampling:
+    samples: dict[str, list[Sample]]
+    stop_reason: str
+    rounds: int
+    elapsed_s: float
+    conditions: list[dict] = field(default_factory=list)  # device readings after each round
 
 
 def run_rounds(steps: Mapping[str, Step], iters: int, timer: RoundTimer, stop: StopRule,
                warmup_rounds: int = 1, on_round: ProgressFn | None = None,
-               clock: Callable[[], float] = time.perf_counter) -> tuple[dict[str, list[Sample]], str]:
-    """Warm up every mode, then time interleaved rounds until `stop` says why to stop."""
+               before_each: Callable[[], None] | None = None,
+               monitor: Callable[[], dict] | None = None,
+               clock: Callable[[], float] = time.perf_counter) -> Sampling:
+    """Warm up every mode, then time interleaved rounds until `stop` says why to stop.
+
+    `before_each` runs before every timed round, outside the timed region (an
+    L2 flush); `monitor` reads the device's state after each set of rounds."""
     names = list(steps)
     for w in range(warmup_rounds):
         for name in round_order(names, w):
             timer.time_round(steps[name], iters)
     samples: dict[str, list[Sample]] = {name: [] for name in names}
+    conditions: list[dict] = []
     started, rounds_done = clock(), 0
     while True:
         for name in round_order(names, rounds_done):
+            if before_each:
+                before_each()
             samples[name].append(timer.time_round(steps[name], iters))
         rounds_done += 1
-        reason = stop.reason_to_stop(rounds_done, clock() - started, samples)
+        if monitor:
+            conditions.append(monitor())
+        elapsed = clock() - started
+        reason = stop.reason_to_stop(rounds_done, elapsed, samples)
         if on_round:
             on_round(rounds_done, reason)
         if reason:
-            return samples, reason
+            return Sampling(samples, reason, rounds_done, elapsed, conditions)

@@ -52,3 +52,13 @@ def compare(name: str, actual, expected, rtol: float, atol: float) -> Check:
 
 def all_passed(checks) -> bool:
     return all(check.passed for check in checks)
+
+
+def untouched(name: str, arrays) -> Check:
+    """Every element of `arrays` still holds its NaN poison: nothing wrote them."""
+    xp = _array_module(arrays[0])
+    flat = xp.concatenate([array.ravel() for array in arrays])
+    written = ~xp.isnan(flat)
+    count = int(written.sum())
+    first = int(xp.argmax(written)) if count else None
+    return Check(name, count == 0, int(flat.size), count, 0.0, first)

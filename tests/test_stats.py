@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from graphbench.stats import bootstrap_median_ci, paired_ratios, relative_ci_halfwidth, summarize
+from graphbench.stats import median_ci, paired_ratios, relative_ci_halfwidth, summarize
 
 
 def test_summary_of_known_values():
@@ -24,10 +24,25 @@ def test_paired_ratios_pair_round_by_round():
         paired_ratios([1, 2], [1])
 
 
-def test_bootstrap_ci_brackets_the_median_and_narrows_with_less_noise():
+def test_median_ci_brackets_the_median_and_narrows_with_less_noise():
     rng = np.random.default_rng(1)
     noisy = 3 + 0.3 * rng.standard_normal(30)
     quiet = 3 + 0.01 * rng.standard_normal(30)
-    low, high = bootstrap_median_ci(noisy)
+    low, high = median_ci(noisy)
     assert low <= np.median(noisy) <= high
     assert relative_ci_halfwidth(quiet) < relative_ci_halfwidth(noisy) / 5
+
+
+def test_median_ci_uses_the_binomial_order_statistics():
+    values = list(range(1, 11))  # n = 10: the 95% interval is (x(2), x(9))
+    assert median_ci(values) == (2.0, 9.0)
+    assert median_ci(list(range(1, 101))) == (40.0, 61.0)  # n = 100: (x(40), x(61))
+
+
+def test_median_ci_covers_the_true_median_about_95_percent_of_the_time():
+    rng = np.random.default_rng(7)
+    hits = 0
+    for _ in range(400):
+        low, high = median_ci(rng.exponential(1.0, 25))
+        hits += low <= np.log(2) <= high
+    assert 0.92 <= hits / 400 <= 0.995

@@ -1,4 +1,5 @@
-from graphbench.timing import FixedRounds, Sample, round_order, run_rounds
+from graphbench.stopping import FixedRounds
+from graphbench.timing import Sample, round_order, run_rounds
 
 
 class FakeTimer:
@@ -31,9 +32,10 @@ def test_round_order_alternates():
 def test_run_rounds_warms_up_interleaves_and_keeps_only_timed_rounds():
     timer = FakeTimer({"individual": 14e-6, "graph": 4e-6})
     progress = []
-    samples, reason = run_rounds(_steps("individual", "graph"), 100, timer, FixedRounds(3),
-                                 warmup_rounds=2, on_round=lambda d, r: progress.append((d, r)))
-    assert reason == "fixed-rounds"
+    sampling = run_rounds(_steps("individual", "graph"), 100, timer, FixedRounds(3),
+                          warmup_rounds=2, on_round=lambda d, r: progress.append((d, r)))
+    samples = sampling.samples
+    assert sampling.stop_reason == "fixed-rounds" and sampling.rounds == 3
     assert [len(v) for v in samples.values()] == [3, 3]
     order = [name for name, _ in timer.calls]
     assert order == ["individual", "graph", "graph", "individual",      # warm-up, not kept

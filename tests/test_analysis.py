@@ -1,0 +1,81 @@
+import pytest
+from conftest import make_record
+
+from graphbench.analysis import break_even_iterations, cache_state, time_breakdown, working_set_bytes
+from graphbench.render import run_report, to_text
+from graphbench.stages import DEFAULT_STAGES, expand
+from graphbench.update import chain_order
+from graphbench.verify import untouched
+
+import numpy as np
+
+
+def test_break_even_is_build_cost_over_saving_per_iteration():
+    assert break_even_iterations(80.0, 14.0, 4.0) == pytest.approx(8.0)
+    assert break_even_iterations(80.0, 4.0, 4.0) is None   # replay saves nothing
+    assert break_even_iterations(80.0, 4.0, 5.0) is None   # replay is slower
+
+
+def test_working_set_counts_each_vector_once():
+    stages = expand(DEFAULT_STAGES)
+    assert working_set_bytes(4096, stages) == 6 * 4096 * 4  # a, b, c, r1, r2, r3
+    assert working_set_bytes(4096, expand(["add"])) == 3 * 4096 * 4  # a, b, r1
+
+
+def test_cache_state_marks_l2_residency_and_flush():
+    stages = expand(DEFAULT_STAGES)
+    assert cache_state(4096, stages, 60 * 2**20, False)["l2_resident"] is True
+    assert cache_state(2**24, stages, 60 * 2**20, False)["l2_resident"] is False
+    assert cache_state(4096, stages, 60 * 2**20, True)["l2_resident"] is False
+    assert cache_state(4096, stages, None, False)["l2_resident"] is None
+
+
+def test_breakdown_splits_wall_into_busy_and_idle():
+    row = time_breakdown(wall_us=14.0, submit_us=13.5, device_us=13.9, busy_us=3.0, launches=3)
+    assert row["submit_per_launch_us"] == pytest.approx(4.5)
+    assert row["idle_gap_us"] == pytest.approx(11.0) and row["launch_bound"] is True
+    gpu = time_breakdown(wall_us=180.0, submit_us=170.0, device_us=179.0, busy_us=178.0, launches=1)
+    assert gpu["launch_bound"] is False
+
+
+def test_chain_order_follows_the_edges():
+    assert chain_order({"c", "a", "b"}, {("b", "c"), ("a", "b")}) == ["a", "b", "c"]
+    assert chain_order({"x"}, set()) == ["x"]
+    with pytest.raises(ValueError):
+        chain_order({"a", "b", "c"}, {("a", "b"), ("a", "c")})
+
+
+def test_untouched_finds_the_first_written_element():
+    arrays = [np.full(4, np.nan, dtype=np.float32), np.full(4, np.nan, dtype=np.float32)]
+    assert untouched("old", arrays).passed
+    arrays[1][2] = 1.0
+    check = untouched("old", arrays)
+    assert not check.passed and check.first_bad_index == 6 and check.bad_elements == 1
+
+
+def test_record_keys_for_the_extras(record):
+    assert record["sampling"]["rule"] == "fixed" and "noise" in record["sampling"]
+    assert set(record["launch_floor"]) == {"kernel_launch_us", "graph_replay_us"}
+    assert {"capture_us", "instantiate_us", "upload_us", "first_launch_us", "build_us",
+            "break_even_iterations"} <= set(record["graph_lifecycle"])
+    assert record["graph_lifecycle"]["build_us"] == pytest.approx(80.0)
+    assert record["graph_update"]["node_update_us"]["median"] == 6.0
+    assert set(record["breakdown"]) == {"individual", "graph", "fused"}
+    assert record["cache"]["l2_resident"] is True
+    assert record["warnings"] == []
+
+
+def test_summary_lines_and_verbose_tables_render(record):
+    plain = to_text(run_report(record), width=100)
+    assert "graph build 80.0 us" in plain and "pays off after" in plain
+    assert "where the time goes" not in plain
+    verbose = to_text(run_report(record, verbose=True), width=100)
+    assert "where the time goes" in verbose and "graph lifecycle: instantiate" in verbose
+    assert max(len(line) for line in verbose.splitlines()) <= 100
+
+
+def test_time_budget_stop_is_shown_as_a_warning():
+    record = make_record(noise=0.3)
+    record["sampling"].update(stop_reason="time-budget")
+    text = to_text(run_report(record), width=100)
+    assert "TIME BUDGET RAN OUT" in text

@@ -1,0 +1,59 @@
+"""Each stability warning fires on data built to trigger it, and stays silent on clean data."""
+
+from conftest import make_record
+
+from graphbench.stability import condition_warnings, mode_warnings, record_warnings
+
+
+def codes(warnings):
+    return sorted(w["code"] for w in warnings)
+
+
+def test_clean_data_draws_no_warning():
+    assert record_warnings(make_record(noise=0.005)) == []
+
+
+def test_every_warning_has_a_message_and_a_remedy():
+    for warning in record_warnings(make_record(noise=0.3)):
+        assert warning["message"] and warning["remedy"] and warning["subject"]
+
+
+def test_high_cv_fires_at_ten_percent():
+    steady = [10.0, 10.1, 9.9, 10.0, 10.05]
+    assert "high-cv" not in codes(mode_warnings("graph", steady, 1000))
+    swinging = [8.0, 12.0, 8.5, 11.5, 10.0]
+    assert "high-cv" in codes(mode_warnings("graph", swinging, 1000))
+
+
+def test_far_outlier_fires_even_with_low_cv():
+    rounds = [10.0] * 30 + [14.0]
+    found = mode_warnings("individual", rounds, 1000)
+    assert codes(found) == ["outliers"]
+    assert "10.00..14.00" in found[0]["message"]
+
+
+def test_short_round_says_how_many_iterations_are_enough():
+    (warning,) = mode_warnings("graph", [4.0] * 10, 100)  # 400 us rounds
+    assert warning["code"] == "short-round" and "--iters to at least 251" in warning["remedy"]
+    assert mode_warnings("graph", [4.0] * 10, 1000) == []
+
+
+def test_clock_drop_and_throttle_reasons():
+    falling = [{"sm_clock_mhz": 1980, "throttle_reasons": []},
+               {"sm_clock_mhz": 1410, "throttle_reasons": ["SW_THERMAL_SLOWDOWN"]}]
+    found = condition_warnings(falling)
+    assert codes(found) == ["clock-drop", "throttled"]
+    assert "1980 to 1410 MHz" in found[0]["message"]
+    steady = [{"sm_clock_mhz": 1980, "throttle_reasons": []}] * 5
+    assert condition_warnings(steady) == []
+    assert condition_warnings([{"sm_clock_mhz": None, "throttle_reasons": []}]) == []
+
+
+def test_other_processes_and_missed_noise_target():
+    record = make_record()
+    record["environment"]["other_gpu_processes"] = [4242]
+    record["sampling"].update(stop_reason="time-budget", noise=0.034)
+    found = {w["code"]: w for w in record_warnings(record)}
+    assert sorted(found) == ["noise-target-missed", "other-processes"]
+    assert "4242" in found["other-processes"]["message"]
+    assert "3.4%" in found["noise-target-missed"]["message"]
