@@ -26,12 +26,24 @@ import json, sys, glob
 v = [json.load(open(f))["speedup"]["graph"]["median"] for f in sorted(glob.glob(sys.argv[1] + "/repeat_*.json"))]
 print("speedups across 5 processes:", [round(x, 4) for x in v], "max/min = %.4f" % (max(v) / min(v)))
 PY
-  timed python3 benchmarks/harness_overhead.py --json "$REC/harness_overhead.json"
 }
 step_variance() {
   lscpu | head -20; nproc
   python3 -c "from cuda.core import Device; d=Device(0); s=d.to_system_device(); print('gpu cpu affinity', s.get_cpu_affinity())" 2>&1 | tail -1
   timed python3 benchmarks/process_variance.py --runs 5 --cpus 0,1,2,8
+}
+step_issue3() {
+  timed gb run --verbose --json "$REC/h200_default_verbose.json" --no-progress
+  timed gb run --elements 16777216 --flush-l2 --verbose --json "$REC/h200_16M_flush_l2.json" --no-progress
+  python3 - "$REC" <<'PY'
+import json, sys, glob
+for f in sorted(glob.glob(sys.argv[1] + "/repeat_*.json")):
+    d = json.load(open(f)); s = d["sampling"]
+    clocks = [c["sm_clock_mhz"] for c in s["conditions"]]
+    print(f.split("/")[-1], "rounds", s["rounds"], s["stop_reason"], "noise %.3f" % s["noise"],
+          "speedup %.3f" % d["speedup"]["graph"]["median"], "clock", min(clocks), max(clocks),
+          [w["code"] + ":" + w["subject"] for w in d["warnings"]])
+PY
 }
 step_overhead() { timed python3 benchmarks/harness_overhead.py --json "$REC/harness_overhead.json"; }
 steps=${*:-info tests issue2}

@@ -103,7 +103,7 @@ def compare_floor_and_lifecycle(stream, empty_kernel, pipeline) -> dict:
     ours, bare = {}, {}
     for _ in range(3):
         for source, target in ((time_launch_floor(stream, empty_kernel), ours),
-                               (time_graph_lifecycle(stream, lambda t: pipeline.stage_enqueuer(t)()), ours),
+                               (time_graph_lifecycle(stream, pipeline.enqueue_stages), ours),
                                (bare_floor_and_lifecycle(stream, empty_kernel, pipeline), bare)):
             for key, values in source.items():
                 target.setdefault(key, []).extend(values)

@@ -73,7 +73,7 @@ def capture_graph(pipeline, stream):
     builder = stream.create_graph_builder()
     try:
         builder.begin_building()
-        pipeline.stage_enqueuer(builder)()
+        pipeline.enqueue_stages(builder)
         builder.end_building()
         graph = builder.complete()
     finally:

@@ -9,6 +9,7 @@ from it. Reads happen between rounds, never inside a timed region.
 from __future__ import annotations
 
 import os
+import time
 
 # Clock-event reasons that slow the GPU down; idle and application-clock
 # settings are normal and say nothing about throttling.
@@ -40,6 +41,7 @@ class DeviceMonitor:
         return {
             "sm_clock_mhz": self._query(lambda d: d.get_clock("sm").get_current_mhz()),
             "throttle_reasons": [r for r in reasons or [] if is_throttle(r)],
+            "host_probe_us": host_speed_probe_us(),
         }
 
     def other_processes(self) -> list[int] | None:
@@ -51,3 +53,14 @@ class DeviceMonitor:
 def is_throttle(reason: str) -> bool:
     upper = reason.upper()
     return any(word in upper for word in THROTTLE_WORDS)
+
+
+def host_speed_probe_us(work: int = 20_000) -> float:
+    """Time a fixed pure-Python workload (about 0.3 ms). Launch costs are CPU
+    work: when this probe slows down, launch-bound figures slow down with it,
+    which the SM clock cannot show."""
+    start = time.perf_counter()
+    total = 0
+    for i in range(work):
+        total += i
+    return (time.perf_counter() - start) * 1e6

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 import numpy as np
+from cuda.core import LaunchConfig, launch
 
 from graphbench.kernels import FUSED_KERNEL
 from graphbench.stages import FIRST_INPUT, Stage, is_default_chain, reference
@@ -36,7 +37,6 @@ class Pipeline:
     def __init__(self, kernels: Mapping[str, object], stages: Sequence[Stage], elements: int,
                  block: int, multiprocessors: int | None) -> None:
         import cupy
-        from cuda.core import LaunchConfig
 
         self._cp = cupy
         self.elements = elements
@@ -64,12 +64,20 @@ class Pipeline:
         return kernels[FUSED_KERNEL], args
 
     # --- what the modes enqueue --------------------------------------------
-    # The returned closures hold everything in local variables: the timing
-    # loop calls them thousands of times, and an attribute lookup or an
-    # import there would be measured as launch cost.
-    def stage_enqueuer(self, target):
-        from cuda.core import launch
+    def enqueue_stages(self, target) -> None:
+        """Enqueue one iteration's stage launches onto a stream or graph builder."""
+        config = self.launch_config
+        for kernel, args in self.stage_launches:
+            launch(target, config, kernel, *args)
 
+    def enqueue_fused(self, target) -> None:
+        kernel, args = self.fused_launch
+        launch(target, self.launch_config, kernel, *args)
+
+    # The enqueuers below are for the timing loop, which calls them thousands
+    # of times: they hold everything in closure variables, so no attribute
+    # lookup is measured as launch cost.
+    def stage_enqueuer(self, target):
         config, launches = self.launch_config, tuple(self.stage_launches)
 
         def enqueue_stages() -> None:
@@ -79,8 +87,6 @@ class Pipeline:
         return enqueue_stages
 
     def fused_enqueuer(self, target):
-        from cuda.core import launch
-
         config, (kernel, args) = self.launch_config, self.fused_launch
         return lambda: launch(target, config, kernel, *args)
 

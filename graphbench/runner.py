@@ -167,10 +167,9 @@ def measure_extras(session: Session, sampling: Sampling, rng, checks: list[Check
              for name, samples in sampling.samples.items()}
     extras = {"launch_floor": time_launch_floor(stream, session.kernels[EMPTY_KERNEL]),
               "busy_us": {}}
-    enqueue_stages = lambda target: pipeline.stage_enqueuer(target)()  # noqa: E731
+    enqueue_stages = pipeline.enqueue_stages
     for mode in session.modes:
-        enqueue = (lambda target: pipeline.fused_enqueuer(target)()) if mode.fused_output \
-            else enqueue_stages
+        enqueue = pipeline.enqueue_fused if mode.fused_output else enqueue_stages
         extras["busy_us"][mode.name] = time_busy(session.device, stream, enqueue, walls[mode.name])
     if "graph" in walls:
         extras["graph_lifecycle"] = time_graph_lifecycle(stream, enqueue_stages)

@@ -11,6 +11,7 @@ OUTLIER_HIGH = 1.25   # max this many times the median
 OUTLIER_LOW = 0.80    # min this fraction of the median
 CLOCK_DROP = 0.90     # lowest SM clock seen below this fraction of the highest
 MIN_ROUND_S = 1e-3    # a round under 1 ms is too close to timer and event resolution
+HOST_SPEED_SPREAD = 1.15  # slowest host probe this many times the fastest
 
 
 def _warning(code: str, subject: str, message: str, remedy: str) -> dict:
@@ -46,6 +47,13 @@ def condition_warnings(conditions: list[dict]) -> list[dict]:
                               f"{min(clocks)} MHz during sampling",
                               "the GPU changed speed (power or thermal management); let it "
                               "cool or check its cooling and power limits"))
+    probes = [c["host_probe_us"] for c in conditions if c.get("host_probe_us")]
+    if probes and max(probes) > HOST_SPEED_SPREAD * min(probes):
+        found.append(_warning("host-speed", "host", f"the host CPU's speed changed during "
+                              f"sampling: a fixed CPU probe took {min(probes):.0f}.."
+                              f"{max(probes):.0f} us", "launch costs are CPU work and move with "
+                              "it (other tenants, power management): use a quiet, dedicated "
+                              "host, and compare runs made side by side"))
     reasons = sorted({r for c in conditions for r in c.get("throttle_reasons", [])})
     if reasons:
         found.append(_warning("throttled", "device", f"the driver reported clock throttling: "

@@ -70,3 +70,14 @@ def relative_ci_halfwidth(values: Sequence[float], confidence: float = 0.95) -> 
     low, high = median_ci(values, confidence)
     median = float(np.median(values))
     return (high - low) / 2 / abs(median) if median else float("inf")
+
+
+def block_spread(values: Sequence[float], blocks: int = 4) -> float:
+    """(max - min) of the medians of `blocks` consecutive blocks, relative to
+    the overall median; 0 when there are too few values to form the blocks."""
+    data = np.asarray(values, dtype=float)
+    if data.size < 2 * blocks:
+        return 0.0
+    medians = [float(np.median(part)) for part in np.array_split(data, blocks)]
+    overall = float(np.median(data))
+    return (max(medians) - min(medians)) / abs(overall) if overall else float("inf")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Protocol, Sequence
 
-from graphbench.stats import paired_ratios, relative_ci_halfwidth
+from graphbench.stats import block_spread, paired_ratios, relative_ci_halfwidth
 
 FIXED = "fixed-rounds"
 NOISE_TARGET = "noise-target"
@@ -23,13 +23,22 @@ def _walls(mode_samples: Sequence) -> list[float]:
     return [sample.wall_s for sample in mode_samples]
 
 
+def series_noise(values: Sequence[float]) -> float:
+    """The larger of the median's relative 95% CI half-width, which assumes
+    independent rounds, and half the spread between medians of consecutive
+    blocks of rounds, which catches a machine that changes speed for longer
+    than a round (rounds are then not independent, and the CI alone is too
+    narrow: runs of the same code would disagree far beyond it)."""
+    return max(relative_ci_halfwidth(values), block_spread(values) / 2)
+
+
 def noise(samples: Mapping[str, Sequence]) -> float:
-    """Relative half-width of the 95% CI of the headline figure's median: the
-    speedup's when both individual and graph run, else the noisiest mode's wall."""
+    """The headline figure's noise: the speedup's when both individual and
+    graph run, else the noisiest mode's wall."""
     if "individual" in samples and "graph" in samples:
-        return relative_ci_halfwidth(paired_ratios(_walls(samples["individual"]),
-                                                   _walls(samples["graph"])))
-    return max(relative_ci_halfwidth(_walls(s)) for s in samples.values())
+        return series_noise(paired_ratios(_walls(samples["individual"]),
+                                          _walls(samples["graph"])))
+    return max(series_noise(_walls(s)) for s in samples.values())
 
 
 @dataclass(frozen=True)

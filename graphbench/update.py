@@ -30,7 +30,7 @@ class GraphRepointer:
 
     def __init__(self, stream, pipeline) -> None:
         self.stream = stream
-        self.builder = capture(stream, lambda target: pipeline.stage_enqueuer(target)())
+        self.builder = capture(stream, pipeline.enqueue_stages)
         self.graph = self.builder.complete()
         self.graph.upload(stream)
         definition = self.builder.graph_definition
@@ -42,7 +42,7 @@ class GraphRepointer:
             self.graph[node].update(config=config, kernel=kernel, args=args)
 
     def update_from_capture(self, pipeline) -> None:
-        builder = capture(self.stream, lambda target: pipeline.stage_enqueuer(target)())
+        builder = capture(self.stream, pipeline.enqueue_stages)
         try:
             self.graph.update(builder)
         finally:
@@ -101,7 +101,7 @@ def graph_update_experiment(stream, old, new, rng, rtol: float, atol: float,
 
 
 def _capture_and_instantiate(stream, pipeline) -> None:
-    builder = capture(stream, lambda target: pipeline.stage_enqueuer(target)())
+    builder = capture(stream, pipeline.enqueue_stages)
     graph = builder.complete()
     graph.close()
     builder.close()

@@ -57,3 +57,11 @@ def test_other_processes_and_missed_noise_target():
     assert sorted(found) == ["noise-target-missed", "other-processes"]
     assert "4242" in found["other-processes"]["message"]
     assert "3.4%" in found["noise-target-missed"]["message"]
+
+
+def test_host_speed_change_is_reported_with_the_probe_range():
+    conditions = [{"sm_clock_mhz": 1980, "host_probe_us": us} for us in (300, 310, 420, 305)]
+    (warning,) = condition_warnings(conditions)
+    assert warning["code"] == "host-speed" and "300..420 us" in warning["message"]
+    steady = [{"sm_clock_mhz": 1980, "host_probe_us": us} for us in (300, 310, 320)]
+    assert condition_warnings(steady) == []

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from graphbench.stats import median_ci, paired_ratios, relative_ci_halfwidth, summarize
+from graphbench.stats import block_spread, median_ci, paired_ratios, relative_ci_halfwidth, summarize
 
 
 def test_summary_of_known_values():
@@ -46,3 +46,11 @@ def test_median_ci_covers_the_true_median_about_95_percent_of_the_time():
         low, high = median_ci(rng.exponential(1.0, 25))
         hits += low <= np.log(2) <= high
     assert 0.92 <= hits / 400 <= 0.995
+
+
+def test_block_spread_sees_a_shift_the_overall_spread_hides():
+    steady = [10.0, 10.1, 9.9, 10.0] * 5
+    shifted = [10.0] * 10 + [14.0] * 10
+    assert block_spread(steady) < 0.03
+    assert block_spread(shifted) == pytest.approx(0.4 / 1.2, rel=0.01)  # (14 - 10) / median 12
+    assert block_spread([1.0, 2.0]) == 0.0  # too few rounds to form blocks
