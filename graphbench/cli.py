@@ -13,7 +13,7 @@ from graphbench import __version__
 from graphbench.config import (RunConfig, parse_fraction, parse_modes, parse_positive_int,
                                parse_seconds)
 from graphbench.errors import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CompileError,
-                               GraphbenchError, UsageError)
+                               GraphbenchError, RecordError, UsageError)
 
 RUN_EXAMPLES = """examples:
   graphbench run                               defaults: 4096 elements, 1000 iterations, device 0
@@ -23,6 +23,19 @@ RUN_EXAMPLES = """examples:
   graphbench run --elements 2^24 --flush-l2 --verbose   cold-cache figures, all details
 
 exit codes: 0 ok, 1 verification failed, 2 usage or environment error, 130 interrupted
+"""
+
+COMPARE_EXAMPLES = """examples:
+  graphbench compare results/h200_baseline.json new.json
+  graphbench compare base.json new.json --fail-on speedup:5% --fail-on graph.wall:10%
+  graphbench compare base.json new.json --markdown summary.md --json verdicts.json
+
+metrics: speedup, speedup.fused, MODE.wall, MODE.submit, MODE.device, MODE.busy
+  (MODE: individual, graph, fused); thresholds in %, us (times) or x (speedups).
+default gate: speedup:5%, and per mode wall:10% and busy:5% when both records come
+  from the same device model and driver (otherwise times are shown, not gated).
+verdicts: faster, same, slower, ambiguous (too noisy to tell), incompatible, missing.
+exit codes: 0 pass, 1 regression, 2 usage error or unreadable / incompatible record
 """
 
 KERNELS_EXAMPLES = """examples:
@@ -76,9 +89,27 @@ def build_parser() -> ArgumentParser:
     run.add_argument("--modes", type=parse_modes, default=None, metavar="LIST",
                      help="comma-separated subset of individual,graph,fused (default all)")
     run.add_argument("--json", metavar="FILE", help="write the result record to FILE (atomically)")
+    run.add_argument("--kernel-source", metavar="FILE",
+                     help="compile this .cu file instead of the shipped kernels (same kernel "
+                     "names); the record keeps its SHA-256")
     run.add_argument("--verbose", "-v", action="store_true",
                      help="also show where the time goes and every one-off cost")
     run.add_argument("--no-progress", action="store_true", help="no progress display")
+
+    run.add_argument("--baseline", metavar="FILE",
+                     help="after the run, compare with this record and gate on it (exit 1 on a "
+                     "regression)")
+    add_gate_options(run)
+
+    compare = commands.add_parser("compare", help="compare two result records (a CI gate)",
+                                  description="Compare a current record with a baseline, metric "
+                                  "by metric, and fail on a significant regression.",
+                                  epilog=COMPARE_EXAMPLES,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    compare.add_argument("baseline", help="baseline record (graphbench run --json)")
+    compare.add_argument("current", help="current record")
+    compare.add_argument("--json", metavar="FILE", help="write the verdicts as JSON")
+    add_gate_options(compare)
 
     kernels = commands.add_parser("kernels", help="compile every kernel offline (no GPU needed)",
                                   description="Compile every kernel with NVRTC for an arch and "
@@ -86,7 +117,23 @@ def build_parser() -> ArgumentParser:
                                   epilog=KERNELS_EXAMPLES,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     kernels.add_argument("--arch", default="sm_90", help="target such as sm_80, sm_90, sm_100")
+    kernels.add_argument("--kernel-source", metavar="FILE",
+                         help="check this .cu file instead of the shipped kernels")
     return parser
+
+
+def add_gate_options(parser) -> None:
+    parser.add_argument("--fail-on", action="append", type=_spec, metavar="SPEC", default=None,
+                        help="gate on METRIC:THRESHOLD, e.g. speedup:5%%, graph.wall:10%%, "
+                        "individual.wall:0.5us (repeatable; replaces the default gate)")
+    parser.add_argument("--markdown", metavar="FILE",
+                        help="write the comparison as a markdown table (CI job summary)")
+
+
+def _spec(text: str):
+    from graphbench.compare import parse_spec
+
+    return parse_spec(text)
 
 
 def config_from_args(args) -> RunConfig:
@@ -94,7 +141,7 @@ def config_from_args(args) -> RunConfig:
     return RunConfig(elements=args.elements, iters=args.iters, rounds=args.rounds,
                      max_noise=args.max_noise, min_rounds=args.min_rounds, max_time=args.max_time,
                      flush_l2=args.flush_l2, warmup_rounds=args.warmup, device=args.device,
-                     seed=args.seed, **extra)
+                     seed=args.seed, kernel_source=args.kernel_source, **extra)
 
 
 def _console(stderr: bool = False):
@@ -119,11 +166,14 @@ def round_progress(total: int | None, enabled: bool):
 
 
 def cmd_run(args) -> int:
-    from graphbench.record import write_json_atomic
+    from graphbench.record import read_record, write_json_atomic
     from graphbench.render import failure_text, run_report
     from graphbench.runner import run_benchmark
 
     config = config_from_args(args)
+    baseline = read_record(args.baseline) if args.baseline else None  # fail before running
+    if not args.baseline and (args.fail_on or args.markdown):
+        raise UsageError("--fail-on and --markdown need --baseline FILE")
     show_progress = sys.stdout.isatty() and not args.no_progress
     with round_progress(config.rounds, show_progress) as on_round:
         record = run_benchmark(config, on_round=on_round)
@@ -136,15 +186,52 @@ def cmd_run(args) -> int:
             if not check["passed"]:
                 print(f"graphbench: verification failed: {failure_text(check)}", file=sys.stderr)
         return EXIT_FAILED
+    if baseline is not None:
+        return gate(baseline, record, args, args.baseline, args.json or "this run")
     return EXIT_OK
+
+
+def gate(baseline: dict, current: dict, args, baseline_name: str, current_name: str,
+         json_out: str | None = None) -> int:
+    """Compare, print, write the requested files, and choose the exit code."""
+    from graphbench.compare import compare_records
+    from graphbench.record import write_json_atomic
+    from graphbench.render import comparison_markdown, comparison_report, decision_line
+
+    comparison = compare_records(baseline, current, args.fail_on)
+    _console().print(comparison_report(comparison))
+    if args.markdown:
+        _write_text(args.markdown, comparison_markdown(comparison, baseline_name, current_name))
+    if json_out:
+        write_json_atomic(json_out, comparison.to_dict())
+    if comparison.incompatible:
+        raise RecordError(f"records are not comparable: {'; '.join(comparison.incompatible)}",
+                          "compare runs made with the same --elements and --iters")
+    if comparison.regressions:
+        print(f"graphbench: {decision_line(comparison)}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _write_text(path: str, text: str) -> None:
+    from graphbench.record import write_text_atomic
+
+    write_text_atomic(path, text)
+
+
+def cmd_compare(args) -> int:
+    from graphbench.record import read_record
+
+    baseline, current = read_record(args.baseline), read_record(args.current)
+    return gate(baseline, current, args, args.baseline, args.current, json_out=args.json)
 
 
 def cmd_kernels(args) -> int:
     from rich.table import Table
 
-    from graphbench.kernels import compile_report
+    from graphbench.kernels import compile_report, load_source
 
-    resources = compile_report(args.arch)
+    resources = compile_report(args.arch, load_source(args.kernel_source))
     table = Table(title=f"kernels compiled for {args.arch} (NVRTC, no GPU needed)",
                   title_justify="left")
     for column in ("kernel", "registers", "spill stores (B)", "spill loads (B)", "stack (B)"):
@@ -156,7 +243,7 @@ def cmd_kernels(args) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"run": cmd_run, "kernels": cmd_kernels}
+COMMANDS = {"run": cmd_run, "compare": cmd_compare, "kernels": cmd_kernels}
 
 
 def main(argv: list[str] | None = None) -> int:

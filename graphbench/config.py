@@ -24,6 +24,7 @@ class RunConfig:
     max_time: float = 2.0
     warmup_rounds: int = 1
     flush_l2: bool = False
+    kernel_source: str | None = None  # a .cu file replacing the shipped kernels
     modes: tuple[str, ...] = ALL_MODES
     block_size: int = BLOCK_SIZE
     rtol: float = TOLERANCE

@@ -7,6 +7,7 @@ so a second run skips NVRTC entirely.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import re
@@ -33,8 +34,18 @@ def kernel_dir() -> Path:
                        remedy="reinstall graphbench (pip install --force-reinstall graphbench)")
 
 
-def load_source(name: str = SOURCE_FILE) -> str:
-    return (kernel_dir() / name).read_text(encoding="utf-8")
+def load_source(path: str | None = None) -> str:
+    """The shipped kernels, or a user's variant of them (--kernel-source)."""
+    if path is None:
+        return (kernel_dir() / SOURCE_FILE).read_text(encoding="utf-8")
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read --kernel-source {path}: {exc.strerror or exc}") from None
+
+
+def source_digest(source: str) -> str:
+    return hashlib.sha256(source.encode()).hexdigest()
 
 
 def validate_arch(arch: str) -> str:

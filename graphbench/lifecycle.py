@@ -82,7 +82,7 @@ def time_launch_floor(stream, empty_kernel, reps: int = 5,
         builder.close()
 
 
-def time_busy(device, stream, enqueue: Enqueue, wall_us: float, reps: int = 5) -> list[float]:
+def time_busy(device, stream, enqueue: Enqueue, wall_us: float, reps: int = 15) -> list[float]:
     """GPU time per iteration with no host gaps: many iterations captured into
     one graph and replayed, timed with CUDA events, divided by the count."""
     iterations = max(1, min(100, int(BUSY_TARGET_S * 1e6 / max(wall_us, 1e-3))))

@@ -31,13 +31,17 @@ def mode_entry(per_round_us: Mapping[str, list[float]], summaries: Mapping[str, 
 
 
 def write_json_atomic(path: str | os.PathLike, data: dict) -> Path:
+    return write_text_atomic(path, json.dumps(_finite(data), indent=2) + "\n")
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     """Write to a temporary file in the same folder, fsync, then rename over
     the target: a crash or Ctrl-C leaves the old file or the new one, never half."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(_finite(data), indent=2, sort_keys=False) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; results are for sharing
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
@@ -47,6 +51,12 @@ def write_json_atomic(path: str | os.PathLike, data: dict) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _finite(value):

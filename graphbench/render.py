@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 
+from rich import box
 from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
@@ -184,3 +185,61 @@ def to_text(renderable, width: int = 100) -> str:
     console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False)
     console.print(renderable)
     return console.file.getvalue()
+
+
+# --- comparisons ---------------------------------------------------------------
+
+VERDICT_STYLE = {"faster": "green", "same": "", "slower": "bold red", "ambiguous": "yellow",
+                 "incompatible": "bold red", "missing": "dim"}
+
+
+def _value(metric: str, value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2f}x" if metric.startswith("speedup") else _us(value)
+
+
+def comparison_rows(comparison) -> list[list[str]]:
+    rows = []
+    for v in comparison.verdicts:
+        change = "-" if v.change is None else f"{v.change:+.1%}"
+        gate = v.threshold if v.gated else f"({v.threshold})"
+        rows.append([v.metric, _value(v.metric, v.baseline), _value(v.metric, v.current), change,
+                     gate, v.verdict, v.note])
+    return rows
+
+
+COMPARISON_COLUMNS = ("metric", "baseline", "current", "change", "gate", "verdict", "note")
+
+
+def decision_line(comparison) -> str:
+    if comparison.incompatible:
+        return "INCOMPATIBLE: " + "; ".join(comparison.incompatible)
+    if comparison.regressions:
+        return "FAIL: regression in " + ", ".join(v.metric for v in comparison.regressions)
+    return "PASS: no gated metric is slower"
+
+
+def comparison_report(comparison) -> Group:
+    table = Table(title="baseline vs current: medians over rounds (times in us)",
+                  title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
+    for column in COMPARISON_COLUMNS:
+        table.add_column(column, justify="right" if column in ("baseline", "current", "change")
+                         else "left", no_wrap=column != "note")
+    for row in comparison_rows(comparison):
+        table.add_row(*row[:5], Text(row[5], style=VERDICT_STYLE[row[5]]), row[6])
+    parts = [table] + [Text(f"note: {note}", style="dim") for note in comparison.notes]
+    style = "bold green" if comparison.passed else "bold red"
+    parts.append(Text(decision_line(comparison), style=style))
+    return Group(*parts)
+
+
+def comparison_markdown(comparison, baseline_name: str, current_name: str) -> str:
+    lines = [f"### graphbench: `{current_name}` vs baseline `{baseline_name}`", "",
+             f"**{decision_line(comparison)}**", "",
+             "| " + " | ".join(COMPARISON_COLUMNS) + " |",
+             "|" + "---|" * len(COMPARISON_COLUMNS)]
+    for row in comparison_rows(comparison):
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
+    lines += [""] + [f"- {note}" for note in comparison.notes]
+    return "\n".join(lines).rstrip() + "\n"

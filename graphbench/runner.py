@@ -18,7 +18,8 @@ from graphbench.analysis import break_even_iterations, cache_state, time_breakdo
 from graphbench.config import RunConfig
 from graphbench.device import DeviceInfo, describe, open_device
 from graphbench.errors import DeviceError
-from graphbench.kernels import EMPTY_KERNEL, KERNEL_NAMES, compile_cubin, load_source
+from graphbench.kernels import (EMPTY_KERNEL, KERNEL_NAMES, compile_cubin, load_source,
+                                source_digest)
 from graphbench.l2 import L2Flusher
 from graphbench.lifecycle import time_busy, time_graph_lifecycle, time_launch_floor
 from graphbench.modes import build_modes, close_modes
@@ -47,8 +48,8 @@ def ensure_memory(config: RunConfig, info: DeviceInfo, n_stages: int) -> None:
             "choose a smaller --elements")
 
 
-def load_kernels(arch: str) -> dict:
-    module = compile_cubin(load_source(), arch)
+def load_kernels(arch: str, source: str | None = None) -> dict:
+    module = compile_cubin(source or load_source(), arch)
     return {name: module.get_kernel(name) for name in KERNEL_NAMES}
 
 
@@ -64,11 +65,12 @@ class Session:
 
     def __init__(self, config: RunConfig, kernels: dict | None) -> None:
         self.config = config
+        self.source = load_source(config.kernel_source)  # a bad path fails before the GPU is touched
         self.device = open_device(config.device)
         self.info = describe(self.device)
         self.stages = expand(DEFAULT_STAGES)
         ensure_memory(config, self.info, len(self.stages))
-        self.kernels = kernels or load_kernels(self.info.arch)
+        self.kernels = kernels or load_kernels(self.info.arch, self.source)
         self._exit = ExitStack()
 
     def __enter__(self) -> "Session":
@@ -111,9 +113,11 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
                                      f"{session.modes[-1].name}: after timing"))
             extras = measure_extras(session, sampling, rng, checks)
         environment = {"other_gpu_processes": session.monitor.other_processes()}
-        return build_record(config, session.info, sampling, checks,
-                            describe_pipeline(session.pipeline), extras, environment,
-                            time.perf_counter() - started)
+        pipeline = {**describe_pipeline(session.pipeline),
+                    "kernel_source": config.kernel_source or "shipped",
+                    "kernel_source_sha256": source_digest(session.source)}
+        return build_record(config, session.info, sampling, checks, pipeline, extras,
+                            environment, time.perf_counter() - started)
 
 
 def sample(session: Session, rng, on_round) -> Sampling:
@@ -213,11 +217,11 @@ def lifecycle_entry(times: dict[str, list[float]], walls: dict) -> dict:
     return entry
 
 
-def breakdown_entry(modes: dict, busy: dict, launches: dict) -> dict:
+def breakdown_entry(modes: dict, launches: dict) -> dict:
     return {name: time_breakdown(entry["stats"]["wall"]["median"],
                                  entry["stats"]["submit"]["median"],
                                  entry["stats"]["device"]["median"],
-                                 summarize(busy[name])["median"] if name in busy else None,
+                                 entry["stats"]["busy"]["median"] if "busy" in entry["stats"] else None,
                                  launches[name])
             for name, entry in modes.items()}
 
@@ -275,7 +279,11 @@ def add_extras(record: dict, extras: dict) -> None:
     launches = {name: 1 if name in ("graph", "fused") else
                 record["pipeline"]["kernel_launches_per_iteration"] for name in walls}
     record["launch_floor"] = summarize_all(extras["launch_floor"])
-    record["breakdown"] = breakdown_entry(record["modes"], extras["busy_us"], launches)
+    for name, busy in extras["busy_us"].items():
+        # GPU time per iteration with no host gaps: immune to host-speed noise
+        record["modes"][name]["samples"]["busy_us"] = list(busy)
+        record["modes"][name]["stats"]["busy"] = summarize(busy)
+    record["breakdown"] = breakdown_entry(record["modes"], launches)
     if "graph_lifecycle" in extras:
         record["graph_lifecycle"] = lifecycle_entry(extras["graph_lifecycle"], walls)
         record["graph_update"] = summarize_all(extras["graph_update"])

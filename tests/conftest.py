@@ -74,7 +74,8 @@ def make_record(wall_us=None, rounds: int = 10, noise: float = 0.005, seed: int 
     pipeline = {"stages": ["add", "mul", "sub"], "kernel_launches_per_iteration": 3,
                 "grid": [16, 1, 1], "block": [256, 1, 1]}
     sampling = Sampling(samples, "fixed-rounds", rounds, elapsed_s=0.5,
-                        conditions=[{"sm_clock_mhz": 1980, "throttle_reasons": []}] * rounds)
+                        conditions=[{"sm_clock_mhz": 1980, "throttle_reasons": [],
+                                     "host_probe_us": 300.0}] * rounds)
     return build_record(config, info or device_info(), sampling, checks, pipeline,
                         synthetic_extras(wall_us), {"other_gpu_processes": []}, elapsed_s=1.0)
 
@@ -83,7 +84,8 @@ def synthetic_extras(wall_us: dict[str, float]) -> dict:
     """Floor, busy, lifecycle and update timings of plausible H200 size."""
     return {
         "launch_floor": {"kernel_launch_us": [4.1, 4.2, 4.0], "graph_replay_us": [5.9, 6.0, 5.8]},
-        "busy_us": {mode: [min(us, 3.0)] * 3 for mode, us in wall_us.items()},
+        "busy_us": {mode: [min(us, 3.0) * (1 + 0.001 * i) for i in range(15)]
+                    for mode, us in wall_us.items()},
         "graph_lifecycle": {"capture_us": [40.0] * 3, "instantiate_us": [30.0] * 3,
                             "upload_us": [10.0] * 3, "first_launch_us": [12.0] * 3},
         "graph_update": {"node_update_us": [6.0] * 3, "whole_graph_update_us": [50.0] * 3,

@@ -69,7 +69,8 @@ def test_cli_run_writes_a_complete_record(tmp_path, capsys):
 
 def test_wrong_kernel_exits_1_through_the_cli(monkeypatch, capsys):
     wrong = load_source().replace("out[i] = x[i] * y[i];", "out[i] = x[i] * y[i] + 1.0f;")
-    monkeypatch.setattr("graphbench.runner.load_kernels", lambda arch: kernels_from(wrong))
+    monkeypatch.setattr("graphbench.runner.load_kernels",
+                        lambda arch, source=None: kernels_from(wrong))
     assert main(["run", "--elements", "4096", "--iters", "10", "--rounds", "2"]) == 1
     err = capsys.readouterr().err
     assert "verification failed: individual" in err and "first bad index" in err
@@ -85,3 +86,22 @@ def test_too_many_elements_for_memory_says_needed_and_free(capsys):
     assert main(["run", "--elements", str(2**40)]) == 2
     err = capsys.readouterr().err
     assert "GiB of device memory" in err and "free" in err
+
+
+def test_run_gates_against_a_record_made_a_moment_before(tmp_path, capsys):
+    baseline = tmp_path / "baseline.json"
+    assert main(["run", "--no-progress", "--json", str(baseline)]) == 0
+    summary = tmp_path / "summary.md"
+    assert main(["run", "--no-progress", "--baseline", str(baseline), "--markdown",
+                 str(summary)]) == 0
+    assert "PASS" in capsys.readouterr().out and "| graph.busy |" in summary.read_text()
+
+
+def test_kernel_source_variant_runs_verifies_and_is_recorded(tmp_path):
+    from pathlib import Path
+
+    slow = Path(__file__).resolve().parent.parent / "benchmarks" / "slow_pipeline.cu"
+    record = run_benchmark(RunConfig(**SMALL, kernel_source=str(slow)))
+    assert record["verification"]["passed"]
+    assert record["pipeline"]["kernel_source"] == str(slow)
+    assert len(record["pipeline"]["kernel_source_sha256"]) == 64

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from graphbench.cli import main
@@ -52,3 +54,14 @@ def test_parse_ptxas_log():
            "ptxas info    : Used 40 registers, used 0 barriers\n")
     (k,) = parse_ptxas_log(log)
     assert (k.name, k.registers, k.spill_stores, k.spill_loads, k.stack_bytes) == ("k", 40, 4, 4, 8)
+
+
+def test_kernels_command_checks_a_kernel_source_variant(capsys):
+    slow = Path(__file__).resolve().parent.parent / "benchmarks" / "slow_pipeline.cu"
+    assert main(["kernels", "--kernel-source", str(slow)]) == 0
+    assert "vec_add" in capsys.readouterr().out
+
+
+def test_missing_kernel_source_exits_2_before_touching_the_gpu(capsys, tmp_path):
+    assert main(["run", "--kernel-source", str(tmp_path / "nope.cu")]) == 2
+    assert "cannot read --kernel-source" in capsys.readouterr().err

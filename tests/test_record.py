@@ -22,7 +22,7 @@ def test_record_carries_provenance_config_and_statistics(record):
     assert record["config"]["elements"] == 4096 and record["config"]["iters"] == 1000
     for mode in ("individual", "graph", "fused"):
         stats = record["modes"][mode]["stats"]
-        assert set(stats) == {"wall", "submit", "device"}
+        assert set(stats) == {"wall", "submit", "device", "busy"}
         assert {"median", "iqr", "min", "max", "cv"} <= set(stats["wall"])
         assert len(record["modes"][mode]["samples"]["wall_us"]) == 10
     assert record["speedup"]["graph"]["median"] == pytest.approx(14.0 / 4.3, rel=0.02)

@@ -1,0 +1,52 @@
+"""Regenerate the synthetic record files the comparison tests read.
+
+    python tests/records/make_records.py
+
+They are built by graphbench's own record code from synthetic per-round
+samples (tests/conftest.py), so they have exactly the shape `graphbench run
+--json` writes; the numbers are H200-like but made up.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
+
+from conftest import device_info, make_record  # noqa: E402
+
+from graphbench.record import write_json_atomic  # noqa: E402
+
+BASE = {"individual": 14.0, "graph": 4.3, "fused": 4.6}
+
+
+def scaled(**factors):
+    return {mode: us * factors.get(mode, 1.0) for mode, us in BASE.items()}
+
+
+def main() -> None:
+    records = {
+        "baseline": make_record(BASE, rounds=20, seed=1),
+        "same_code": make_record(BASE, rounds=20, seed=2),
+        "graph_slower_20": make_record(scaled(graph=1.2), rounds=20, seed=3),
+        "graph_faster_20": make_record(scaled(graph=0.8), rounds=20, seed=4),
+        "within_noise_2": make_record(scaled(graph=1.02), rounds=20, seed=5),
+        "noisy_graph_slower": make_record(scaled(graph=1.15), rounds=20, seed=6, noise=0.3),
+        "other_device_slower_times": make_record(scaled(individual=1.3, graph=1.3, fused=1.3),
+                                                 rounds=20, seed=7,
+                                                 info=device_info(name="NVIDIA H100 80GB HBM3")),
+        "other_elements": make_record(BASE, rounds=20, seed=8),
+    }
+    records["other_elements"]["config"]["elements"] = 65536
+    for name, record in records.items():
+        write_json_atomic(HERE / f"{name}.json", record)
+    future = dict(records["baseline"], schema_version=99)
+    write_json_atomic(HERE / "future_schema.json", future)
+    text = json.dumps(records["baseline"])
+    (HERE / "truncated.json").write_text(text[: len(text) // 2])
+    (HERE / "corrupted.json").write_text("\x00\x17 not json at all {{{")
+
+
+if __name__ == "__main__":
+    main()
