@@ -3,6 +3,7 @@ when a graph pays for itself, and whether the working set lives in L2."""
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 FLOAT_BYTES = 4
@@ -44,3 +45,23 @@ def time_breakdown(wall_us: float, submit_us: float, device_us: float, busy_us: 
         "idle_gap_us": None if busy_us is None else max(wall_us - busy_us, 0.0),
         "launch_bound": None if busy_us is None else wall_us > 2 * busy_us,
     }
+
+
+def crossover(points: Sequence[tuple[int, float]], threshold: float) -> dict:
+    """Smallest element count at which the speedup falls below `threshold`,
+    interpolated linearly in log2(elements) between the grid points around it.
+
+    status: "crossover" (between two points), "below-at-smallest" (the first
+    point is already below) or "none-in-range" (never below)."""
+    ordered = sorted(points)
+    for i, (elements, speedup) in enumerate(ordered):
+        if speedup >= threshold:
+            continue
+        if i == 0:
+            return {"status": "below-at-smallest", "elements": float(elements),
+                    "between": [elements, elements]}
+        (n0, s0), x1 = ordered[i - 1], math.log2(elements)
+        x0 = math.log2(n0)
+        x = x0 + (s0 - threshold) / (s0 - speedup) * (x1 - x0)
+        return {"status": "crossover", "elements": 2.0 ** x, "between": [n0, elements]}
+    return {"status": "none-in-range", "elements": None, "between": None}

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from contextlib import contextmanager
 
 from graphbench import __version__
-from graphbench.config import (RunConfig, parse_fraction, parse_modes, parse_positive_int,
-                               parse_seconds)
+from graphbench.config import (RunConfig, parse_fraction, parse_grid, parse_list,
+                               parse_positive_int, parse_seconds)
 from graphbench.errors import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CompileError,
                                GraphbenchError, RecordError, UsageError)
+from graphbench.stages import DEFAULT_STAGES
 
 RUN_EXAMPLES = """examples:
   graphbench run                               defaults: 4096 elements, 1000 iterations, device 0
@@ -38,6 +40,21 @@ verdicts: faster, same, slower, ambiguous (too noisy to tell), incompatible, mis
 exit codes: 0 pass, 1 regression, 2 usage error or unreadable / incompatible record
 """
 
+SWEEP_EXAMPLES = """examples:
+  graphbench sweep                                     2^12..2^24 (x4) elements x depth 1,4,16
+  graphbench sweep --elements 2^12..2^24 --depth 1..16 --json sweep.json --plot sweep.svg
+  graphbench sweep --elements 4096,65536 --depth 1,8 --threshold 1.5
+
+Each point is a full verified run (adaptive sampling, --max-time per point).
+The record is rewritten after every point, so an interrupted sweep keeps its points.
+"""
+
+REPORT_EXAMPLES = """examples:
+  graphbench report results/h200_default.json
+  graphbench report run_a.json run_b.json --markdown summary.md     side by side
+  graphbench report sweep.json --plot sweep.png
+"""
+
 KERNELS_EXAMPLES = """examples:
   graphbench kernels                 compile for sm_90 (no GPU needed)
   graphbench kernels --arch sm_100
@@ -55,6 +72,11 @@ def _count(option: str):
     return lambda text: parse_positive_int(text, option)
 
 
+def _subcommand(commands, name: str, help_text: str, description: str, epilog: str):
+    return commands.add_parser(name, help=help_text, description=description, epilog=epilog,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def build_parser() -> ArgumentParser:
     parser = ArgumentParser(prog="graphbench", description=(
         "Measure what CUDA Graphs buy on this GPU: a three-stage elementwise pipeline "
@@ -63,63 +85,97 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--version", action="version", version=f"graphbench {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
 
-    run = commands.add_parser("run", help="benchmark the pipeline on a GPU",
-                              description="Benchmark the pipeline: verify every mode, then time "
-                              "interleaved rounds of each and report medians with their spread.",
-                              epilog=RUN_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    run = _subcommand(commands, "run", "benchmark the pipeline on a GPU",
+                      "Benchmark the pipeline: verify every mode, then time interleaved rounds "
+                      "of each and report medians with their spread.", RUN_EXAMPLES)
     run.add_argument("--elements", type=_count("--elements"), default=4096, metavar="N",
                      help="vector length (default 4096; 2^20 and 1e6 forms work)")
     run.add_argument("--iters", type=_count("--iters"), default=1000, metavar="N",
                      help="pipeline iterations per timed round (default 1000)")
     run.add_argument("--rounds", type=_count("--rounds"), default=None, metavar="N",
                      help="exactly N timed rounds per mode (default: adaptive, see --max-noise)")
-    run.add_argument("--max-noise", type=lambda t: parse_fraction(t, "--max-noise"), default=0.01,
-                     metavar="PCT", help="stop when the speedup's 95%% CI half-width is within "
-                     "PCT of its median (default 1%%)")
-    run.add_argument("--min-rounds", type=_count("--min-rounds"), default=10, metavar="N",
-                     help="rounds before the noise target is checked (default 10)")
-    run.add_argument("--max-time", type=lambda t: parse_seconds(t, "--max-time"), default=2.0,
-                     metavar="SECONDS", help="sampling time budget (default 2 s)")
-    run.add_argument("--flush-l2", action="store_true",
-                     help="clear the L2 cache before every timed round (cold-cache figures)")
+    run.add_argument("--depth", type=_count("--depth"), default=1, metavar="K",
+                     help="repeat the stage chain K times, each stage reading the previous "
+                     "one's output (default 1)")
+    run.add_argument("--modes", type=parse_list, default=None, metavar="LIST",
+                     help="comma-separated subset of individual,graph,fused (default: all the "
+                     "pipeline has; fused exists for add,mul,sub at depth 1)")
     run.add_argument("--warmup", type=int, default=1, metavar="N",
                      help="untimed warm-up rounds per mode (default 1)")
-    run.add_argument("--device", type=int, default=0, metavar="ID", help="CUDA device id (default 0)")
-    run.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
-    run.add_argument("--modes", type=parse_modes, default=None, metavar="LIST",
-                     help="comma-separated subset of individual,graph,fused (default all)")
-    run.add_argument("--json", metavar="FILE", help="write the result record to FILE (atomically)")
-    run.add_argument("--kernel-source", metavar="FILE",
-                     help="compile this .cu file instead of the shipped kernels (same kernel "
-                     "names); the record keeps its SHA-256")
+    add_measure_options(run, max_time=2.0)
     run.add_argument("--verbose", "-v", action="store_true",
                      help="also show where the time goes and every one-off cost")
-    run.add_argument("--no-progress", action="store_true", help="no progress display")
-
     run.add_argument("--baseline", metavar="FILE",
                      help="after the run, compare with this record and gate on it (exit 1 on a "
                      "regression)")
     add_gate_options(run)
 
-    compare = commands.add_parser("compare", help="compare two result records (a CI gate)",
-                                  description="Compare a current record with a baseline, metric "
-                                  "by metric, and fail on a significant regression.",
-                                  epilog=COMPARE_EXAMPLES,
-                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    sweep = _subcommand(commands, "sweep", "benchmark a grid of sizes and pipeline depths",
+                        "Run the benchmark over elements x depth, find where the graph speedup "
+                        "fades, and chart it.", SWEEP_EXAMPLES)
+    sweep.add_argument("--elements", type=lambda t: parse_grid(t, "--elements"),
+                       default=parse_grid("2^12..2^24:x4", "--elements"), metavar="GRID",
+                       help="sizes: a list (4096,65536) or a range (2^12..2^24 doubles, "
+                       "2^12..2^24:x4 quadruples; default 2^12..2^24:x4)")
+    sweep.add_argument("--depth", type=lambda t: parse_grid(t, "--depth"), default=[1, 4, 16],
+                       metavar="GRID", help="pipeline depths, same forms (default 1,4,16)")
+    sweep.add_argument("--iters", type=_count("--iters"), default=None, metavar="N",
+                       help="iterations per round (default: about 10 ms of work per round)")
+    sweep.add_argument("--threshold", type=float, default=1.1, metavar="X",
+                       help="report where the speedup falls below X (default 1.1)")
+    sweep.add_argument("--plot", metavar="FILE", help="write the charts to FILE (.svg or .png)")
+    sweep.add_argument("--markdown", metavar="FILE", help="write the tables as markdown")
+    add_measure_options(sweep, max_time=1.0)
+
+    report = _subcommand(commands, "report", "render saved run or sweep records",
+                         "Render saved records as the live run printed them; several run "
+                         "records side by side.", REPORT_EXAMPLES)
+    report.add_argument("files", nargs="+", metavar="FILE", help="records written with --json")
+    report.add_argument("--markdown", metavar="FILE", help="write the tables as markdown")
+    report.add_argument("--plot", metavar="FILE", help="chart one sweep record (.svg or .png)")
+    report.add_argument("--verbose", "-v", action="store_true", help="every detail of a run")
+
+    compare = _subcommand(commands, "compare", "compare two result records (a CI gate)",
+                          "Compare a current record with a baseline, metric by metric, and fail "
+                          "on a significant regression.", COMPARE_EXAMPLES)
     compare.add_argument("baseline", help="baseline record (graphbench run --json)")
     compare.add_argument("current", help="current record")
     compare.add_argument("--json", metavar="FILE", help="write the verdicts as JSON")
     add_gate_options(compare)
 
-    kernels = commands.add_parser("kernels", help="compile every kernel offline (no GPU needed)",
-                                  description="Compile every kernel with NVRTC for an arch and "
-                                  "print registers and spills. Needs no GPU or driver.",
-                                  epilog=KERNELS_EXAMPLES,
-                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    kernels = _subcommand(commands, "kernels", "compile every kernel offline (no GPU needed)",
+                          "Compile every kernel with NVRTC for an arch and print registers and "
+                          "spills. Needs no GPU or driver.", KERNELS_EXAMPLES)
     kernels.add_argument("--arch", default="sm_90", help="target such as sm_80, sm_90, sm_100")
     kernels.add_argument("--kernel-source", metavar="FILE",
                          help="check this .cu file instead of the shipped kernels")
     return parser
+
+
+def add_measure_options(parser, max_time: float) -> None:
+    """Options run and sweep share: sampling, inputs, devices, output."""
+    parser.add_argument("--stages", type=parse_list, default=DEFAULT_STAGES, metavar="LIST",
+                        help="the stage chain, from add,mul,sub (default add,mul,sub)")
+    parser.add_argument("--max-noise", type=lambda t: parse_fraction(t, "--max-noise"),
+                        default=0.01, metavar="PCT", help="stop when the speedup's 95%% CI "
+                        "half-width is within PCT of its median (default 1%%)")
+    parser.add_argument("--min-rounds", type=_count("--min-rounds"), default=10, metavar="N",
+                        help="rounds before the noise target is checked (default 10)")
+    parser.add_argument("--max-time", type=lambda t: parse_seconds(t, "--max-time"),
+                        default=max_time, metavar="SECONDS",
+                        help=f"sampling time budget per run (default {max_time:g} s)")
+    parser.add_argument("--flush-l2", action="store_true",
+                        help="clear the L2 cache before every timed round (cold-cache figures)")
+    parser.add_argument("--device", type=parse_device_spec, default=[0], metavar="IDS",
+                        help="CUDA device id, a list such as 0,1, or all (default 0); one record "
+                        "per device")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    parser.add_argument("--kernel-source", metavar="FILE",
+                        help="compile this .cu file instead of the shipped kernels (same kernel "
+                        "names); the record keeps its SHA-256")
+    parser.add_argument("--json", metavar="FILE", help="write the record to FILE (atomically; a "
+                        "sweep rewrites it after every point)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress display")
 
 
 def add_gate_options(parser) -> None:
@@ -136,12 +192,12 @@ def _spec(text: str):
     return parse_spec(text)
 
 
-def config_from_args(args) -> RunConfig:
-    extra = {"modes": args.modes} if args.modes else {}
+def config_from_args(args, device: int) -> RunConfig:
     return RunConfig(elements=args.elements, iters=args.iters, rounds=args.rounds,
                      max_noise=args.max_noise, min_rounds=args.min_rounds, max_time=args.max_time,
-                     flush_l2=args.flush_l2, warmup_rounds=args.warmup, device=args.device,
-                     seed=args.seed, kernel_source=args.kernel_source, **extra)
+                     flush_l2=args.flush_l2, warmup_rounds=args.warmup, device=device,
+                     seed=args.seed, kernel_source=args.kernel_source, modes=args.modes,
+                     stages=args.stages, depth=args.depth)
 
 
 def _console(stderr: bool = False):
@@ -167,27 +223,160 @@ def round_progress(total: int | None, enabled: bool):
 
 def cmd_run(args) -> int:
     from graphbench.record import read_record, write_json_atomic
-    from graphbench.render import failure_text, run_report
+    from graphbench.render import failure_text, run_report, runs_side_by_side, simple_table
     from graphbench.runner import run_benchmark
 
-    config = config_from_args(args)
+    configs = [config_from_args(args, device) for device in resolve_devices(args.device)]
     baseline = read_record(args.baseline) if args.baseline else None  # fail before running
     if not args.baseline and (args.fail_on or args.markdown):
         raise UsageError("--fail-on and --markdown need --baseline FILE")
     show_progress = sys.stdout.isatty() and not args.no_progress
-    with round_progress(config.rounds, show_progress) as on_round:
-        record = run_benchmark(config, on_round=on_round)
-    _console().print(run_report(record, verbose=args.verbose))
-    if args.json:
-        path = write_json_atomic(args.json, record)
-        _console().print(f"record written to {path}", style="dim")
-    if not record["verification"]["passed"]:
-        for check in record["verification"]["checks"]:
-            if not check["passed"]:
-                print(f"graphbench: verification failed: {failure_text(check)}", file=sys.stderr)
-        return EXIT_FAILED
-    if baseline is not None:
-        return gate(baseline, record, args, args.baseline, args.json or "this run")
+    records, exit_code = [], EXIT_OK
+    for config in configs:
+        with round_progress(config.rounds, show_progress) as on_round:
+            record = run_benchmark(config, on_round=on_round)
+        records.append(record)
+        _console().print(run_report(record, verbose=args.verbose))
+        if args.json:
+            path = write_json_atomic(per_device_path(args.json, config.device, len(configs)), record)
+            _console().print(f"record written to {path}", style="dim")
+        failures = [c for c in record["verification"]["checks"] if not c["passed"]]
+        for check in failures:
+            print(f"graphbench: verification failed: {failure_text(check)}", file=sys.stderr)
+        if failures:
+            exit_code = EXIT_FAILED
+        elif baseline is not None:
+            exit_code = max(exit_code, gate(baseline, record, args, args.baseline,
+                                            args.json or "this run"))
+    if len(records) > 1:
+        names = [f"device {r['device']['index']}" for r in records]
+        _console().print(simple_table("devices side by side", *runs_side_by_side(records, names)))
+    return exit_code
+
+
+def per_device_path(path: str, device: int, count: int) -> str:
+    """out.json for one device; out.dev0.json, out.dev1.json, ... for several."""
+    if count == 1:
+        return path
+    target = Path(path)
+    return str(target.with_name(f"{target.stem}.dev{device}{target.suffix}"))
+
+
+def parse_device_spec(text: str):
+    """'0', '0,1' or 'all' (resolved once the driver is asked)."""
+    if text.strip().lower() == "all":
+        return "all"
+    try:
+        ids = [int(part) for part in parse_list(text)]
+    except ValueError:
+        raise UsageError(f"--device must be an id, a list such as 0,1, or all; got {text!r}") from None
+    if not ids or min(ids) < 0:
+        raise UsageError(f"--device must be 0 or more, got {text!r}")
+    return sorted(set(ids))
+
+
+def resolve_devices(spec) -> list[int]:
+    if spec == "all":
+        from graphbench.device import list_devices
+
+        return [device.device_id for device in list_devices()]
+    return spec
+
+
+def cmd_sweep(args) -> int:
+    from graphbench.chart import sweep_panels, write_chart
+    from graphbench.record import write_json_atomic
+    from graphbench.render import crossover_rows, simple_table, sweep_markdown, sweep_report
+    from graphbench.runner import run_benchmark
+    from graphbench.sweep import SweepConfig, run_sweep
+
+    devices = resolve_devices(args.device)
+    sweeps, exit_code = [], EXIT_OK
+    for device in devices:
+        config = SweepConfig(tuple(args.elements), tuple(args.depth),
+                             sweep_base_config(args, device), args.threshold)
+        path = per_device_path(args.json, device, len(devices)) if args.json else None
+        save = (lambda record, path=path: write_json_atomic(path, record)) if path else None
+        with sweep_progress(len(config.points()), sys.stdout.isatty() and not args.no_progress) \
+                as on_point:
+            sweep = run_sweep(config, run_benchmark, save=save, on_point=on_point)
+        sweeps.append(sweep)
+        _console().print(sweep_report(sweep))
+        if path:
+            _console().print(f"sweep record written to {path}", style="dim")
+        if args.plot:
+            chart = write_chart(per_device_path(args.plot, device, len(devices)), sweep_panels(sweep))
+            _console().print(f"chart written to {chart}", style="dim")
+        if args.markdown:
+            _write_text(per_device_path(args.markdown, device, len(devices)), sweep_markdown(sweep))
+        if any(not p["verification"]["passed"] for p in sweep["points"]):
+            print("graphbench: verification failed at some sweep points (marked FAILED)",
+                  file=sys.stderr)
+            exit_code = EXIT_FAILED
+    if len(sweeps) > 1:
+        for sweep in sweeps:
+            columns, rows = crossover_rows(sweep)
+            _console().print(simple_table(f"crossover on device {sweep['device']['index']}",
+                                          columns, rows))
+    return exit_code
+
+
+def sweep_base_config(args, device: int) -> RunConfig:
+    return RunConfig(iters=args.iters, stages=args.stages, max_noise=args.max_noise,
+                     min_rounds=args.min_rounds, max_time=args.max_time, device=device,
+                     seed=args.seed, flush_l2=args.flush_l2, kernel_source=args.kernel_source)
+
+
+@contextmanager
+def sweep_progress(total: int, enabled: bool):
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=_console(stderr=True), transient=True) as progress:
+        task = progress.add_task("sweep", total=total)
+
+        def on_point(index, count, config):
+            progress.update(task, completed=index, description=f"{config.elements:,} elements, "
+                            f"depth {config.depth}")
+        yield on_point
+
+
+def cmd_report(args) -> int:
+    from graphbench.chart import sweep_panels, write_chart
+    from graphbench.record import RUN_SCHEMA, read_json, validate_record
+    from graphbench.render import (markdown_table, run_report, runs_side_by_side, simple_table,
+                                   sweep_markdown, sweep_report)
+    from graphbench.sweep import SWEEP_SCHEMA, validate_sweep
+
+    runs, sweeps = [], []
+    for path in args.files:
+        data = read_json(path)
+        if isinstance(data, dict) and data.get("schema") == SWEEP_SCHEMA:
+            sweeps.append((path, validate_sweep(data, path)))
+        else:
+            runs.append((path, validate_record(data, RUN_SCHEMA, path)))
+    if args.plot and len(sweeps) != 1:
+        raise UsageError("--plot needs exactly one sweep record")
+    markdown = []
+    if len(runs) == 1:
+        _console().print(run_report(runs[0][1], verbose=args.verbose))
+    elif runs:
+        columns, rows = runs_side_by_side([r for _, r in runs], [Path(p).name for p, _ in runs])
+        _console().print(simple_table("records side by side", columns, rows))
+        markdown.append(markdown_table(columns, rows))
+    for path, sweep in sweeps:
+        _console().print(sweep_report(sweep))
+        markdown.append(sweep_markdown(sweep))
+    if args.plot:
+        _console().print(f"chart written to {write_chart(args.plot, sweep_panels(sweeps[0][1]))}",
+                         style="dim")
+    if args.markdown:
+        if len(runs) == 1:
+            markdown.insert(0, markdown_table(*runs_side_by_side([runs[0][1]], [runs[0][0]])))
+        _write_text(args.markdown, "\n\n".join(markdown) + "\n")
     return EXIT_OK
 
 
@@ -243,7 +432,8 @@ def cmd_kernels(args) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"run": cmd_run, "compare": cmd_compare, "kernels": cmd_kernels}
+COMMANDS = {"run": cmd_run, "sweep": cmd_sweep, "report": cmd_report, "compare": cmd_compare,
+            "kernels": cmd_kernels}
 
 
 def main(argv: list[str] | None = None) -> int:

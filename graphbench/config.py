@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from graphbench.errors import UsageError
+from graphbench.stages import DEFAULT_STAGES, STAGE_TABLE
 
 ALL_MODES = ("individual", "graph", "fused")
 BLOCK_SIZE = 256
@@ -15,7 +16,9 @@ TOLERANCE = 1e-5  # rtol = atol for float32 values of order one
 @dataclass(frozen=True)
 class RunConfig:
     elements: int = 4096
-    iters: int = 1000
+    iters: int | None = 1000  # None: chosen so one round lasts about 10 ms
+    stages: tuple[str, ...] = DEFAULT_STAGES
+    depth: int = 1
     device: int = 0
     seed: int = 0
     rounds: int | None = None  # None: adaptive, stop on the noise target
@@ -25,16 +28,21 @@ class RunConfig:
     warmup_rounds: int = 1
     flush_l2: bool = False
     kernel_source: str | None = None  # a .cu file replacing the shipped kernels
-    modes: tuple[str, ...] = ALL_MODES
+    modes: tuple[str, ...] | None = None  # None: every mode this pipeline has
     block_size: int = BLOCK_SIZE
     rtol: float = TOLERANCE
     atol: float = TOLERANCE
 
     def __post_init__(self) -> None:
-        for name in ("elements", "iters", "min_rounds"):
+        for name in ("elements", "min_rounds", "depth"):
             _require_positive(name, getattr(self, name))
-        if self.rounds is not None:
-            _require_positive("rounds", self.rounds)
+        for name in ("iters", "rounds"):
+            if getattr(self, name) is not None:
+                _require_positive(name, getattr(self, name))
+        unknown_stages = [s for s in self.stages if s not in STAGE_TABLE]
+        if unknown_stages or not self.stages:
+            raise UsageError(f"unknown stage(s) {', '.join(unknown_stages) or '(none)'}",
+                             f"--stages takes a list of {', '.join(STAGE_TABLE)}")
         if not 0 < self.max_noise < 1:
             raise UsageError(f"--max-noise must be between 0% and 100%, got {self.max_noise:.2%}")
         if not self.max_time > 0:
@@ -43,19 +51,34 @@ class RunConfig:
             raise UsageError(f"--device must be 0 or more, got {self.device}")
         if self.warmup_rounds < 0:
             raise UsageError(f"--warmup must be 0 or more, got {self.warmup_rounds}")
-        unknown = [m for m in self.modes if m not in ALL_MODES]
-        if unknown or not self.modes:
-            raise UsageError(
-                f"unknown mode(s) {', '.join(unknown) or '(none)'}",
-                f"choose from {', '.join(ALL_MODES)}",
-            )
-        if "graph" in self.modes and "individual" not in self.modes:
+        if self.modes is not None:
+            self._check_modes(self.modes)
+
+    def _check_modes(self, modes) -> None:
+        unknown = [m for m in modes if m not in ALL_MODES]
+        if unknown or not modes:
+            raise UsageError(f"unknown mode(s) {', '.join(unknown) or '(none)'}",
+                             f"choose from {', '.join(ALL_MODES)}")
+        if "graph" in modes and "individual" not in modes:
             # The speedup and the graph's replay checks need both.
             raise UsageError("--modes with graph also needs individual")
+        if "fused" in modes and not self.fused_available:
+            raise UsageError("the fused mode exists only for the add,mul,sub pipeline at depth 1",
+                             "leave fused out of --modes")
+
+    @property
+    def fused_available(self) -> bool:
+        return tuple(self.stages) == DEFAULT_STAGES and self.depth == 1
+
+    @property
+    def run_modes(self) -> tuple[str, ...]:
+        if self.modes is not None:
+            return self.modes
+        return ALL_MODES if self.fused_available else ("individual", "graph")
 
     def to_dict(self) -> dict:
         data = dataclasses.asdict(self)
-        data["modes"] = list(self.modes)
+        data.update(modes=list(self.run_modes), stages=list(self.stages))
         return data
 
 
@@ -103,5 +126,32 @@ def parse_seconds(text: str, option: str) -> float:
         raise UsageError(f"{option} must be a number of seconds, got {text!r}") from None
 
 
-def parse_modes(text: str) -> tuple[str, ...]:
+def parse_list(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def parse_grid(text: str, option: str) -> list[int]:
+    """A sweep axis: '4096,65536', '2^12..2^24' (doubling) or '2^12..2^24:x4'."""
+    values: set[int] = set()
+    for part in parse_list(text):
+        if ".." in part:
+            values.update(_parse_range(part, option))
+        else:
+            values.add(parse_positive_int(part, option))
+    if not values:
+        raise UsageError(f"{option} needs at least one value, got {text!r}")
+    return sorted(values)
+
+
+def _parse_range(part: str, option: str) -> list[int]:
+    span, _, step = part.partition(":")
+    low_text, _, high_text = span.partition("..")
+    low, high = parse_positive_int(low_text, option), parse_positive_int(high_text, option)
+    factor = parse_positive_int(step.lstrip("x"), option) if step else 2
+    if low > high or factor < 2:
+        raise UsageError(f"{option} range {part!r} must run upwards with a factor of 2 or more",
+                         "e.g. 2^12..2^24 or 2^12..2^24:x4")
+    values = [low]
+    while values[-1] * factor <= high:
+        values.append(values[-1] * factor)
+    return values

@@ -72,6 +72,10 @@ def _finite(value):
 
 def read_record(path: str | os.PathLike, schema: str = RUN_SCHEMA) -> dict:
     """Read and validate a record; RecordError with a clear line otherwise."""
+    return validate_record(read_json(path), schema, str(path))
+
+
+def read_json(path: str | os.PathLike):
     target = Path(path)
     try:
         text = target.read_text(encoding="utf-8")
@@ -82,10 +86,11 @@ def read_record(path: str | os.PathLike, schema: str = RUN_SCHEMA) -> dict:
     except json.JSONDecodeError as exc:
         raise RecordError(f"{target} is not valid JSON ({exc.msg} at line {exc.lineno})",
                           "was it truncated? re-run graphbench with --json") from None
-    return validate_record(data, schema, str(target))
+    return data
 
 
-def validate_record(data, schema: str = RUN_SCHEMA, source: str = "record") -> dict:
+def validate_record(data, schema: str = RUN_SCHEMA, source: str = "record",
+                    required: tuple[str, ...] = REQUIRED_KEYS) -> dict:
     if not isinstance(data, dict) or data.get("schema") != schema:
         found = data.get("schema") if isinstance(data, dict) else type(data).__name__
         raise RecordError(f"{source} is not a {schema} record (schema: {found!r})")
@@ -93,7 +98,7 @@ def validate_record(data, schema: str = RUN_SCHEMA, source: str = "record") -> d
     if version != SCHEMA_VERSION:
         raise RecordError(f"{source} has schema version {version!r}; this graphbench reads "
                           f"version {SCHEMA_VERSION}", "use the graphbench version that wrote it")
-    missing = [key for key in REQUIRED_KEYS if key not in data]
+    missing = [key for key in required if key not in data]
     if missing:
         raise RecordError(f"{source} lacks required field(s): {', '.join(missing)}")
     return data

@@ -4,6 +4,7 @@ the live run and a saved file render the same."""
 from __future__ import annotations
 
 import io
+import math
 
 from rich import box
 from rich.console import Console, Group
@@ -221,13 +222,10 @@ def decision_line(comparison) -> str:
 
 
 def comparison_report(comparison) -> Group:
-    table = Table(title="baseline vs current: medians over rounds (times in us)",
-                  title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
-    for column in COMPARISON_COLUMNS:
-        table.add_column(column, justify="right" if column in ("baseline", "current", "change")
-                         else "left", no_wrap=column != "note")
-    for row in comparison_rows(comparison):
-        table.add_row(*row[:5], Text(row[5], style=VERDICT_STYLE[row[5]]), row[6])
+    rows = [row[:5] + [Text(row[5], style=VERDICT_STYLE[row[5]]), row[6]]
+            for row in comparison_rows(comparison)]
+    table = simple_table("baseline vs current: medians over rounds (times in us)",
+                         COMPARISON_COLUMNS, rows, wrap=("note",))
     parts = [table] + [Text(f"note: {note}", style="dim") for note in comparison.notes]
     style = "bold green" if comparison.passed else "bold red"
     parts.append(Text(decision_line(comparison), style=style))
@@ -237,9 +235,136 @@ def comparison_report(comparison) -> Group:
 def comparison_markdown(comparison, baseline_name: str, current_name: str) -> str:
     lines = [f"### graphbench: `{current_name}` vs baseline `{baseline_name}`", "",
              f"**{decision_line(comparison)}**", "",
-             "| " + " | ".join(COMPARISON_COLUMNS) + " |",
-             "|" + "---|" * len(COMPARISON_COLUMNS)]
-    for row in comparison_rows(comparison):
-        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |")
-    lines += [""] + [f"- {note}" for note in comparison.notes]
+             markdown_table(COMPARISON_COLUMNS, comparison_rows(comparison)), ""]
+    lines += [f"- {note}" for note in comparison.notes]
     return "\n".join(lines).rstrip() + "\n"
+
+
+# --- shared table builders -------------------------------------------------------
+
+NUMERIC_HINTS = ("baseline", "current", "change", "speedup", "wall", "us", "elements", "x")
+
+
+def simple_table(title: str, columns, rows, wrap=()) -> Table:
+    table = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
+    for i, column in enumerate(columns):
+        table.add_column(column, justify="left" if i == 0 or column in ("gate", "verdict", "note",
+                                                                         "status", "fits in L2")
+                         else "right", no_wrap=column not in wrap)
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def markdown_table(columns, rows) -> str:
+    def cell(value) -> str:
+        return str(value.plain if isinstance(value, Text) else value).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+# --- sweeps and several runs --------------------------------------------------------
+
+def _elements(count: float) -> str:
+    exponent = math.log2(count) if count > 0 else 0
+    return f"2^{exponent:.0f}" if exponent == int(exponent) else f"{count:,.0f}"
+
+
+def sweep_rows(sweep: dict) -> tuple[list[str], list[list[str]]]:
+    depths = sweep["config"]["depths"]
+    columns = ["elements"] + [f"depth {d}" for d in depths] + ["L2"]
+    rows = []
+    for elements in sweep["config"]["elements"]:
+        row, resident = [_elements(elements)], "-"
+        for depth in depths:
+            point = next((p for p in sweep["points"] if p["config"]["elements"] == elements
+                          and p["config"]["depth"] == depth), None)
+            row.append(_sweep_cell(point))
+            if point and point.get("cache", {}).get("l2_resident") is not None:
+                resident = "fits" if point["cache"]["l2_resident"] else "exceeds"
+        rows.append(row + [resident])
+    return columns, rows
+
+
+def _sweep_cell(point: dict | None) -> str:
+    if point is None:
+        return "not run"
+    if not point["verification"]["passed"]:
+        return "FAILED"
+    speedup = point.get("speedup", {}).get("graph")
+    graph = point["modes"].get("graph")
+    if not speedup or not graph:
+        return "-"
+    return f"{speedup['median']:.2f}x {_us(graph['stats']['wall']['median'])}"
+
+
+CROSSOVER_TEXT = {"crossover": "", "below-at-smallest": "below at the smallest size",
+                  "none-in-range": "stays above in this range"}
+
+
+def crossover_rows(sweep: dict) -> tuple[list[str], list[list[str]]]:
+    columns = ["depth", "crossover at", "between", "fits in L2", "status"]
+    rows = []
+    for row in sweep["crossover"]:
+        at = "-" if row["elements"] is None else f"{row['elements']:,.0f}"
+        between = "-" if not row["between"] else " .. ".join(_elements(n) for n in row["between"])
+        fits = "-" if row["fits_in_l2"] is None else ("yes" if row["fits_in_l2"] else "no")
+        rows.append([str(row["depth"]), at, between, fits, CROSSOVER_TEXT[row["status"]]])
+    return columns, rows
+
+
+def sweep_report(sweep: dict, width: int = 80) -> Group:
+    from graphbench.chart import sweep_panels, terminal_chart
+
+    device = sweep.get("device") or {}
+    threshold = sweep["config"]["threshold"]
+    done = len(sweep["points"])
+    total = len(sweep["config"]["elements"]) * len(sweep["config"]["depths"])
+    head = Text.assemble(("graphbench sweep ", "bold"), (device.get("name") or "?", "bold cyan"),
+                         f"  {done} of {total} points" + ("" if sweep["complete"] else
+                                                          " (incomplete)"))
+    columns, rows = sweep_rows(sweep)
+    parts = [head, simple_table("graph speedup and graph wall us/iter", columns, rows)]
+    columns, rows = crossover_rows(sweep)
+    parts.append(simple_table(f"where the speedup falls below {threshold:g}x", columns, rows))
+    speedup_panel = sweep_panels(sweep)[0]
+    parts.append(Text(terminal_chart(speedup_panel, width=min(width, 100))))
+    return Group(*parts)
+
+
+def sweep_markdown(sweep: dict) -> str:
+    device = (sweep.get("device") or {}).get("name", "?")
+    parts = [f"### graphbench sweep on {device}", "", markdown_table(*sweep_rows(sweep)), "",
+             f"Speedup below {sweep['config']['threshold']:g}x:", "",
+             markdown_table(*crossover_rows(sweep))]
+    return "\n".join(parts) + "\n"
+
+
+RUN_ROWS = (("device", lambda r: f"{r['device']['name']} #{r['device']['index']}"),
+            ("elements", lambda r: f"{r['config']['elements']:,}"),
+            ("depth", lambda r: str(r["config"].get("depth", 1))),
+            ("individual wall us", lambda r: _mode_wall(r, "individual")),
+            ("graph wall us", lambda r: _mode_wall(r, "graph")),
+            ("fused wall us", lambda r: _mode_wall(r, "fused")),
+            ("graph speedup", lambda r: _speedup(r)),
+            ("noise", lambda r: f"{float(r['sampling'].get('noise', 0)):.1%}"),
+            ("verified", lambda r: "yes" if r["verification"]["passed"] else "NO"),
+            ("warnings", lambda r: str(len(r.get("warnings", [])))))
+
+
+def _mode_wall(record: dict, mode: str) -> str:
+    entry = record["modes"].get(mode)
+    return _us(entry["stats"]["wall"]["median"]) if entry else "-"
+
+
+def _speedup(record: dict) -> str:
+    entry = record.get("speedup", {}).get("graph")
+    return f"{entry['median']:.2f}x" if entry else "-"
+
+
+def runs_side_by_side(records: list[dict], names: list[str]) -> tuple[list[str], list[list[str]]]:
+    columns = [""] + names
+    rows = [[label] + [get(record) for record in records] for label, get in RUN_ROWS]
+    return columns, rows

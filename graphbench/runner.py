@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from contextlib import ExitStack
+from dataclasses import replace
 from typing import Callable
 
 import numpy as np
@@ -27,7 +28,7 @@ from graphbench.monitor import DeviceMonitor
 from graphbench.pipeline import Pipeline, bytes_needed
 from graphbench.record import METRICS, RUN_SCHEMA, SCHEMA_VERSION, mode_entry
 from graphbench.stability import record_warnings
-from graphbench.stages import DEFAULT_STAGES, expand, reference
+from graphbench.stages import expand, reference
 from graphbench.stats import median_ci, paired_ratios, summarize
 from graphbench.stopping import FixedRounds, NoiseTarget, noise
 from graphbench.timing import EventTimer, Sample, Sampling, run_rounds
@@ -36,10 +37,12 @@ from graphbench.verify import Check, all_passed, compare
 
 MEMORY_HEADROOM = 0.9  # leave room for the context, CuPy's pool and fragmentation
 CONSTANT_INPUTS = {"a": 1.0, "b": 2.0, "c": 3.0}
+ROUND_TARGET_S = 0.01   # auto --iters: long against timer resolution, short against drift
+MIN_AUTO_ITERS, MAX_AUTO_ITERS = 10, 1000
 
 
 def ensure_memory(config: RunConfig, info: DeviceInfo, n_stages: int) -> None:
-    needed = bytes_needed(config.elements, n_stages)
+    needed = 2 * bytes_needed(config.elements, n_stages)  # the graph-update test adds a second set
     free = info.free_memory_bytes
     if free is not None and needed > free * MEMORY_HEADROOM:
         raise DeviceError(
@@ -68,7 +71,7 @@ class Session:
         self.source = load_source(config.kernel_source)  # a bad path fails before the GPU is touched
         self.device = open_device(config.device)
         self.info = describe(self.device)
-        self.stages = expand(DEFAULT_STAGES)
+        self.stages = expand(config.stages, config.depth)
         ensure_memory(config, self.info, len(self.stages))
         self.kernels = kernels or load_kernels(self.info.arch, self.source)
         self._exit = ExitStack()
@@ -82,7 +85,7 @@ class Session:
         self.timer = EventTimer(self.device, self.stream)
         self._exit.callback(self.timer.close)
         self.pipeline = self.new_pipeline()
-        self.modes = build_modes(self.config.modes, self.pipeline, self.stream)
+        self.modes = build_modes(self.config.run_modes, self.pipeline, self.stream)
         self._exit.callback(close_modes, self.modes)
         self.monitor = DeviceMonitor(self.device)
         return self
@@ -108,16 +111,26 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
         checks = verify_modes(session, rng)
         sampling, extras = None, {}
         if all_passed(checks):
+            if config.iters is None:
+                config = session.config = replace(config, iters=calibrate_iters(session))
             sampling = sample(session, rng, on_round)
             checks.append(check_mode(session, session.modes[-1],
                                      f"{session.modes[-1].name}: after timing"))
             extras = measure_extras(session, sampling, rng, checks)
         environment = {"other_gpu_processes": session.monitor.other_processes()}
-        pipeline = {**describe_pipeline(session.pipeline),
+        pipeline = {**describe_pipeline(config, session.pipeline),
                     "kernel_source": config.kernel_source or "shipped",
                     "kernel_source_sha256": source_digest(session.source)}
         return build_record(config, session.info, sampling, checks, pipeline, extras,
                             environment, time.perf_counter() - started)
+
+
+def calibrate_iters(session: Session) -> int:
+    """Iterations for one round of the slowest mode to last about ROUND_TARGET_S."""
+    slowest = session.modes[0]  # individual launches, or the only mode asked for
+    session.timer.time_round(slowest.step, 2)  # warm-up
+    per_iteration = session.timer.time_round(slowest.step, 5).wall_s / 5
+    return int(min(MAX_AUTO_ITERS, max(MIN_AUTO_ITERS, ROUND_TARGET_S / per_iteration)))
 
 
 def sample(session: Session, rng, on_round) -> Sampling:
@@ -197,9 +210,9 @@ def speedup_entry(numerator_wall: list[float], denominator_wall: list[float]) ->
     return {**summarize(ratios), "ci95": [low, high], "per_round": ratios}
 
 
-def describe_pipeline(pipeline) -> dict:
+def describe_pipeline(config: RunConfig, pipeline) -> dict:
     launch = pipeline.launch_config
-    return {"stages": [stage.name for stage in pipeline.stages],
+    return {"stages": list(config.stages), "depth": config.depth,
             "kernel_launches_per_iteration": len(pipeline.stages),
             "grid": _dims(launch.grid), "block": _dims(launch.block)}
 
@@ -264,8 +277,8 @@ def build_record(config: RunConfig, info: DeviceInfo, sampling: Sampling | None,
         "modes": modes,
         "speedup": speedup,
         "verification": {"passed": all_passed(checks), "checks": [c.to_dict() for c in checks]},
-        "cache": cache_state(config.elements, expand(pipeline["stages"]), info.l2_bytes,
-                             config.flush_l2),
+        "cache": cache_state(config.elements, expand(config.stages, config.depth),
+                             info.l2_bytes, config.flush_l2),
         "environment": environment,
     }
     if extras:

@@ -62,8 +62,8 @@ def synthetic_samples(wall_us: dict[str, float], rounds: int = 10, iters: int = 
 
 
 def make_record(wall_us=None, rounds: int = 10, noise: float = 0.005, seed: int = 0,
-                passed: bool = True, info: DeviceInfo | None = None) -> dict:
-    config = RunConfig(rounds=rounds)
+                passed: bool = True, info: DeviceInfo | None = None, **config_changes) -> dict:
+    config = RunConfig(rounds=rounds, **config_changes)
     wall_us = wall_us or {"individual": 14.0, "graph": 4.3, "fused": 4.6}
     samples = synthetic_samples(wall_us, rounds, config.iters, noise, seed)
     expected = np.full(8, 8.0, dtype=np.float32)
@@ -71,7 +71,8 @@ def make_record(wall_us=None, rounds: int = 10, noise: float = 0.005, seed: int 
     if not passed:
         actual[3] = np.nan
     checks = [compare("graph", actual, expected, config.rtol, config.atol)]
-    pipeline = {"stages": ["add", "mul", "sub"], "kernel_launches_per_iteration": 3,
+    pipeline = {"stages": list(config.stages), "depth": config.depth,
+                "kernel_launches_per_iteration": 3 * config.depth,
                 "grid": [16, 1, 1], "block": [256, 1, 1]}
     sampling = Sampling(samples, "fixed-rounds", rounds, elapsed_s=0.5,
                         conditions=[{"sm_clock_mhz": 1980, "throttle_reasons": [],
@@ -96,3 +97,14 @@ def synthetic_extras(wall_us: dict[str, float]) -> dict:
 @pytest.fixture
 def record() -> dict:
     return make_record()
+
+
+def synthetic_point(config) -> dict:
+    """A run record for a sweep point: launch-bound at small sizes, bandwidth-
+    bound at large ones, so the speedup fades as the vectors grow."""
+    launches = 3 * config.depth
+    gpu = launches * (1.0 + config.elements * 4e-6)   # per-kernel floor + bandwidth
+    individual = max(launches * 4.5, gpu)
+    graph = max(2.0 + launches * 1.1, gpu)
+    return make_record({"individual": individual, "graph": graph}, rounds=10,
+                       elements=config.elements, depth=config.depth)

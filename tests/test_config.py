@@ -1,6 +1,6 @@
 import pytest
 
-from graphbench.config import RunConfig, parse_modes, parse_positive_int
+from graphbench.config import RunConfig, parse_list, parse_positive_int
 from graphbench.errors import UsageError
 
 
@@ -35,5 +35,5 @@ def test_config_rejects_negative_device_and_zero_rounds():
         RunConfig(rounds=0)
 
 
-def test_parse_modes_splits_and_trims():
-    assert parse_modes("individual, graph,") == ("individual", "graph")
+def test_parse_list_splits_and_trims():
+    assert parse_list("individual, graph,") == ("individual", "graph")

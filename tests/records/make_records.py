@@ -14,9 +14,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
 
-from conftest import device_info, make_record  # noqa: E402
+from conftest import device_info, make_record, synthetic_point  # noqa: E402
 
+from graphbench.config import RunConfig  # noqa: E402
 from graphbench.record import write_json_atomic  # noqa: E402
+from graphbench.sweep import SweepConfig, run_sweep  # noqa: E402
 
 BASE = {"individual": 14.0, "graph": 4.3, "fused": 4.6}
 
@@ -46,6 +48,8 @@ def main() -> None:
     text = json.dumps(records["baseline"])
     (HERE / "truncated.json").write_text(text[: len(text) // 2])
     (HERE / "corrupted.json").write_text("\x00\x17 not json at all {{{")
+    sweep = SweepConfig((4096, 65536, 1 << 20, 1 << 24), (1, 4), RunConfig(iters=None))
+    write_json_atomic(HERE / "sweep.json", run_sweep(sweep, synthetic_point))
 
 
 if __name__ == "__main__":

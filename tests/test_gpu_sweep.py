@@ -1,0 +1,38 @@
+"""GPU tests of pipeline depth and sweeps."""
+
+import pytest
+
+from graphbench.cli import main
+from graphbench.config import RunConfig
+from graphbench.record import read_json
+from graphbench.runner import run_benchmark
+from graphbench.sweep import validate_sweep
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.mark.parametrize("depth", [1, 8])
+def test_deep_pipelines_verify_including_replay_with_new_data(depth):
+    record = run_benchmark(RunConfig(elements=50_000, iters=20, rounds=3, depth=depth))
+    checks = {c["name"]: c for c in record["verification"]["checks"]}
+    assert record["verification"]["passed"], checks
+    assert checks["graph: replay with new data"]["passed"]
+    assert record["pipeline"]["kernel_launches_per_iteration"] == 3 * depth
+    assert ("fused" in record["modes"]) == (depth == 1)
+
+
+def test_other_stage_lists_verify():
+    record = run_benchmark(RunConfig(elements=10_000, iters=20, rounds=3, stages=("mul", "add"),
+                                     depth=3))
+    assert record["verification"]["passed"]
+
+
+def test_two_point_sweep_writes_a_record_with_both_points(tmp_path):
+    path = tmp_path / "sweep.json"
+    assert main(["sweep", "--elements", "4096,65536", "--depth", "1", "--max-time", "0.3",
+                 "--no-progress", "--json", str(path)]) == 0
+    sweep = validate_sweep(read_json(path), str(path))
+    assert sweep["complete"] and len(sweep["points"]) == 2
+    assert [p["config"]["elements"] for p in sweep["points"]] == [4096, 65536]
+    assert all(p["verification"]["passed"] for p in sweep["points"])
+    assert all(10 <= p["config"]["iters"] <= 1000 for p in sweep["points"])  # auto iterations

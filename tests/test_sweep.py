@@ -1,0 +1,180 @@
+"""Sweeps without a GPU: grid parsing, crossover, the sweep loop, charts, reports."""
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import synthetic_point
+
+from graphbench.analysis import crossover
+from graphbench.chart import Panel, Series, sweep_panels, terminal_chart, write_chart
+from graphbench.cli import main
+from graphbench.config import RunConfig, parse_grid
+from graphbench.errors import UsageError
+from graphbench.record import read_json
+from graphbench.render import sweep_report, to_text
+from graphbench.stages import expand, reference
+from graphbench.sweep import SweepConfig, run_sweep, validate_sweep
+
+SWEEP = Path(__file__).resolve().parent / "records" / "sweep.json"
+
+
+@pytest.mark.parametrize("text, values", [
+    ("4096,65536", [4096, 65536]),
+    ("2^12..2^16", [4096, 8192, 16384, 32768, 65536]),
+    ("2^12..2^24:x4", [4096, 16384, 65536, 262144, 1048576, 4194304, 16777216]),
+    ("1..16", [1, 2, 4, 8, 16]),
+    ("16,1,4,4", [1, 4, 16]),
+    ("1000..5000", [1000, 2000, 4000]),
+])
+def test_grids_accept_lists_and_ranges(text, values):
+    assert parse_grid(text, "--elements") == values
+
+
+@pytest.mark.parametrize("text", ["", "0,4", "2^16..2^12", "1..8:x1", "a..b", "4096,,x"])
+def test_bad_grids_are_usage_errors(text):
+    with pytest.raises(UsageError):
+        parse_grid(text, "--elements")
+
+
+def test_bad_grid_on_the_command_line_exits_2(capsys):
+    assert main(["sweep", "--depth", "0,4"]) == 2
+    assert capsys.readouterr().err.startswith("graphbench: error: --depth must be a positive")
+
+
+def test_crossover_interpolates_in_log2_elements():
+    points = [(2**12, 3.0), (2**16, 1.5), (2**20, 0.9)]
+    found = crossover(points, 1.1)
+    assert found["status"] == "crossover" and found["between"] == [2**16, 2**20]
+    # 1.5 -> 0.9 over 4 octaves; 1.1 is 2/3 of the way: 2^(16 + 8/3)
+    assert found["elements"] == pytest.approx(2 ** (16 + 8 / 3))
+
+
+def test_crossover_at_the_first_point_and_never():
+    assert crossover([(4096, 1.0), (65536, 0.9)], 1.1)["status"] == "below-at-smallest"
+    none = crossover([(4096, 3.0), (65536, 2.0)], 1.1)
+    assert none == {"status": "none-in-range", "elements": None, "between": None}
+
+
+def test_sweep_runs_every_point_and_saves_after_each():
+    config = SweepConfig((4096, 1 << 20), (1, 8), RunConfig(iters=None))
+    saved = []
+    sweep = run_sweep(config, synthetic_point, save=lambda r: saved.append(json.dumps(r)))
+    assert len(sweep["points"]) == 4 and sweep["complete"]
+    assert [len(json.loads(s)["points"]) for s in saved] == [1, 2, 3, 4]
+    assert [json.loads(s)["complete"] for s in saved] == [False, False, False, True]
+    assert [(p["config"]["elements"], p["config"]["depth"]) for p in sweep["points"]] == \
+        [(4096, 1), (1 << 20, 1), (4096, 8), (1 << 20, 8)]
+    assert {row["depth"] for row in sweep["crossover"]} == {1, 8}
+
+
+def test_an_interrupted_sweep_keeps_what_it_measured():
+    config = SweepConfig((4096, 65536, 1 << 20), (1,), RunConfig(iters=None))
+    saved = []
+
+    def point(cfg):
+        if cfg.elements == 1 << 20:
+            raise KeyboardInterrupt
+        return synthetic_point(cfg)
+
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(config, point, save=saved.append)
+    assert len(saved[-1]["points"]) == 2 and not saved[-1]["complete"]
+
+
+def test_stored_sweep_renders_the_same_table_as_live():
+    stored = validate_sweep(read_json(SWEEP), str(SWEEP))
+    config = SweepConfig(tuple(stored["config"]["elements"]), tuple(stored["config"]["depths"]),
+                         RunConfig(iters=None))
+    live = run_sweep(config, synthetic_point)
+    assert to_text(sweep_report(json.loads(json.dumps(live)))) == to_text(sweep_report(stored))
+    assert "crossover at" in to_text(sweep_report(stored))
+
+
+def test_terminal_chart_fits_80_columns_and_shows_every_depth():
+    stored = read_json(SWEEP)
+    text = terminal_chart(sweep_panels(stored)[0], width=80)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "* depth 1" in text and "o depth 4" in text and "2^12" in text and "2^24" in text
+
+
+def test_terminal_chart_places_points_by_value():
+    panel = Panel("t", "speedup", (Series("s", (4096.0, 65536.0), (1.0, 3.0)),))
+    rows = terminal_chart(panel, width=40, height=5).splitlines()[1:6]
+    assert rows[0].rstrip().endswith("*")        # high value, right end, top row
+    assert rows[-1].split("|", 1)[1].startswith("*")  # low value, left end, bottom row
+
+
+@pytest.mark.parametrize("suffix", [".svg", ".png"])
+def test_chart_files_are_written_from_a_stored_sweep(tmp_path, suffix):
+    if suffix == ".png":
+        pytest.importorskip("matplotlib", reason="PNG output needs the plot extra")
+    target = write_chart(str(tmp_path / f"sweep{suffix}"), sweep_panels(read_json(SWEEP)))
+    assert target.stat().st_size > 1000
+    if suffix == ".svg":
+        text = target.read_text()
+        assert text.startswith("<svg") and "depth 4" in text and "polyline" in text
+    else:
+        assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_chart_rejects_other_formats():
+    with pytest.raises(UsageError, match=".svg or .png"):
+        write_chart("chart.gif", [])
+
+
+def test_report_renders_sweep_and_writes_markdown_and_plot(tmp_path, capsys):
+    md, svg = tmp_path / "s.md", tmp_path / "s.svg"
+    assert main(["report", str(SWEEP), "--markdown", str(md), "--plot", str(svg)]) == 0
+    out = capsys.readouterr().out
+    assert "where the speedup falls below 1.1x" in out and "depth 4" in out
+    assert "| elements | depth 1 | depth 4 | L2 |" in md.read_text()
+    assert svg.stat().st_size > 0
+
+
+def test_report_puts_several_runs_side_by_side(capsys):
+    records = SWEEP.parent
+    assert main(["report", str(records / "baseline.json"),
+                 str(records / "other_device_slower_times.json")]) == 0
+    out = capsys.readouterr().out
+    assert "records side by side" in out and "NVIDIA H100" in out and "NVIDIA H200" in out
+
+
+def test_report_of_a_broken_sweep_exits_2(tmp_path, capsys):
+    broken = tmp_path / "sweep.json"
+    data = read_json(SWEEP)
+    data["points"][1]["schema_version"] = 99
+    broken.write_text(json.dumps(data))
+    assert main(["report", str(broken)]) == 2
+    assert "point 1" in capsys.readouterr().err
+
+
+def test_stage_lists_and_depth_build_the_reference():
+    inputs = {k: np.random.default_rng(3).uniform(-1, 1, 50).astype(np.float32) for k in "abc"}
+    a, b, c = inputs["a"], inputs["b"], inputs["c"]
+    np.testing.assert_allclose(reference(inputs, expand(["mul", "add"], 1)), a * c + b)
+    two = reference(inputs, expand(["add", "mul", "sub"], 2))
+    once = (a + b) * c - a
+    np.testing.assert_allclose(two, (once + b) * c - a, rtol=1e-6)
+    assert len(expand(["add", "mul", "sub"], 10)) == 30
+
+
+def test_config_checks_stages_and_fused_availability():
+    with pytest.raises(UsageError, match="unknown stage"):
+        RunConfig(stages=("add", "div"))
+    assert RunConfig(depth=4).run_modes == ("individual", "graph")
+    assert RunConfig().run_modes == ("individual", "graph", "fused")
+    with pytest.raises(UsageError, match="fused mode exists only"):
+        RunConfig(depth=2, modes=("individual", "graph", "fused"))
+
+
+def test_device_lists_parse(capsys):
+    from graphbench.cli import parse_device_spec, per_device_path
+
+    assert parse_device_spec("1,0,1") == [0, 1] and parse_device_spec("ALL") == "all"
+    with pytest.raises(UsageError):
+        parse_device_spec("gpu0")
+    assert per_device_path("out/run.json", 1, 2) == "out/run.dev1.json"
+    assert per_device_path("run.json", 0, 1) == "run.json"
