@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# One device-tool call's worth of GPU work: GPU tests, the benchmarks the
-# issues ask for, records bundled into $OUT/records.tar.gz (the tool returns
-# at most 8 files). Usage: bash benchmarks/h200_run.sh STEP... (default: all)
+# One device-tool call's worth of GPU work: the GPU tests and the benchmarks
+# the issues ask for. Records are bundled into $OUT/records.tar.gz (the tool
+# returns at most 8 files). Usage: bash benchmarks/h200_run.sh STEP...
 set -u
 export PYTHONPATH=. PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/gbout}
@@ -9,43 +9,63 @@ REC=$OUT/records
 mkdir -p "$REC"
 gb() { python3 -m graphbench "$@"; }
 timed() { local s=$EPOCHREALTIME; "$@"; local rc=$?; awk -v a="$s" -v b="$EPOCHREALTIME" -v c="$rc" -v cmd="$*" 'BEGIN{printf "wall_s=%.2f rc=%s :: %s\n", b-a, c, cmd}'; }
+speedups() {  # speedup, noise and stop reason of each record given
+  python3 - "$@" <<'PY'
+import json, sys
+values = []
+for f in sys.argv[1:]:
+    d = json.load(open(f)); s = d["sampling"]; values.append(d["speedup"]["graph"]["median"])
+    probes = [c["host_probe_us"] for c in s["conditions"]]
+    print(f"{f.split('/')[-1]}: speedup {values[-1]:.3f} rounds {s['rounds']} {s['stop_reason']} "
+          f"noise {s['noise']:.3f} host probe {min(probes):.0f}..{max(probes):.0f} us "
+          f"warnings {[w['code'] + ':' + w['subject'] for w in d['warnings']]}")
+print(f"max/min speedup over {len(values)} processes = {max(values) / min(values):.4f}")
+PY
+}
 
 step_info() {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
-  python3 -c "import cuda.core, cupy, numpy; print('cuda.core', cuda.core.__version__, 'cupy', cupy.__version__, 'numpy', numpy.__version__)"
+  python3 -c "import cuda.core, cupy, numpy; print('cuda.core', cuda.core.__version__, 'cupy', cupy.__version__)"
 }
-step_tests() { timed python3 -m pytest -q -m gpu -p no:cacheprovider tests 2>&1 | tail -25; }
-step_issue2() {
-  timed gb run --json "$REC/run_default_cold.json" --no-progress
-  timed gb run --json "$REC/h200_default.json" --no-progress
-  timed gb run --elements 1048576 --json "$REC/h200_elements_1048576.json" --no-progress
-  timed gb run --elements 16777216 --json "$REC/h200_elements_16777216.json" --no-progress
+step_tests() { timed python3 -m pytest -q -m gpu -p no:cacheprovider tests 2>&1 | tail -15; }
+step_runs() {
+  gb kernels > /dev/null  # warm the compile cache
+  timed gb run --verbose --json "$REC/h200_default.json" --no-progress
+  timed gb run --elements 1048576 --json "$REC/h200_elements_1048576.json" --no-progress | tail -4
+  timed gb run --elements 16777216 --json "$REC/h200_elements_16777216.json" --no-progress | tail -4
+  timed gb run --elements 16777216 --flush-l2 --json "$REC/h200_elements_16777216_flush_l2.json" --no-progress | tail -4
   for i in 1 2 3 4 5; do timed gb run --json "$REC/repeat_$i.json" --no-progress > /dev/null; done
-  python3 - "$REC" <<'PY'
-import json, sys, glob
-v = [json.load(open(f))["speedup"]["graph"]["median"] for f in sorted(glob.glob(sys.argv[1] + "/repeat_*.json"))]
-print("speedups across 5 processes:", [round(x, 4) for x in v], "max/min = %.4f" % (max(v) / min(v)))
+  speedups "$REC"/repeat_*.json
+  timed python3 benchmarks/harness_overhead.py --json "$REC/harness_overhead.json"
+}
+step_gate() {
+  gb run --json "$REC/h200_baseline.json" --no-progress > /dev/null
+  for i in $(seq 1 10); do
+    gb run --no-progress --baseline "$REC/h200_baseline.json" --json "$REC/gate_same_$i.json" > "$REC/gate_same_$i.txt" 2>&1
+    echo "unchanged gate $i: rc=$? $(grep -E 'PASS|FAIL' "$REC/gate_same_$i.txt" | tail -1)"
+  done
+  for extra in 8 16 32 64; do  # calibrate the slow build to about +10% GPU time per graph iteration
+    sed "s/#define EXTRA_WORK 24/#define EXTRA_WORK $extra/" benchmarks/slow_pipeline.cu > "/tmp/slow_$extra.cu"
+    gb run --no-progress --rounds 5 --kernel-source "/tmp/slow_$extra.cu" --json "/tmp/slow_$extra.json" > /dev/null
+  done
+  extra=$(python3 - "$REC/h200_baseline.json" <<'PY'
+import json, sys
+base = json.load(open(sys.argv[1]))["modes"]["graph"]["stats"]["busy"]["median"]
+best = min((abs(json.load(open(f"/tmp/slow_{e}.json"))["modes"]["graph"]["stats"]["busy"]["median"] / base - 1.10), e) for e in (8, 16, 32, 64))
+print(best[1])
 PY
+)
+  echo "slow build: EXTRA_WORK=$extra"; cp "/tmp/slow_$extra.cu" "$REC/slow_build.cu"
+  for i in 1 2 3 4 5; do
+    gb run --no-progress --kernel-source "/tmp/slow_$extra.cu" --baseline "$REC/h200_baseline.json" --json "$REC/gate_slow_$i.json" > "$REC/gate_slow_$i.txt" 2>&1
+    echo "slow-build gate $i: rc=$? $(grep -E 'FAIL|PASS' "$REC/gate_slow_$i.txt" | tail -1)"
+  done
+  cat "$REC/gate_slow_1.txt" | tail -22
 }
-step_variance() {
-  lscpu | head -20; nproc
-  python3 -c "from cuda.core import Device; d=Device(0); s=d.to_system_device(); print('gpu cpu affinity', s.get_cpu_affinity())" 2>&1 | tail -1
-  timed python3 benchmarks/process_variance.py --runs 5 --cpus 0,1,2,8
+step_sweep() {
+  timed gb sweep --elements 2^12..2^24:x4 --depth 1,4,16 --json "$REC/h200_sweep.json" --plot "$REC/h200_sweep.svg" --markdown "$REC/h200_sweep.md" --no-progress
+  gb report "$REC/h200_sweep.json" --plot "$REC/h200_sweep.png" > "$REC/report.txt"
 }
-step_issue3() {
-  timed gb run --verbose --json "$REC/h200_default_verbose.json" --no-progress
-  timed gb run --elements 16777216 --flush-l2 --verbose --json "$REC/h200_16M_flush_l2.json" --no-progress
-  python3 - "$REC" <<'PY'
-import json, sys, glob
-for f in sorted(glob.glob(sys.argv[1] + "/repeat_*.json")):
-    d = json.load(open(f)); s = d["sampling"]
-    clocks = [c["sm_clock_mhz"] for c in s["conditions"]]
-    print(f.split("/")[-1], "rounds", s["rounds"], s["stop_reason"], "noise %.3f" % s["noise"],
-          "speedup %.3f" % d["speedup"]["graph"]["median"], "clock", min(clocks), max(clocks),
-          [w["code"] + ":" + w["subject"] for w in d["warnings"]])
-PY
-}
-step_overhead() { timed python3 benchmarks/harness_overhead.py --json "$REC/harness_overhead.json"; }
-steps=${*:-info tests issue2}
+steps=${*:-info tests runs gate sweep}
 for s in $steps; do echo "=== $s"; "step_$s"; done 2>&1 | tee "$OUT/log.txt"
 tar -czf "$OUT/records.tar.gz" -C "$OUT" records && rm -rf "$REC"
