@@ -116,7 +116,7 @@ def compare_floor_and_lifecycle(stream, empty_kernel, pipeline) -> dict:
 def main() -> None:
     import cupy
 
-    from graphbench.device import describe, open_device
+    from graphbench.device import describe, open_device, pin_host_thread
     from graphbench.modes import GraphMode, IndividualMode
     from graphbench.pipeline import Pipeline
     from graphbench.runner import load_kernels
@@ -126,10 +126,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--elements", type=int, default=4096)
     parser.add_argument("--iters", type=int, default=1000)
-    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--json")
     args = parser.parse_args()
 
+    pin_host_thread(0)  # as graphbench run does
     device = open_device(0)
     info = describe(device)
     stream = device.create_stream()
@@ -151,10 +152,13 @@ def main() -> None:
         for name in names:
             walls[name].append(runs[name]() / args.iters * 1e6)
     medians = {name: statistics.median(v) for name, v in walls.items()}
+    # The host's speed drifts over seconds on a shared VM: compare each
+    # graphbench round with the bare round run right beside it.
     result = {"device": info.name, "elements": args.elements, "iters": args.iters,
               "rounds": args.rounds, "median_wall_us": medians,
               "ratio_graphbench_over_bare": {
-                  mode: medians[f"graphbench {mode}"] / medians[f"bare {mode}"]
+                  mode: statistics.median(g / b for g, b in zip(walls[f"graphbench {mode}"],
+                                                                walls[f"bare {mode}"]))
                   for mode in ("individual", "graph")}}
     from graphbench.kernels import EMPTY_KERNEL
     result["floor_and_lifecycle"] = compare_floor_and_lifecycle(

@@ -102,6 +102,9 @@ def build_parser() -> ArgumentParser:
                      "pipeline has; fused exists for add,mul,sub at depth 1)")
     run.add_argument("--warmup", type=int, default=1, metavar="N",
                      help="untimed warm-up rounds per mode (default 1)")
+    run.add_argument("--processes", type=_count("--processes"), default=1, metavar="N",
+                     help="run in N fresh processes one after another and merge their rounds, "
+                     "so the noise includes the spread between processes (use for baselines)")
     add_measure_options(run, max_time=2.0)
     run.add_argument("--verbose", "-v", action="store_true",
                      help="also show where the time goes and every one-off cost")
@@ -175,6 +178,8 @@ def add_measure_options(parser, max_time: float) -> None:
                         "names); the record keeps its SHA-256")
     parser.add_argument("--json", metavar="FILE", help="write the record to FILE (atomically; a "
                         "sweep rewrites it after every point)")
+    parser.add_argument("--no-pin", action="store_true",
+                        help="do not pin the launching thread to one CPU near the GPU")
     parser.add_argument("--no-progress", action="store_true", help="no progress display")
 
 
@@ -197,7 +202,7 @@ def config_from_args(args, device: int) -> RunConfig:
                      max_noise=args.max_noise, min_rounds=args.min_rounds, max_time=args.max_time,
                      flush_l2=args.flush_l2, warmup_rounds=args.warmup, device=device,
                      seed=args.seed, kernel_source=args.kernel_source, modes=args.modes,
-                     stages=args.stages, depth=args.depth)
+                     stages=args.stages, depth=args.depth, pin_cpu=not args.no_pin)
 
 
 def _console(stderr: bool = False):
@@ -207,7 +212,7 @@ def _console(stderr: bool = False):
 
 
 @contextmanager
-def round_progress(total: int | None, enabled: bool):
+def round_progress(total: int | None, enabled: bool, unit: str = "rounds"):
     """A progress display on stderr while rounds run; nothing when not a terminal.
     Adaptive sampling has no known total: the bar then just pulses."""
     if not enabled:
@@ -215,7 +220,7 @@ def round_progress(total: int | None, enabled: bool):
         return
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("timing rounds"), BarColumn(), TextColumn("{task.completed} rounds"),
+    with Progress(TextColumn("timing"), BarColumn(), TextColumn(f"{{task.completed}} {unit}"),
                   TimeElapsedColumn(), console=_console(stderr=True), transient=True) as progress:
         task = progress.add_task("rounds", total=total)
         yield lambda done, reason: progress.update(task, completed=done)
@@ -224,7 +229,6 @@ def round_progress(total: int | None, enabled: bool):
 def cmd_run(args) -> int:
     from graphbench.record import read_record, write_json_atomic
     from graphbench.render import failure_text, run_report, runs_side_by_side, simple_table
-    from graphbench.runner import run_benchmark
 
     configs = [config_from_args(args, device) for device in resolve_devices(args.device)]
     baseline = read_record(args.baseline) if args.baseline else None  # fail before running
@@ -233,8 +237,7 @@ def cmd_run(args) -> int:
     show_progress = sys.stdout.isatty() and not args.no_progress
     records, exit_code = [], EXIT_OK
     for config in configs:
-        with round_progress(config.rounds, show_progress) as on_round:
-            record = run_benchmark(config, on_round=on_round)
+        record = measure(config, args.processes, show_progress)
         records.append(record)
         _console().print(run_report(record, verbose=args.verbose))
         if args.json:
@@ -252,6 +255,20 @@ def cmd_run(args) -> int:
         names = [f"device {r['device']['index']}" for r in records]
         _console().print(simple_table("devices side by side", *runs_side_by_side(records, names)))
     return exit_code
+
+
+def measure(config: RunConfig, processes: int, show_progress: bool) -> dict:
+    """One run in this process, or `processes` fresh ones merged."""
+    from graphbench.merge import merge_runs
+    from graphbench.processes import run_processes
+    from graphbench.runner import run_benchmark
+
+    if processes == 1:
+        with round_progress(config.rounds, show_progress) as on_round:
+            return run_benchmark(config, on_round=on_round)
+    with round_progress(processes, show_progress, "processes") as on_done:
+        done = (lambda count: on_done(count, None)) if on_done else None
+        return merge_runs(run_processes(config, processes, done))
 
 
 def per_device_path(path: str, device: int, count: int) -> str:
@@ -324,7 +341,8 @@ def cmd_sweep(args) -> int:
 def sweep_base_config(args, device: int) -> RunConfig:
     return RunConfig(iters=args.iters, stages=args.stages, max_noise=args.max_noise,
                      min_rounds=args.min_rounds, max_time=args.max_time, device=device,
-                     seed=args.seed, flush_l2=args.flush_l2, kernel_source=args.kernel_source)
+                     seed=args.seed, flush_l2=args.flush_l2, kernel_source=args.kernel_source,
+                     pin_cpu=not args.no_pin)
 
 
 @contextmanager

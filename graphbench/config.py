@@ -28,6 +28,7 @@ class RunConfig:
     warmup_rounds: int = 1
     flush_l2: bool = False
     kernel_source: str | None = None  # a .cu file replacing the shipped kernels
+    pin_cpu: bool = True  # pin the launching thread to one CPU near the GPU
     modes: tuple[str, ...] | None = None  # None: every mode this pipeline has
     block_size: int = BLOCK_SIZE
     rtol: float = TOLERANCE

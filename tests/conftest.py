@@ -11,7 +11,7 @@ import pytest
 from graphbench.config import RunConfig
 from graphbench.device import DeviceInfo
 from graphbench.errors import DeviceError
-from graphbench.runner import build_record
+from graphbench.assemble import build_record
 from graphbench.timing import Sample, Sampling
 from graphbench.verify import compare
 

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from graphbench.cli import main
-from graphbench.errors import CompileError, UsageError
+from graphbench.errors import CompileError
 from graphbench.kernels import KERNEL_NAMES, compile_cubin, compile_report, load_source, parse_ptxas_log
 
 

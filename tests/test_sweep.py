@@ -1,7 +1,6 @@
 """Sweeps without a GPU: grid parsing, crossover, the sweep loop, charts, reports."""
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
