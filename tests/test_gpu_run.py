@@ -105,3 +105,12 @@ def test_kernel_source_variant_runs_verifies_and_is_recorded(tmp_path):
     assert record["verification"]["passed"]
     assert record["pipeline"]["kernel_source"] == str(slow)
     assert len(record["pipeline"]["kernel_source_sha256"]) == 64
+
+
+def test_processes_merge_into_one_record(tmp_path):
+    path = tmp_path / "merged.json"
+    assert main(["run", "--processes", "2", "--max-time", "0.3", "--no-progress", "--json",
+                 str(path)]) == 0
+    record = read_record(path)
+    assert record["sampling"]["processes"] == 2 and record["verification"]["passed"]
+    assert len(record["environment"]["processes"]) == 2
