@@ -40,76 +40,82 @@ def bare_graph(stream, graph, iters):
     return time.perf_counter() - t0
 
 
-def bare_floor_and_lifecycle(stream, empty_kernel, pipeline, reps=5, count=1000) -> dict:
-    """The same calls graphbench's lifecycle module times, written out bare."""
+def bare_floor(stream, empty_kernel, graph, count) -> dict:
+    """Empty-kernel launches and one-node graph replays, written out bare."""
     from cuda.core import LaunchConfig, launch
 
     one = LaunchConfig(grid=1, block=1)
-    out = {"kernel_launch_us": [], "graph_replay_us": [], "capture_us": [], "instantiate_us": [],
-           "upload_us": [], "first_launch_us": []}
-    gb = stream.create_graph_builder()
-    gb.begin_building()
-    launch(gb, one, empty_kernel)
-    gb.end_building()
-    g = gb.complete()
-    g.upload(stream)
-    for _ in range(reps):
-        stream.sync()
-        t0 = time.perf_counter()
-        for _ in range(count):
-            launch(stream, one, empty_kernel)
-        stream.sync()
-        t1 = time.perf_counter()
-        for _ in range(count):
-            g.launch(stream)
-        stream.sync()
-        t2 = time.perf_counter()
-        out["kernel_launch_us"].append((t1 - t0) / count * 1e6)
-        out["graph_replay_us"].append((t2 - t1) / count * 1e6)
-    g.close()
-    gb.close()
+    stream.sync()
+    t0 = time.perf_counter()
+    for _ in range(count):
+        launch(stream, one, empty_kernel)
+    stream.sync()
+    t1 = time.perf_counter()
+    for _ in range(count):
+        graph.launch(stream)
+    stream.sync()
+    t2 = time.perf_counter()
+    return {"kernel_launch_us": [(t1 - t0) / count * 1e6],
+            "graph_replay_us": [(t2 - t1) / count * 1e6]}
+
+
+def bare_lifecycle(stream, pipeline) -> dict:
+    """Capture, instantiate, upload and first launch of the pipeline, written out bare."""
+    from cuda.core import launch
+
     (k1, a1), (k2, a2), (k3, a3) = pipeline.stage_launches
     config = pipeline.launch_config
-    for _ in range(10):
-        stream.sync()
-        t0 = time.perf_counter()
-        b = stream.create_graph_builder()
-        b.begin_building()
-        launch(b, config, k1, *a1)
-        launch(b, config, k2, *a2)
-        launch(b, config, k3, *a3)
-        b.end_building()
-        t1 = time.perf_counter()
-        graph = b.complete()
-        t2 = time.perf_counter()
-        graph.upload(stream)
-        stream.sync()
-        t3 = time.perf_counter()
-        graph.launch(stream)
-        stream.sync()
-        t4 = time.perf_counter()
-        graph.close()
-        b.close()
-        for key, (s, e) in zip(("capture_us", "instantiate_us", "upload_us", "first_launch_us"),
-                               ((t0, t1), (t1, t2), (t2, t3), (t3, t4))):
-            out[key].append((e - s) * 1e6)
-    return out
+    stream.sync()
+    t0 = time.perf_counter()
+    b = stream.create_graph_builder()
+    b.begin_building()
+    launch(b, config, k1, *a1)
+    launch(b, config, k2, *a2)
+    launch(b, config, k3, *a3)
+    b.end_building()
+    t1 = time.perf_counter()
+    graph = b.complete()
+    t2 = time.perf_counter()
+    graph.upload(stream)
+    stream.sync()
+    t3 = time.perf_counter()
+    graph.launch(stream)
+    stream.sync()
+    t4 = time.perf_counter()
+    graph.close()
+    b.close()
+    return {key: [(e - s) * 1e6] for key, (s, e) in
+            zip(("capture_us", "instantiate_us", "upload_us", "first_launch_us"),
+                ((t0, t1), (t1, t2), (t2, t3), (t3, t4)))}
 
 
-def compare_floor_and_lifecycle(stream, empty_kernel, pipeline) -> dict:
-    """graphbench's figures and bare ones, measured alternately three times."""
-    from graphbench.lifecycle import time_graph_lifecycle, time_launch_floor
+def compare_floor_and_lifecycle(stream, empty_kernel, pipeline, pairs=40, count=200) -> dict:
+    """graphbench's lifecycle module against bare calls, one repetition each,
+    alternating which goes first, compared pair by pair (the host drifts)."""
+    from cuda.core import LaunchConfig, launch
 
+    from graphbench.lifecycle import capture, time_graph_lifecycle, time_launch_floor
+
+    builder = capture(stream, lambda t: launch(t, LaunchConfig(grid=1, block=1), empty_kernel))
+    one_node = builder.complete()
+    one_node.upload(stream)
+    ours_fns = (lambda: time_launch_floor(stream, empty_kernel, reps=1, count=count),
+                lambda: time_graph_lifecycle(stream, pipeline.enqueue_stages, reps=1))
+    bare_fns = (lambda: bare_floor(stream, empty_kernel, one_node, count),
+                lambda: bare_lifecycle(stream, pipeline))
     ours, bare = {}, {}
-    for _ in range(3):
-        for source, target in ((time_launch_floor(stream, empty_kernel), ours),
-                               (time_graph_lifecycle(stream, pipeline.enqueue_stages), ours),
-                               (bare_floor_and_lifecycle(stream, empty_kernel, pipeline), bare)):
-            for key, values in source.items():
-                target.setdefault(key, []).extend(values)
+    for i in range(pairs):
+        order = ((ours_fns, ours), (bare_fns, bare)) if i % 2 == 0 else \
+            ((bare_fns, bare), (ours_fns, ours))
+        for fns, target in order:
+            for fn in fns:
+                for key, values in fn().items():
+                    target.setdefault(key, []).extend(values)
+    one_node.close()
+    builder.close()
     return {key: {"graphbench_us": statistics.median(ours[key]),
                   "bare_us": statistics.median(bare[key]),
-                  "ratio": statistics.median(ours[key]) / statistics.median(bare[key])}
+                  "ratio": statistics.median(o / b for o, b in zip(ours[key], bare[key]))}
             for key in ours}
 
 

@@ -146,8 +146,14 @@ def _driver_version() -> str:
     for name in ("get_kernel_mode_driver_version", "get_driver_version_full", "get_driver_version"):
         version = _probe(getattr(system, name, lambda: None))
         if version:
-            return version if isinstance(version, str) else ".".join(map(str, version))
+            return version if isinstance(version, str) else _driver_string(version)
     return None
+
+
+def _driver_string(parts) -> str:
+    """(580, 159, 4) -> '580.159.04', as nvidia-smi prints it."""
+    head, *rest = parts
+    return ".".join([str(head)] + [f"{int(p):02d}" for p in rest])
 
 
 def _system():

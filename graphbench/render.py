@@ -274,17 +274,18 @@ def _elements(count: float) -> str:
 
 def sweep_rows(sweep: dict) -> tuple[list[str], list[list[str]]]:
     depths = sweep["config"]["depths"]
-    columns = ["elements"] + [f"depth {d}" for d in depths] + ["L2"]
+    columns = ["elements"] + [f"depth {d}" for d in depths] + ["fits in L2"]
     rows = []
     for elements in sweep["config"]["elements"]:
-        row, resident = [_elements(elements)], "-"
+        row, fitting = [_elements(elements)], []
         for depth in depths:
             point = next((p for p in sweep["points"] if p["config"]["elements"] == elements
                           and p["config"]["depth"] == depth), None)
             row.append(_sweep_cell(point))
-            if point and point.get("cache", {}).get("l2_resident") is not None:
-                resident = "fits" if point["cache"]["l2_resident"] else "exceeds"
-        rows.append(row + [resident])
+            if point and point.get("cache", {}).get("l2_resident"):
+                fitting.append(f"d{depth}")
+        every = len(fitting) == len(depths)
+        rows.append(row + ["all" if every else " ".join(fitting) or "none"])
     return columns, rows
 
 

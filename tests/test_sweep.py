@@ -129,7 +129,7 @@ def test_report_renders_sweep_and_writes_markdown_and_plot(tmp_path, capsys):
     assert main(["report", str(SWEEP), "--markdown", str(md), "--plot", str(svg)]) == 0
     out = capsys.readouterr().out
     assert "where the speedup falls below 1.1x" in out and "depth 4" in out
-    assert "| elements | depth 1 | depth 4 | L2 |" in md.read_text()
+    assert "| elements | depth 1 | depth 4 | fits in L2 |" in md.read_text()
     assert svg.stat().st_size > 0
 
 
@@ -177,3 +177,13 @@ def test_device_lists_parse(capsys):
         parse_device_spec("gpu0")
     assert per_device_path("out/run.json", 1, 2) == "out/run.dev1.json"
     assert per_device_path("run.json", 0, 1) == "run.json"
+
+
+def test_l2_column_names_the_depths_whose_working_set_fits():
+    from graphbench.render import sweep_rows
+
+    sweep = read_json(SWEEP)
+    for point in sweep["points"]:
+        point["cache"]["l2_resident"] = point["config"]["depth"] == 1
+    _, rows = sweep_rows(sweep)
+    assert {row[-1] for row in rows} == {"d1"}
