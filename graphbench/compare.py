@@ -16,7 +16,7 @@ from statistics import median
 import numpy as np
 
 from graphbench.errors import UsageError
-from graphbench.stats import median_ci
+from graphbench.stats import median_ci, prediction_noise
 from graphbench.stopping import series_noise
 
 FASTER, SAME, SLOWER = "faster", "same", "slower"
@@ -135,11 +135,14 @@ def significant(base, cur) -> tuple[bool, float | None]:
     return c_low > b_high or c_high < b_low, None
 
 
-def judge(spec: FailSpec, base: list[float], cur: list[float], gated: bool, note: str = "") -> Verdict:
+def judge(spec: FailSpec, base: list[float], cur: list[float], gated: bool, note: str = "",
+          between_processes: float = 0.0) -> Verdict:
+    """`between_processes`: the noise a new process adds beyond a record's
+    own, known when a record merges several processes (0 otherwise)."""
     b, c = median(base), median(cur)
     change = (c - b) / b
     delta = abs(change) if spec.relative else abs(c - b)
-    noise = max(series_noise(base), series_noise(cur))
+    noise = max(series_noise(base), series_noise(cur), between_processes)
     is_significant, p = significant(base, cur)
     worse = change > 0 if lower_is_better(spec.metric) else change < 0
     if delta <= spec.threshold:
@@ -165,6 +168,12 @@ def config_mismatch(baseline: dict, current: dict) -> list[str]:
 def same_hardware(baseline: dict, current: dict) -> bool:
     keys = ("name", "driver_version")
     return all(baseline["device"].get(k) == current["device"].get(k) for k in keys)
+
+
+def process_noise(record: dict, metric: str) -> float:
+    """How far one more process may land from a merged record's processes."""
+    medians = record.get("sampling", {}).get("per_process_medians", {}).get(metric)
+    return prediction_noise(medians) if medians else 0.0
 
 
 def host_probe_median(record: dict) -> float | None:
@@ -237,7 +246,9 @@ def verdict_for(spec: FailSpec, baseline: dict, current: dict, mismatch: list[st
         return Verdict(spec.metric, MISSING, False, spec.text, note=f"not in the {side} record")
     absolute_time = not spec.metric.startswith("speedup")
     gated = hardware_ok or not absolute_time
-    verdict = judge(spec, base, cur, gated, "" if gated else "different hardware: not gated")
+    between = max(process_noise(baseline, spec.metric), process_noise(current, spec.metric))
+    verdict = judge(spec, base, cur, gated, "" if gated else "different hardware: not gated",
+                    between)
     host_bound = spec.metric.startswith("speedup") or spec.metric.split(".")[-1] in HOST_BOUND
     if verdict.verdict in (SLOWER, FASTER) and host_bound and host_note:
         return Verdict(**{**verdict.to_dict(), "verdict": AMBIGUOUS, "note": host_note})

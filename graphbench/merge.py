@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import copy
 
+from statistics import median
+
 from graphbench.assemble import breakdown_entry, lifecycle_entry, speedup_entry, summarize_all
+from graphbench.compare import metric_samples
 from graphbench.errors import RecordError
 from graphbench.stability import record_warnings
 from graphbench.stats import summarize
@@ -40,6 +43,7 @@ def merge_runs(records: list[dict]) -> dict:
                          for other in first.get("speedup", {})}
     _merge_extras(merged, records)
     _merge_sampling(merged, records)
+    merged["sampling"]["per_process_medians"] = per_process_medians(records)
     merged["verification"] = {
         "passed": all(r["verification"]["passed"] for r in records),
         "checks": [{**c, "name": f"process {i + 1}: {c['name']}"}
@@ -47,6 +51,16 @@ def merge_runs(records: list[dict]) -> dict:
     merged["environment"] = {"processes": [r.get("environment", {}) for r in records]}
     merged["warnings"] = record_warnings(merged)
     return merged
+
+
+def per_process_medians(records: list[dict]) -> dict[str, list[float]]:
+    """Each gateable metric's median in each process: what the gate needs to
+    judge how far a new process may land from these by chance."""
+    first = records[0]
+    metrics = [f"speedup{'' if other == 'graph' else '.' + other}" for other in first["speedup"]]
+    metrics += [f"{mode}.{key.removesuffix('_us')}" for mode, entry in first["modes"].items()
+                for key in entry["samples"]]
+    return {metric: [median(metric_samples(r, metric)) for r in records] for metric in metrics}
 
 
 def _merge_modes(merged: dict, records: list[dict]) -> None:

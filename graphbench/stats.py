@@ -81,3 +81,28 @@ def block_spread(values: Sequence[float], blocks: int = 4) -> float:
     medians = [float(np.median(part)) for part in np.array_split(data, blocks)]
     overall = float(np.median(data))
     return (max(medians) - min(medians)) / abs(overall) if overall else float("inf")
+
+
+# Two-sided 99% Student t quantiles, t(0.995, df), for small df.
+_T995 = {1: 63.657, 2: 9.925, 3: 5.841, 4: 4.604, 5: 4.032, 6: 3.707, 7: 3.499, 8: 3.355,
+         9: 3.250, 10: 3.169, 12: 3.055, 15: 2.947, 20: 2.845, 30: 2.750, 60: 2.660}
+
+
+def t995(df: int) -> float:
+    """t(0.995, df), rounded up to the next tabulated df (conservative)."""
+    for key in sorted(_T995):
+        if df <= key:
+            return _T995[key]
+    return 2.576
+
+
+def prediction_noise(medians: Sequence[float]) -> float:
+    """Relative half-width of the 99% prediction interval for one more
+    process's median, given the medians of earlier processes: how far a new
+    process may land from them by chance alone. 0 with fewer than 3."""
+    data = np.asarray(medians, dtype=float)
+    if data.size < 3:
+        return 0.0
+    mean = float(data.mean())
+    spread = float(data.std(ddof=1)) * math.sqrt(1 + 1 / data.size)
+    return t995(data.size - 1) * spread / abs(mean) if mean else float("inf")

@@ -61,3 +61,34 @@ def test_child_command_line_reproduces_the_configuration():
                                  "modes": ("individual", "graph"), "seed": 9,
                                  "iters": 1000})  # --iters is omitted when automatic
     assert args.json == "out.json" and args.no_progress
+
+
+def test_prediction_noise_of_process_medians():
+    from graphbench.stats import prediction_noise, t995
+
+    assert prediction_noise([10.0, 10.0]) == 0.0  # too few processes to say
+    assert prediction_noise([10.0] * 5) == 0.0
+    medians = [12.2, 14.5, 15.8, 17.4, 15.0]
+    sd = 1.90316  # sample standard deviation of the medians
+    expected = t995(4) * sd * (1 + 1 / 5) ** 0.5 / 14.98
+    assert prediction_noise(medians) == pytest.approx(expected, rel=1e-3)
+    assert t995(4) == 4.604 and t995(11) == 3.055 and t995(1000) == 2.576
+
+
+def test_a_new_process_inside_the_baselines_process_spread_is_not_a_regression():
+    """Seen on the H200: a 5-process baseline, then one process 15% slower in
+    launch-bound walls while its GPU time was unchanged."""
+    walls = [12.2, 14.5, 15.8, 17.4, 15.0]
+    baseline = merge_runs([make_record({"individual": w, "graph": 6.3, "fused": w / 3}, seed=i)
+                           for i, w in enumerate(walls)])
+    assert len(baseline["sampling"]["per_process_medians"]["individual.wall"]) == 5
+    current = make_record({"individual": 18.1, "graph": 6.3, "fused": 6.0}, seed=50)
+    gate = compare_records(baseline, current)
+    verdicts = {v.metric: v for v in gate.verdicts}
+    assert gate.passed and verdicts["individual.wall"].verdict != SLOWER
+    assert verdicts["individual.wall"].noise > 0.15
+    # the GPU's busy time is steady across processes, so +11% there still fails
+    for entry in current["modes"].values():
+        entry["samples"]["busy_us"] = [x * 1.11 for x in entry["samples"]["busy_us"]]
+    gate = compare_records(baseline, current)
+    assert not gate.passed and "graph.busy" in [v.metric for v in gate.regressions]
