@@ -11,7 +11,7 @@ from graphbench.timing import EventTimer
 
 Enqueue = Callable[[object], None]  # enqueue one iteration onto a stream or builder
 FLOOR_LAUNCHES = 1000
-BUSY_TARGET_S = 0.02  # length of one busy-time replay
+BUSY_TARGET_S = 0.005  # length of one busy-time replay (at most 100 iterations)
 
 
 def capture(stream, enqueue: Enqueue, iterations: int = 1):
@@ -82,19 +82,27 @@ def time_launch_floor(stream, empty_kernel, reps: int = 5,
         builder.close()
 
 
-def time_busy(device, stream, enqueue: Enqueue, wall_us: float, reps: int = 15) -> list[float]:
+class BusyProbe:
     """GPU time per iteration with no host gaps: many iterations captured into
-    one graph and replayed, timed with CUDA events, divided by the count."""
-    iterations = max(1, min(100, int(BUSY_TARGET_S * 1e6 / max(wall_us, 1e-3))))
-    builder = capture(stream, enqueue, iterations)
-    graph = builder.complete()
-    graph.upload(stream)
-    timer = EventTimer(device, stream)
-    try:
-        replay = lambda: graph.launch(stream)  # noqa: E731
-        timer.time_round(replay, 1)  # warm-up
-        return [timer.time_round(replay, 1).device_s * 1e6 / iterations for _ in range(reps)]
-    finally:
-        timer.close()
-        graph.close()
-        builder.close()
+    one graph, replayed and timed with CUDA events, divided by the count.
+
+    Measured once after every set of rounds, so its samples span the whole
+    sampling period like the rounds do, and drift shows up as noise."""
+
+    def __init__(self, device, stream, enqueue: Enqueue, wall_us: float) -> None:
+        self.iterations = max(1, min(100, int(BUSY_TARGET_S * 1e6 / max(wall_us, 1e-3))))
+        self._stream = stream
+        self._builder = capture(stream, enqueue, self.iterations)
+        self._graph = self._builder.complete()
+        self._graph.upload(stream)
+        self._timer = EventTimer(device, stream)
+        self._replay = lambda: self._graph.launch(stream)
+        self.measure()  # warm-up
+
+    def measure(self) -> float:
+        return self._timer.time_round(self._replay, 1).device_s * 1e6 / self.iterations
+
+    def close(self) -> None:
+        self._timer.close()
+        self._graph.close()
+        self._builder.close()

@@ -21,7 +21,7 @@ from graphbench.errors import DeviceError
 from graphbench.kernels import (EMPTY_KERNEL, KERNEL_NAMES, compile_cubin, load_source,
                                 source_digest)
 from graphbench.l2 import L2Flusher
-from graphbench.lifecycle import time_busy, time_graph_lifecycle, time_launch_floor
+from graphbench.lifecycle import BusyProbe, time_graph_lifecycle, time_launch_floor
 from graphbench.modes import build_modes, close_modes
 from graphbench.monitor import DeviceMonitor
 from graphbench.pipeline import Pipeline, bytes_needed
@@ -132,16 +132,40 @@ def calibrate_iters(session: Session) -> int:
     return int(min(MAX_AUTO_ITERS, max(MIN_AUTO_ITERS, ROUND_TARGET_S / per_iteration)))
 
 
+def busy_probes(session: Session) -> dict[str, BusyProbe]:
+    """One probe per distinct GPU workload: individual and graph modes run the
+    same kernels, so they share one; fused has its own."""
+    pipeline, probes = session.pipeline, {}
+    for mode in session.modes:
+        kind = "fused" if mode.fused_output else "stages"
+        if kind not in probes:
+            wall_us = session.timer.time_round(mode.step, 5).wall_s / 5 * 1e6
+            enqueue = pipeline.enqueue_fused if mode.fused_output else pipeline.enqueue_stages
+            probes[kind] = BusyProbe(session.device, session.stream, enqueue, wall_us)
+    return {mode.name: probes["fused" if mode.fused_output else "stages"]
+            for mode in session.modes}
+
+
+def read_conditions(session: Session, probes: dict[str, BusyProbe]) -> dict:
+    """After each set of rounds: NVML readings, host probe, GPU busy time."""
+    measured = {probe: probe.measure() for probe in set(probes.values())}
+    return {**session.monitor.read(),
+            "busy_us": {name: measured[probe] for name, probe in probes.items()}}
+
+
 def sample(session: Session, rng, on_round) -> Sampling:
     config = session.config
     session.pipeline.fill_random(rng)  # time on fresh random data, not the constants
     flusher = L2Flusher(session.info.l2_bytes) if config.flush_l2 else None
+    probes = busy_probes(session)
     try:
         return run_rounds({mode.name: mode.step for mode in session.modes}, config.iters,
                           session.timer, stop_rule(config), config.warmup_rounds, on_round,
                           before_each=flusher.flush if flusher else None,
-                          monitor=session.monitor.read)
+                          monitor=lambda: read_conditions(session, probes))
     finally:
+        for probe in set(probes.values()):
+            probe.close()
         if flusher:
             flusher.release()
 
@@ -179,16 +203,11 @@ def verify_modes(session: Session, rng) -> list[Check]:
 def measure_extras(session: Session, sampling: Sampling, rng, checks: list[Check]) -> dict:
     """Launch floor, busy time, and (with a graph mode) lifecycle and update."""
     stream, pipeline, config = session.stream, session.pipeline, session.config
-    walls = {name: float(np.median([s.wall_s for s in samples])) * 1e6 / config.iters
-             for name, samples in sampling.samples.items()}
     extras = {"launch_floor": time_launch_floor(stream, session.kernels[EMPTY_KERNEL]),
-              "busy_us": {}}
-    enqueue_stages = pipeline.enqueue_stages
-    for mode in session.modes:
-        enqueue = pipeline.enqueue_fused if mode.fused_output else enqueue_stages
-        extras["busy_us"][mode.name] = time_busy(session.device, stream, enqueue, walls[mode.name])
-    if "graph" in walls:
-        extras["graph_lifecycle"] = time_graph_lifecycle(stream, enqueue_stages)
+              "busy_us": {mode.name: [c["busy_us"][mode.name] for c in sampling.conditions]
+                          for mode in session.modes}}
+    if "graph" in sampling.samples:
+        extras["graph_lifecycle"] = time_graph_lifecycle(stream, pipeline.enqueue_stages)
         times, update_checks = graph_update_experiment(stream, pipeline, session.new_pipeline(),
                                                        rng, config.rtol, config.atol)
         extras["graph_update"] = times
