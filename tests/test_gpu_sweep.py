@@ -36,3 +36,37 @@ def test_two_point_sweep_writes_a_record_with_both_points(tmp_path):
     assert [p["config"]["elements"] for p in sweep["points"]] == [4096, 65536]
     assert all(p["verification"]["passed"] for p in sweep["points"])
     assert all(10 <= p["config"]["iters"] <= 1000 for p in sweep["points"])  # auto iterations
+
+
+def _device_ids():
+    from graphbench.device import list_devices
+
+    return [d.device_id for d in list_devices()]
+
+
+def _paths(path, ids):
+    return [path] if len(ids) == 1 else [path.with_name(f"{path.stem}.dev{i}{path.suffix}")
+                                         for i in ids]
+
+
+def test_run_on_every_device_writes_one_verified_record_each(tmp_path, capsys):
+    from graphbench.record import read_record
+
+    ids = _device_ids()
+    path = tmp_path / "run.json"
+    assert main(["run", "--device", "all", "--max-time", "0.3", "--no-progress",
+                 "--json", str(path)]) == 0
+    records = [read_record(p) for p in _paths(path, ids)]
+    assert [r["device"]["index"] for r in records] == ids
+    assert all(r["verification"]["passed"] for r in records)
+    assert ("devices side by side" in capsys.readouterr().out) == (len(ids) > 1)
+
+
+def test_sweep_on_every_device_writes_one_sweep_record_each(tmp_path):
+    ids = _device_ids()
+    path = tmp_path / "sweep.json"
+    assert main(["sweep", "--device", "all", "--elements", "4096", "--depth", "1,2",
+                 "--max-time", "0.2", "--no-progress", "--json", str(path)]) == 0
+    for device, p in zip(ids, _paths(path, ids)):
+        sweep = validate_sweep(read_json(p), str(p))
+        assert sweep["device"]["index"] == device and len(sweep["points"]) == 2
