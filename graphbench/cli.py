@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
 
 from graphbench import __version__
 from graphbench.config import (RunConfig, parse_fraction, parse_grid, parse_list,
@@ -230,7 +231,9 @@ def cmd_run(args) -> int:
     from graphbench.record import read_record, write_json_atomic
     from graphbench.render import failure_text, run_report, runs_side_by_side, simple_table
 
-    configs = [config_from_args(args, device) for device in resolve_devices(args.device)]
+    base = config_from_args(args, device=0)  # bad options fail before the driver is asked
+    devices = resolve_devices(args.device)
+    configs = [replace(base, device=device) for device in devices]
     baseline = read_record(args.baseline) if args.baseline else None  # fail before running
     if not args.baseline and (args.fail_on or args.markdown):
         raise UsageError("--fail-on and --markdown need --baseline FILE")
@@ -249,8 +252,10 @@ def cmd_run(args) -> int:
         if failures:
             exit_code = EXIT_FAILED
         elif baseline is not None:
+            markdown = per_device_path(args.markdown, config.device, len(configs)) \
+                if args.markdown else None
             exit_code = max(exit_code, gate(baseline, record, args, args.baseline,
-                                            args.json or "this run"))
+                                            args.json or "this run", markdown=markdown))
     if len(records) > 1:
         names = [f"device {r['device']['index']}" for r in records]
         _console().print(simple_table("devices side by side", *runs_side_by_side(records, names)))
@@ -307,11 +312,12 @@ def cmd_sweep(args) -> int:
     from graphbench.runner import run_benchmark
     from graphbench.sweep import SweepConfig, run_sweep
 
+    first = SweepConfig(tuple(args.elements), tuple(args.depth), sweep_base_config(args, 0),
+                        args.threshold)  # bad options fail before the driver is asked
     devices = resolve_devices(args.device)
     sweeps, exit_code = [], EXIT_OK
     for device in devices:
-        config = SweepConfig(tuple(args.elements), tuple(args.depth),
-                             sweep_base_config(args, device), args.threshold)
+        config = replace(first, base=replace(first.base, device=device))
         path = per_device_path(args.json, device, len(devices)) if args.json else None
         save = (lambda record, path=path: write_json_atomic(path, record)) if path else None
         with sweep_progress(len(config.points()), sys.stdout.isatty() and not args.no_progress) \
@@ -399,7 +405,7 @@ def cmd_report(args) -> int:
 
 
 def gate(baseline: dict, current: dict, args, baseline_name: str, current_name: str,
-         json_out: str | None = None) -> int:
+         json_out: str | None = None, markdown: str | None = None) -> int:
     """Compare, print, write the requested files, and choose the exit code."""
     from graphbench.compare import compare_records
     from graphbench.record import write_json_atomic
@@ -407,8 +413,9 @@ def gate(baseline: dict, current: dict, args, baseline_name: str, current_name: 
 
     comparison = compare_records(baseline, current, args.fail_on)
     _console().print(comparison_report(comparison))
-    if args.markdown:
-        _write_text(args.markdown, comparison_markdown(comparison, baseline_name, current_name))
+    markdown = markdown or args.markdown
+    if markdown:
+        _write_text(markdown, comparison_markdown(comparison, baseline_name, current_name))
     if json_out:
         write_json_atomic(json_out, comparison.to_dict())
     if comparison.incompatible:
