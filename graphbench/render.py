@@ -26,6 +26,8 @@ def header(record: dict) -> Text:
         (f"{dev['name']}", "bold cyan"), f" (cc {dev['compute_capability']}, device {dev['index']})",
         f"\n{cfg['elements']:,} elements  x  {cfg['iters']:,} iterations  x  "
         f"{sampling['rounds']} rounds")
+    if sampling.get("processes", 1) > 1:
+        text.append(f" from {sampling['processes']} processes")
     if "noise" in sampling:
         stop = STOP_TEXT.get(sampling["stop_reason"], sampling["stop_reason"])
         text.append(f"\nstopped: {stop}; noise {float(sampling['noise']):.1%} "
@@ -36,7 +38,7 @@ def header(record: dict) -> Text:
 
 def timing_table(record: dict) -> Table:
     table = Table(title="us per iteration: median over rounds (IQR, min, max of wall)",
-                  title_justify="left", header_style="bold",
+                  title_justify="left", header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False,
                   caption="wall: host clock, synced  submit: host enqueue  device: CUDA events",
                   caption_justify="left")
     for column in ("mode", "wall", "IQR", "min", "max", "submit", "device", "CV", "speedup"):
