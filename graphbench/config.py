@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from graphbench.errors import UsageError
-from graphbench.stages import DEFAULT_STAGES, STAGE_TABLE
+from graphbench.stages import DEFAULT_STAGES, STAGE_TABLE, expand, is_default_chain
 
 ALL_MODES = ("individual", "graph", "fused")
 BLOCK_SIZE = 256
@@ -69,7 +69,7 @@ class RunConfig:
 
     @property
     def fused_available(self) -> bool:
-        return tuple(self.stages) == DEFAULT_STAGES and self.depth == 1
+        return is_default_chain(expand(self.stages, self.depth))
 
     @property
     def run_modes(self) -> tuple[str, ...]:
