@@ -38,6 +38,7 @@ step_runs() {
   speedups "$REC"/repeat_*.json
   timed python3 benchmarks/harness_overhead.py --json "$REC/harness_overhead.json"
 }
+step_busy() { timed python3 benchmarks/busy_probe_check.py --processes 8 --json "$REC/h200_busy_probe_check.json"; }
 step_gate() {
   timed gb run --processes 5 --json "$REC/h200_baseline.json" --no-progress | tail -3
   for i in $(seq 1 10); do

@@ -1,5 +1,10 @@
 """Load the CUDA sources shipped with graphbench and compile them with NVRTC.
 
+Two sources: pipeline.cu holds the kernels under test (a user may swap it for
+a variant with --kernel-source); harness.cu holds the instrument's own kernels
+(the launch-floor kernel and the GPU hold before a timed replay), always the
+shipped ones so a variant cannot change how it is measured.
+
 Compilation needs no GPU: NVRTC compiles for a named arch (sm_90, ...). The
 compiled cubin is cached on disk with cuda.core's own FileStreamProgramCache,
 so a second run skips NVRTC entirely.
@@ -16,11 +21,13 @@ from pathlib import Path
 
 from graphbench.errors import CompileError, UsageError
 
-SOURCE_FILE = "pipeline.cu"
+PIPELINE_FILE, HARNESS_FILE = "pipeline.cu", "harness.cu"
 STAGE_KERNELS = ("vec_add", "vec_mul", "vec_sub")
 FUSED_KERNEL = "fused"
-EMPTY_KERNEL = "empty"
-KERNEL_NAMES = STAGE_KERNELS + (FUSED_KERNEL, EMPTY_KERNEL)
+PIPELINE_KERNELS = STAGE_KERNELS + (FUSED_KERNEL,)
+EMPTY_KERNEL, HOLD_KERNEL = "empty", "hold"
+HARNESS_KERNELS = (EMPTY_KERNEL, HOLD_KERNEL)
+KERNEL_NAMES = PIPELINE_KERNELS + HARNESS_KERNELS
 CACHE_ENV = "GRAPHBENCH_CACHE_DIR"
 
 
@@ -28,20 +35,24 @@ def kernel_dir() -> Path:
     """Where the .cu files are: inside the installed wheel, or the source tree."""
     package = Path(__file__).resolve().parent
     for candidate in (package / "kernels", package.parent / "kernels"):
-        if (candidate / SOURCE_FILE).is_file():
+        if (candidate / PIPELINE_FILE).is_file():
             return candidate
-    raise CompileError(f"kernel source {SOURCE_FILE} not found next to {package}", log="",
+    raise CompileError(f"kernel source {PIPELINE_FILE} not found next to {package}", log="",
                        remedy="reinstall graphbench (pip install --force-reinstall graphbench)")
 
 
 def load_source(path: str | None = None) -> str:
     """The shipped kernels, or a user's variant of them (--kernel-source)."""
     if path is None:
-        return (kernel_dir() / SOURCE_FILE).read_text(encoding="utf-8")
+        return (kernel_dir() / PIPELINE_FILE).read_text(encoding="utf-8")
     try:
         return Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read --kernel-source {path}: {exc.strerror or exc}") from None
+
+
+def load_harness_source() -> str:
+    return (kernel_dir() / HARNESS_FILE).read_text(encoding="utf-8")
 
 
 def source_digest(source: str) -> str:
@@ -102,11 +113,13 @@ class KernelResources:
 
 
 def compile_report(arch: str, source: str | None = None) -> list[KernelResources]:
-    """Compile without the cache (a cache hit writes no ptxas log) and parse
-    the per-kernel register and spill counts from `ptxas -v`."""
+    """Compile the pipeline and harness sources without the cache (a cache hit
+    writes no ptxas log) and parse per-kernel register and spill counts from
+    `ptxas -v`."""
     arch = validate_arch(arch)
     log = io.StringIO()
-    _compile(_program(source or load_source(), arch, True), arch, logs=log)
+    for text in (source or load_source(), load_harness_source()):
+        _compile(_program(text, arch, True), arch, logs=log)
     return parse_ptxas_log(log.getvalue())
 
 

@@ -17,9 +17,9 @@ import numpy as np
 from graphbench.assemble import build_record
 from graphbench.config import RunConfig
 from graphbench.device import DeviceInfo, describe, open_device, pin_host_thread
-from graphbench.errors import DeviceError
-from graphbench.kernels import (EMPTY_KERNEL, KERNEL_NAMES, compile_cubin, load_source,
-                                source_digest)
+from graphbench.errors import DeviceError, UsageError
+from graphbench.kernels import (EMPTY_KERNEL, HARNESS_KERNELS, HOLD_KERNEL, PIPELINE_KERNELS,
+                                compile_cubin, load_harness_source, load_source, source_digest)
 from graphbench.l2 import L2Flusher
 from graphbench.lifecycle import BusyProbe, time_graph_lifecycle, time_launch_floor
 from graphbench.modes import build_modes, close_modes
@@ -48,8 +48,23 @@ def ensure_memory(config: RunConfig, info: DeviceInfo, n_stages: int) -> None:
 
 
 def load_kernels(arch: str, source: str | None = None) -> dict:
-    module = compile_cubin(source or load_source(), arch)
-    return {name: module.get_kernel(name) for name in KERNEL_NAMES}
+    """The pipeline's kernels (shipped or a variant) and the harness's own."""
+    return {**_kernels(compile_cubin(source or load_source(), arch), PIPELINE_KERNELS),
+            **_kernels(compile_cubin(load_harness_source(), arch), HARNESS_KERNELS)}
+
+
+def _kernels(module, names: tuple[str, ...]) -> dict:
+    from cuda.core._utils.cuda_utils import CUDAError
+
+    kernels = {}
+    for name in names:
+        try:
+            kernels[name] = module.get_kernel(name)
+        except CUDAError:
+            raise UsageError(f"the kernel source defines no kernel named {name}",
+                             "a --kernel-source variant must define "
+                             f"{', '.join(PIPELINE_KERNELS)} as extern \"C\" __global__") from None
+    return kernels
 
 
 def stop_rule(config: RunConfig):
@@ -139,9 +154,9 @@ def busy_probes(session: Session) -> dict[str, BusyProbe]:
     for mode in session.modes:
         kind = "fused" if mode.fused_output else "stages"
         if kind not in probes:
-            wall_us = session.timer.time_round(mode.step, 5).wall_s / 5 * 1e6
             enqueue = pipeline.enqueue_fused if mode.fused_output else pipeline.enqueue_stages
-            probes[kind] = BusyProbe(session.device, session.stream, enqueue, wall_us)
+            probes[kind] = BusyProbe(session.device, session.stream, enqueue,
+                                     session.kernels[HOLD_KERNEL])
     return {mode.name: probes["fused" if mode.fused_output else "stages"]
             for mode in session.modes}
 

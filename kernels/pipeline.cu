@@ -44,6 +44,3 @@ extern "C" __global__ void fused(const float* __restrict__ a,
         out[i] = __fsub_rn(__fmul_rn(ai + b[i], c[i]), ai);
     }
 }
-
-// Does nothing: its launch cost is the floor every launch on this machine pays.
-extern "C" __global__ void empty() {}

@@ -2,10 +2,14 @@
 
 import pytest
 
+import numpy as np
+
 from graphbench.cli import main
 from graphbench.config import RunConfig
+from graphbench.kernels import HOLD_KERNEL
+from graphbench.lifecycle import BUSY_MAX_ITERATIONS, BUSY_MIN_ITERATIONS, BusyProbe
 from graphbench.record import read_record
-from graphbench.runner import run_benchmark
+from graphbench.runner import Session, run_benchmark
 
 pytestmark = pytest.mark.gpu
 
@@ -41,6 +45,21 @@ def test_busy_time_is_within_wall_time(record):
         wall = record["modes"][name]["stats"]["wall"]["median"]
         assert 0 < row["busy_us"] <= wall * 1.1, name
     assert record["breakdown"]["individual"]["launches_per_iteration"] == 3
+
+
+def test_busy_probe_grows_its_hold_until_the_replay_is_queued_behind_it():
+    with Session(RunConfig(elements=4096, iters=10, rounds=1), None) as session:
+        session.pipeline.fill_random(np.random.default_rng(0))
+        probe = BusyProbe(session.device, session.stream, session.pipeline.enqueue_fused,
+                          session.kernels[HOLD_KERNEL])
+        try:
+            assert BUSY_MIN_ITERATIONS < probe.iterations <= BUSY_MAX_ITERATIONS
+            probe.hold_us = 0.001  # 1 ns is over before the host has launched the graph
+            busy = probe.measure()
+            assert probe.hold_us > 0.001
+            assert 0.1 < busy < 20  # one fused kernel on 4096 elements, in microseconds
+        finally:
+            probe.close()
 
 
 def test_flush_l2_runs_and_is_recorded(tmp_path):

@@ -5,9 +5,9 @@ import pytest
 from graphbench.cli import main
 from graphbench.config import RunConfig
 from graphbench.device import describe, open_device
-from graphbench.kernels import KERNEL_NAMES, compile_cubin, load_source
+from graphbench.kernels import load_source
 from graphbench.record import read_record
-from graphbench.runner import run_benchmark
+from graphbench.runner import load_kernels, run_benchmark
 
 pytestmark = pytest.mark.gpu
 
@@ -15,9 +15,7 @@ SMALL = dict(elements=10_000, iters=20, rounds=3)
 
 
 def kernels_from(source: str) -> dict:
-    device = open_device(0)
-    module = compile_cubin(source, describe(device).arch)
-    return {name: module.get_kernel(name) for name in KERNEL_NAMES}
+    return load_kernels(describe(open_device(0)).arch, source)
 
 
 def checks_by_name(record):
@@ -74,6 +72,14 @@ def test_wrong_kernel_exits_1_through_the_cli(monkeypatch, capsys):
     assert main(["run", "--elements", "4096", "--iters", "10", "--rounds", "2"]) == 1
     err = capsys.readouterr().err
     assert "verification failed: individual" in err and "first bad index" in err
+
+
+def test_variant_without_a_stage_kernel_exits_2_naming_it(tmp_path, capsys):
+    variant = tmp_path / "no_sub.cu"
+    variant.write_text(load_source().replace("void vec_sub(", "void vec_minus("))
+    assert main(["run", "--kernel-source", str(variant), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "no kernel named vec_sub" in err and "must define" in err
 
 
 def test_device_out_of_range_lists_devices(capsys):
