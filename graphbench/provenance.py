@@ -13,16 +13,27 @@ from graphbench import __version__
 PACKAGES = ("cuda-core", "cuda-bindings", "cuda-pathfinder", "cupy-cuda13x", "numpy", "rich")
 
 
-def git_commit() -> str | None:
-    """The commit of the graphbench source tree, when it runs from a checkout."""
-    source = Path(__file__).resolve().parent.parent
+SOURCE_TREE = Path(__file__).resolve().parent.parent
+
+
+def _git(source: Path, *args: str) -> str | None:
     try:
-        result = subprocess.run(["git", "-C", str(source), "rev-parse", "HEAD"],
+        result = subprocess.run(["git", "-C", str(source), *args],
                                 capture_output=True, text=True, timeout=5, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
-    commit = result.stdout.strip()
-    return commit if result.returncode == 0 and commit else None
+    return result.stdout.strip() if result.returncode == 0 else None
+
+
+def git_state(source: Path = SOURCE_TREE) -> dict:
+    """The commit of the source tree, when it runs from a checkout, and whether
+    tracked files differ from it: a record made from edited code must say so."""
+    top = _git(source, "rev-parse", "--show-toplevel")
+    if not top or Path(top).resolve() != source.resolve():  # e.g. a venv inside some repo
+        return {"git_commit": None, "git_dirty": None}
+    commit = _git(source, "rev-parse", "HEAD") or None
+    changes = _git(source, "status", "--porcelain", "--untracked-files=no") if commit else None
+    return {"git_commit": commit, "git_dirty": None if changes is None else bool(changes)}
 
 
 def package_versions() -> dict[str, str | None]:
@@ -47,7 +58,7 @@ def _imported_version(name: str) -> str | None:
 
 
 def tool_info() -> dict:
-    return {"name": "graphbench", "version": __version__, "git_commit": git_commit()}
+    return {"name": "graphbench", "version": __version__, **git_state()}
 
 
 def host_info() -> dict:
