@@ -55,6 +55,7 @@ step_sweep() {
   timed gb sweep --elements 2^12..2^24:x4 --depth 1,4,16 --json "$REC/h200_sweep.json" --plot "$REC/h200_sweep.svg" --markdown "$REC/h200_sweep.md" --no-progress
   gb report "$REC/h200_sweep.json" --plot "$REC/h200_sweep.png" > "$REC/report.txt"
 }
-steps=${*:-info tests runs gate sweep}
+step_deviceall() { timed gb run --device all --no-progress --json "$REC/h200_device_all.json" | tail -3; }
+steps=${*:-info tests busy runs gate sweep deviceall}
 for s in $steps; do echo "=== $s"; "step_$s"; done 2>&1 | tee "$OUT/log.txt"
 tar -czf "$OUT/records.tar.gz" -C "$OUT" records && rm -rf "$REC"
