@@ -1,8 +1,7 @@
 """GPU tests of the lifecycle, floor, update and L2-flush measurements."""
 
-import pytest
-
 import numpy as np
+import pytest
 
 from graphbench.cli import main
 from graphbench.config import RunConfig
