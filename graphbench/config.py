@@ -1,71 +1,110 @@
-"""The validated, frozen run configuration and the parsers that build it."""
+"""The validated, frozen run and sweep configurations: the single source of
+every default and of the help text the command line shows for it.
+
+A field that the command line sets carries `metadata` (see `option`): its
+flag, how the text is parsed, its help, and per-command default overrides.
+The CLI builds its parsers from these fields, so a default or a help line
+is written once. Validation names fields, never flags (ConfigError); the CLI
+maps a field back to its flag when it prints the message.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from graphbench.errors import UsageError
-from graphbench.stages import DEFAULT_STAGES, STAGE_TABLE, expand, is_default_chain
+from graphbench.errors import ConfigError
+from graphbench.measure.stages import DEFAULT_STAGES, STAGE_TABLE, expand, is_default_chain
 
 ALL_MODES = ("individual", "graph", "fused")
 BLOCK_SIZE = 256
 TOLERANCE = 1e-5  # rtol = atol for float32 values of order one
+RUN, SWEEP = "run", "sweep"
+
+
+def option(default, flag: str, parse: str, help: str, commands=(RUN, SWEEP), metavar=None,
+           helps=None, **defaults):
+    """A configuration field the command line sets.
+
+    parse: how the CLI reads the text (see graphbench.cli.values.PARSERS).
+    help: may use {default}; helps: a per-command help text. defaults: a
+    per-command default, e.g. sweep=None."""
+    return field(default=default, metadata={"flag": flag, "parse": parse, "help": help,
+                                            "helps": helps or {}, "commands": commands,
+                                            "metavar": metavar, "defaults": defaults})
 
 
 @dataclass(frozen=True)
 class RunConfig:
-    elements: int = 4096
-    iters: int | None = 1000  # None: chosen so one round lasts about 10 ms
-    stages: tuple[str, ...] = DEFAULT_STAGES
-    depth: int = 1
-    device: int = 0
-    seed: int = 0
-    rounds: int | None = None  # None: adaptive, stop on the noise target
-    max_noise: float = 0.01
-    min_rounds: int = 10
-    max_time: float = 2.0
-    warmup_rounds: int = 1
-    flush_l2: bool = False
-    kernel_source: str | None = None  # a .cu file replacing the shipped kernels
-    pin_cpu: bool = True  # pin the launching thread to one CPU near the GPU
-    modes: tuple[str, ...] | None = None  # None: every mode this pipeline has
+    elements: int = option(4096, "--elements", "count", "vector length (default {default}; "
+                           "2^20 and 1e6 forms work)", commands=(RUN,))
+    iters: int | None = option(1000, "--iters", "count", "pipeline iterations per timed round "
+                               "(default {default})", sweep=None,
+                               helps={SWEEP: "iterations per round (default: about 10 ms of "
+                                      "work per round)"})
+    rounds: int | None = option(None, "--rounds", "count", "exactly N timed rounds per mode "
+                                "(default: adaptive, see --max-noise)", commands=(RUN,))
+    depth: int = option(1, "--depth", "count", "repeat the stage chain K times, each stage "
+                        "reading the previous one's output (default {default})", commands=(RUN,),
+                        metavar="K")
+    modes: tuple[str, ...] | None = option(
+        None, "--modes", "list", "comma-separated subset of individual,graph,fused (default: all "
+        "the pipeline has; fused exists for add,mul,sub at depth 1)", commands=(RUN,))
+    warmup_rounds: int = option(1, "--warmup", "int", "untimed warm-up rounds per mode "
+                                "(default {default})", commands=(RUN,))
+    stages: tuple[str, ...] = option(DEFAULT_STAGES, "--stages", "list", "the stage chain, "
+                                     "from add,mul,sub (default add,mul,sub)")
+    max_noise: float = option(0.01, "--max-noise", "fraction", "stop when the speedup's 95%% CI "
+                              "half-width is within PCT of its median (default 1%%)")
+    min_rounds: int = option(10, "--min-rounds", "count", "rounds before the noise target is "
+                             "checked (default {default})")
+    max_time: float = option(2.0, "--max-time", "seconds", "sampling time budget per run "
+                             "(default {default:g} s)", sweep=1.0)
+    flush_l2: bool = option(False, "--flush-l2", "flag", "clear the L2 cache before every "
+                            "timed round (cold-cache figures)")
+    device: int = option(0, "--device", "devices", "CUDA device id, a list such as 0,1, or all "
+                         "(default 0); one record per device")
+    seed: int = option(0, "--seed", "int", "seed of the random inputs (default {default})")
+    kernel_source: str | None = option(None, "--kernel-source", "path", "compile this .cu file "
+                                       "instead of the shipped kernels (same kernel names); the "
+                                       "record keeps its SHA-256")
+    pin_cpu: bool = option(True, "--no-pin", "no-flag", "do not pin the launching thread to one "
+                           "CPU near the GPU")
     block_size: int = BLOCK_SIZE
     rtol: float = TOLERANCE
     atol: float = TOLERANCE
 
     def __post_init__(self) -> None:
-        for name in ("elements", "min_rounds", "depth"):
+        for name in ("elements", "min_rounds", "depth", "block_size"):
             _require_positive(name, getattr(self, name))
         for name in ("iters", "rounds"):
             if getattr(self, name) is not None:
                 _require_positive(name, getattr(self, name))
         unknown_stages = [s for s in self.stages if s not in STAGE_TABLE]
         if unknown_stages or not self.stages:
-            raise UsageError(f"unknown stage(s) {', '.join(unknown_stages) or '(none)'}",
-                             f"--stages takes a list of {', '.join(STAGE_TABLE)}")
+            raise ConfigError("stages", f"has unknown stage(s) {', '.join(unknown_stages) or '(none)'}",
+                              f"choose from {', '.join(STAGE_TABLE)}")
         if not 0 < self.max_noise < 1:
-            raise UsageError(f"--max-noise must be between 0% and 100%, got {self.max_noise:.2%}")
+            raise ConfigError("max_noise", f"must be between 0% and 100%, got {self.max_noise:.2%}")
         if not self.max_time > 0:
-            raise UsageError(f"--max-time must be positive seconds, got {self.max_time}")
-        if self.device < 0:
-            raise UsageError(f"--device must be 0 or more, got {self.device}")
-        if self.warmup_rounds < 0:
-            raise UsageError(f"--warmup must be 0 or more, got {self.warmup_rounds}")
+            raise ConfigError("max_time", f"must be positive seconds, got {self.max_time}")
+        for name in ("device", "warmup_rounds"):
+            if getattr(self, name) < 0:
+                raise ConfigError(name, f"must be 0 or more, got {getattr(self, name)}")
         if self.modes is not None:
             self._check_modes(self.modes)
 
     def _check_modes(self, modes) -> None:
         unknown = [m for m in modes if m not in ALL_MODES]
         if unknown or not modes:
-            raise UsageError(f"unknown mode(s) {', '.join(unknown) or '(none)'}",
-                             f"choose from {', '.join(ALL_MODES)}")
+            raise ConfigError("modes", f"has unknown mode(s) {', '.join(unknown) or '(none)'}",
+                              f"choose from {', '.join(ALL_MODES)}")
         if "graph" in modes and "individual" not in modes:
             # The speedup and the graph's replay checks need both.
-            raise UsageError("--modes with graph also needs individual")
+            raise ConfigError("modes", "with graph also needs individual")
         if "fused" in modes and not self.fused_available:
-            raise UsageError("the fused mode exists only for the add,mul,sub pipeline at depth 1",
-                             "leave fused out of --modes")
+            raise ConfigError("modes", "has fused, which exists only for the add,mul,sub "
+                              "pipeline at depth 1", "leave fused out")
 
     @property
     def fused_available(self) -> bool:
@@ -77,82 +116,59 @@ class RunConfig:
             return self.modes
         return ALL_MODES if self.fused_available else ("individual", "graph")
 
-    def to_dict(self) -> dict:
-        data = dataclasses.asdict(self)
-        data.update(modes=list(self.run_modes), stages=list(self.stages))
-        return data
+    def resolved(self, **changes) -> "RunConfig":
+        """The configuration as a record stores it: modes named, not implied."""
+        return dataclasses.replace(self, **{"modes": self.run_modes, **changes})
+
+
+DEFAULT_THRESHOLD = 1.1
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    elements: tuple[int, ...] = option((4096, 16384, 65536, 262144, 1048576, 4194304, 16777216),
+                                       "--elements", "grid", "sizes: a list (4096,65536) or a "
+                                       "range (2^12..2^24 doubles, 2^12..2^24:x4 quadruples; "
+                                       "default 2^12..2^24:x4)", commands=(SWEEP,))
+    depths: tuple[int, ...] = option((1, 4, 16), "--depth", "grid", "pipeline depths, same "
+                                     "forms (default 1,4,16)", commands=(SWEEP,))
+    threshold: float = option(DEFAULT_THRESHOLD, "--threshold", "float", "report where the "
+                              "speedup falls below X (default {default:g})", commands=(SWEEP,))
+    base: RunConfig = field(default_factory=lambda: RunConfig(iters=None, max_time=1.0))
+
+    def __post_init__(self) -> None:
+        if not self.threshold > 0:
+            raise ConfigError("threshold", f"must be positive, got {self.threshold}")
+        for name in ("elements", "depths"):
+            if not getattr(self, name) or min(getattr(self, name)) <= 0:
+                raise ConfigError(name, "needs positive values")
+
+    def points(self) -> list[RunConfig]:
+        return [dataclasses.replace(self.base, elements=n, depth=d)
+                for d in self.depths for n in self.elements]
 
 
 def _require_positive(name: str, value: int) -> None:
     if value <= 0:
-        raise UsageError(f"--{name} must be a positive integer, got {value}")
+        raise ConfigError(name, f"must be a positive integer, got {value}")
 
 
-def parse_positive_int(text: str, option: str) -> int:
-    """Parse a CLI count; accept 1e6-style and 2^20-style forms users type."""
-    value = _parse_int(text.strip(), option)
-    _require_positive(option.lstrip("-"), value)
-    return value
+def cli_fields(cls, command: str) -> list[dataclasses.Field]:
+    """The fields of `cls` that `command` sets from the command line, in order."""
+    return [f for f in dataclasses.fields(cls) if command in f.metadata.get("commands", ())]
 
 
-def _parse_int(text: str, option: str) -> int:
-    try:
-        if "^" in text:
-            base, exponent = text.split("^", 1)
-            return int(base) ** int(exponent)
-        if "e" in text.lower():
-            number = float(text)
-            if number != int(number):
-                raise ValueError
-            return int(number)
-        return int(text, 10)
-    except (ValueError, OverflowError):
-        raise UsageError(f"{option} must be a positive integer, got {text!r}") from None
+def cli_default(f: dataclasses.Field, command: str):
+    defaults = f.metadata["defaults"]
+    if command in defaults:
+        return defaults[command]
+    return f.default if f.default is not dataclasses.MISSING else f.default_factory()
 
 
-def parse_fraction(text: str, option: str) -> float:
-    """'1%' or '0.01' -> 0.01."""
-    raw = text.strip()
-    try:
-        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
-    except ValueError:
-        raise UsageError(f"{option} must be a percentage such as 1% or 0.01, got {text!r}") from None
-    return value
-
-
-def parse_seconds(text: str, option: str) -> float:
-    try:
-        return float(text.strip().removesuffix("s"))
-    except ValueError:
-        raise UsageError(f"{option} must be a number of seconds, got {text!r}") from None
-
-
-def parse_list(text: str) -> tuple[str, ...]:
-    return tuple(part.strip() for part in text.split(",") if part.strip())
-
-
-def parse_grid(text: str, option: str) -> list[int]:
-    """A sweep axis: '4096,65536', '2^12..2^24' (doubling) or '2^12..2^24:x4'."""
-    values: set[int] = set()
-    for part in parse_list(text):
-        if ".." in part:
-            values.update(_parse_range(part, option))
-        else:
-            values.add(parse_positive_int(part, option))
-    if not values:
-        raise UsageError(f"{option} needs at least one value, got {text!r}")
-    return sorted(values)
-
-
-def _parse_range(part: str, option: str) -> list[int]:
-    span, _, step = part.partition(":")
-    low_text, _, high_text = span.partition("..")
-    low, high = parse_positive_int(low_text, option), parse_positive_int(high_text, option)
-    factor = parse_positive_int(step.lstrip("x"), option) if step else 2
-    if low > high or factor < 2:
-        raise UsageError(f"{option} range {part!r} must run upwards with a factor of 2 or more",
-                         "e.g. 2^12..2^24 or 2^12..2^24:x4")
-    values = [low]
-    while values[-1] * factor <= high:
-        values.append(values[-1] * factor)
-    return values
+def flag_for(field_name: str) -> str | None:
+    """The flag that sets a configuration field, for messages."""
+    for cls in (RunConfig, SweepConfig):
+        for f in dataclasses.fields(cls):
+            if f.name == field_name and "flag" in f.metadata:
+                return f.metadata["flag"]
+    return None

@@ -1,6 +1,6 @@
 """Typed errors. Library code raises these; only the CLI prints them and
-turns them into exit codes (0 ok, 1 failed check or regression, 2 usage or
-environment problem, 130 interrupted)."""
+turns them into exit codes (0 ok, 1 failed check or regression, 2 usage,
+environment or bad-file problem, 130 interrupted)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,16 @@ class UsageError(GraphbenchError):
     """A bad argument or option value."""
 
 
+class ConfigError(UsageError):
+    """A configuration field with a bad value. It names the field, not a
+    flag: the CLI knows which flag sets it and says that instead."""
+
+    def __init__(self, field: str, problem: str, remedy: str = "") -> None:
+        super().__init__(f"{field} {problem}", remedy)
+        self.field = field
+        self.problem = problem
+
+
 class DeviceError(GraphbenchError):
     """No driver, no GPU, a device id out of range, or not enough memory."""
 
@@ -41,10 +51,5 @@ class CompileError(GraphbenchError):
 
 
 class RecordError(GraphbenchError):
-    """A result record that cannot be read: missing, corrupt, or of an unknown schema."""
-
-
-class VerificationError(GraphbenchError):
-    """A mode produced wrong results."""
-
-    exit_code = EXIT_FAILED
+    """A result record that cannot be read: missing, corrupt, of an unknown
+    schema, or with a field of the wrong type (the message names its path)."""

@@ -1,25 +1,25 @@
-"""Shared fixtures: synthetic records built by the real record code, and the
-GPU gate (tests marked `gpu` skip with the reason when no GPU is usable)."""
+"""Shared fixtures: synthetic records built from the real model types, and
+the GPU gate (tests marked `gpu` skip with the reason when no GPU is usable)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
 import pytest
 
 from graphbench.config import RunConfig
-from graphbench.device import DeviceInfo
 from graphbench.errors import DeviceError
-from graphbench.assemble import build_record
-from graphbench.timing import Sample, Sampling
-from graphbench.verify import compare
+from graphbench.measure.verify import compare
+from graphbench.record.model import (Condition, DeviceInfo, Environment, HostInfo, ModeSamples,
+                                     PipelineInfo, ProcessRun, RunRecord, ToolInfo)
 
 
 @functools.lru_cache(maxsize=1)
 def gpu_unavailable_reason() -> str | None:
     try:
-        from graphbench.device import list_devices
+        from graphbench.measure.device import list_devices
 
         list_devices()
     except DeviceError as exc:
@@ -49,57 +49,77 @@ def device_info(name: str = "NVIDIA H200", **changes) -> DeviceInfo:
     return DeviceInfo(**facts)
 
 
-def synthetic_samples(wall_us: dict[str, float], rounds: int = 10, iters: int = 1000,
-                      noise: float = 0.005, seed: int = 0) -> dict[str, list[Sample]]:
+def synthetic_modes(wall_us: dict[str, float], rounds: int = 10, noise: float = 0.005,
+                    seed: int = 0, busy: bool = True) -> dict[str, ModeSamples]:
     """Rounds whose per-iteration wall time scatters by `noise` around `wall_us`."""
     rng = np.random.default_rng(seed)
-    samples = {}
+    modes = {}
     for mode, us in wall_us.items():
-        walls = us * (1 + noise * rng.standard_normal(rounds))
-        samples[mode] = [Sample(wall_s=w * iters / 1e6, submit_s=0.6 * w * iters / 1e6,
-                                device_s=0.9 * w * iters / 1e6) for w in walls]
-    return samples
+        walls = tuple(float(w) for w in us * (1 + noise * rng.standard_normal(rounds)))
+        modes[mode] = ModeSamples(walls, tuple(0.6 * w for w in walls),
+                                  tuple(0.9 * w for w in walls),
+                                  tuple(min(us, 3.0) * (1 + 0.001 * i) for i in range(rounds))
+                                  if busy else ())
+    return modes
 
 
-def make_record(wall_us=None, rounds: int = 10, noise: float = 0.005, seed: int = 0,
-                passed: bool = True, info: DeviceInfo | None = None, **config_changes) -> dict:
-    config = RunConfig(rounds=rounds, **config_changes)
+EXTRAS = {
+    "launch_floor": {"kernel_launch_us": (4.1, 4.2, 4.0), "graph_replay_us": (5.9, 6.0, 5.8)},
+    "graph_lifecycle": {"capture_us": (40.0,) * 3, "instantiate_us": (30.0,) * 3,
+                        "upload_us": (10.0,) * 3, "first_launch_us": (12.0,) * 3},
+    "graph_update": {"node_update_us": (6.0,) * 3, "whole_graph_update_us": (50.0,) * 3,
+                     "recapture_instantiate_us": (70.0,) * 3},
+}
+
+
+def make_run(wall_us=None, rounds: int = 10, noise: float = 0.005, seed: int = 0,
+             passed: bool = True, host_probe_us: float = 300.0, extras: bool = True,
+             config: RunConfig | None = None) -> ProcessRun:
+    config = config or RunConfig(rounds=rounds)
     wall_us = wall_us or {"individual": 14.0, "graph": 4.3, "fused": 4.6}
-    samples = synthetic_samples(wall_us, rounds, config.iters, noise, seed)
     expected = np.full(8, 8.0, dtype=np.float32)
     actual = expected.copy()
     if not passed:
         actual[3] = np.nan
-    checks = [compare("graph", actual, expected, config.rtol, config.atol)]
-    pipeline = {"stages": list(config.stages), "depth": config.depth,
-                "kernel_launches_per_iteration": 3 * config.depth,
-                "grid": [16, 1, 1], "block": [256, 1, 1]}
-    sampling = Sampling(samples, "fixed-rounds", rounds, elapsed_s=0.5,
-                        conditions=[{"sm_clock_mhz": 1980, "throttle_reasons": [],
-                                     "host_probe_us": 300.0}] * rounds)
-    return build_record(config, info or device_info(), sampling, checks, pipeline,
-                        synthetic_extras(wall_us), {"other_gpu_processes": []}, elapsed_s=1.0)
+    checks = (compare("graph", actual, expected, config.rtol, config.atol),)
+    conditions = tuple(Condition(sm_clock_mhz=1980, host_probe_us=host_probe_us)
+                       for _ in range(rounds))
+    return ProcessRun(seed=seed, rounds=rounds, stop_reason="fixed-rounds", elapsed_s=1.0,
+                      sampling_s=0.5, modes=synthetic_modes(wall_us, rounds, noise, seed),
+                      conditions=conditions, checks=checks,
+                      environment=Environment(other_gpu_processes=()),
+                      **(EXTRAS if extras and "graph" in wall_us else
+                         {"launch_floor": EXTRAS["launch_floor"]} if extras else {}))
 
 
-def synthetic_extras(wall_us: dict[str, float]) -> dict:
-    """Floor, busy, lifecycle and update timings of plausible H200 size."""
-    return {
-        "launch_floor": {"kernel_launch_us": [4.1, 4.2, 4.0], "graph_replay_us": [5.9, 6.0, 5.8]},
-        "busy_us": {mode: [min(us, 3.0) * (1 + 0.001 * i) for i in range(15)]
-                    for mode, us in wall_us.items()},
-        "graph_lifecycle": {"capture_us": [40.0] * 3, "instantiate_us": [30.0] * 3,
-                            "upload_us": [10.0] * 3, "first_launch_us": [12.0] * 3},
-        "graph_update": {"node_update_us": [6.0] * 3, "whole_graph_update_us": [50.0] * 3,
-                         "recapture_instantiate_us": [70.0] * 3},
-    }
+def make_record(wall_us=None, rounds: int = 10, noise: float = 0.005, seed: int = 0,
+                passed: bool = True, info: DeviceInfo | None = None, runs=None,
+                **config_changes) -> RunRecord:
+    config = RunConfig(rounds=rounds, **config_changes)
+    run_modes = tuple((wall_us or {"individual": 14.0, "graph": 4.3, "fused": 4.6}))
+    config = config.resolved(modes=run_modes)
+    runs = runs or (make_run(wall_us, rounds, noise, seed, passed, config=config),)
+    pipeline = PipelineInfo(stages=config.stages, depth=config.depth,
+                            kernel_launches_per_iteration=3 * config.depth,
+                            grid=(16, 1, 1), block=(256, 1, 1), kernel_source_sha256="0" * 64)
+    return RunRecord(tool=ToolInfo("graphbench", "0.1.0", "abc123", False),
+                     created="2026-12-01T00:00:00+00:00", host=HostInfo("host", "Linux", "x86_64"),
+                     packages={"python": "3.12", "cuda-core": "1.2.0", "cupy-cuda13x": "14.2",
+                               "numpy": "2.0"},
+                     device=info or device_info(), config=config, pipeline=pipeline,
+                     runs=tuple(runs))
+
+
+def with_runs(record: RunRecord, *runs: ProcessRun) -> RunRecord:
+    return dataclasses.replace(record, runs=tuple(runs))
 
 
 @pytest.fixture
-def record() -> dict:
+def record() -> RunRecord:
     return make_record()
 
 
-def synthetic_point(config) -> dict:
+def synthetic_point(config) -> RunRecord:
     """A run record for a sweep point: launch-bound at small sizes, bandwidth-
     bound at large ones, so the speedup fades as the vectors grow."""
     launches = 3 * config.depth

@@ -1,11 +1,16 @@
 import pytest
 from conftest import make_record
 
-from graphbench.analysis import break_even_iterations, cache_state, time_breakdown, working_set_bytes
-from graphbench.render import run_report, to_text
-from graphbench.stages import DEFAULT_STAGES, expand
-from graphbench.update import chain_order
-from graphbench.verify import untouched
+import dataclasses
+
+from graphbench.analyze.derived import (break_even_iterations, cache_state, time_breakdown,
+                                        working_set_bytes)
+from graphbench.analyze.summary import summarize_run
+from graphbench.measure.repoint import chain_order
+from graphbench.measure.stages import DEFAULT_STAGES, expand
+from graphbench.measure.verify import untouched
+from graphbench.report.run import run_report
+from graphbench.report.tables import to_text
 
 import numpy as np
 
@@ -24,18 +29,18 @@ def test_working_set_counts_each_vector_once():
 
 def test_cache_state_marks_l2_residency_and_flush():
     stages = expand(DEFAULT_STAGES)
-    assert cache_state(4096, stages, 60 * 2**20, False)["l2_resident"] is True
-    assert cache_state(2**24, stages, 60 * 2**20, False)["l2_resident"] is False
-    assert cache_state(4096, stages, 60 * 2**20, True)["l2_resident"] is False
-    assert cache_state(4096, stages, None, False)["l2_resident"] is None
+    assert cache_state(4096, stages, 60 * 2**20, False).l2_resident is True
+    assert cache_state(2**24, stages, 60 * 2**20, False).l2_resident is False
+    assert cache_state(4096, stages, 60 * 2**20, True).l2_resident is False
+    assert cache_state(4096, stages, None, False).l2_resident is None
 
 
 def test_breakdown_splits_wall_into_busy_and_idle():
     row = time_breakdown(wall_us=14.0, submit_us=13.5, device_us=13.9, busy_us=3.0, launches=3)
-    assert row["submit_per_launch_us"] == pytest.approx(4.5)
-    assert row["idle_gap_us"] == pytest.approx(11.0) and row["launch_bound"] is True
+    assert row.submit_per_launch_us == pytest.approx(4.5)
+    assert row.idle_gap_us == pytest.approx(11.0) and row.launch_bound is True
     gpu = time_breakdown(wall_us=180.0, submit_us=170.0, device_us=179.0, busy_us=178.0, launches=1)
-    assert gpu["launch_bound"] is False
+    assert gpu.launch_bound is False
 
 
 def test_chain_order_follows_the_edges():
@@ -53,16 +58,21 @@ def test_untouched_finds_the_first_written_element():
     assert not check.passed and check.first_bad_index == 6 and check.bad_elements == 1
 
 
-def test_record_keys_for_the_extras(record):
-    assert record["sampling"]["rule"] == "fixed" and "noise" in record["sampling"]
-    assert set(record["launch_floor"]) == {"kernel_launch_us", "graph_replay_us"}
-    assert {"capture_us", "instantiate_us", "upload_us", "first_launch_us", "build_us",
-            "break_even_iterations"} <= set(record["graph_lifecycle"])
-    assert record["graph_lifecycle"]["build_us"] == pytest.approx(80.0)
-    assert record["graph_update"]["node_update_us"]["median"] == 6.0
-    assert set(record["breakdown"]) == {"individual", "graph", "fused"}
-    assert record["cache"]["l2_resident"] is True
-    assert record["warnings"] == []
+def test_summary_derives_the_extras_from_their_samples(record):
+    summary = summarize_run(record)
+    assert summary.noise is not None
+    assert set(summary.launch_floor) == {"kernel_launch_us", "graph_replay_us"}
+    assert set(summary.lifecycle.phases) == {"capture_us", "instantiate_us", "upload_us",
+                                             "first_launch_us"}
+    assert summary.lifecycle.build_us == pytest.approx(80.0)  # capture + instantiate + upload
+    wall = {m: summary.modes[m].wall.median for m in ("individual", "graph")}
+    assert summary.lifecycle.break_even_iterations == pytest.approx(
+        80.0 / (wall["individual"] - wall["graph"]))
+    assert summary.update["node_update_us"].median == 6.0
+    assert set(summary.breakdown) == {"individual", "graph", "fused"}
+    assert summary.breakdown["individual"].launches_per_iteration == 3
+    assert summary.cache.l2_resident is True
+    assert summary.warnings == ()
 
 
 def test_summary_lines_and_verbose_tables_render(record):
@@ -76,6 +86,8 @@ def test_summary_lines_and_verbose_tables_render(record):
 
 def test_time_budget_stop_is_shown_as_a_warning():
     record = make_record(noise=0.3)
-    record["sampling"].update(stop_reason="time-budget")
+    record = dataclasses.replace(record, runs=(dataclasses.replace(record.runs[0],
+                                                                   stop_reason="time-budget"),))
     text = to_text(run_report(record), width=100)
     assert "TIME BUDGET RAN OUT" in text
+    assert "the time budget ran out with noise" in text

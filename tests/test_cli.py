@@ -28,12 +28,38 @@ def test_user_mistakes_exit_2_with_one_line(capsys, argv, message):
     assert err.count("\n") == 1 and err.startswith("graphbench: error: ")
 
 
-def test_help_lists_commands_and_run_help_has_examples(capsys):
+def test_help_lists_every_command(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("run", "sweep", "report", "compare", "kernels"):
+        assert f"    {command} " in out, command
+
+
+def test_run_help_has_examples_and_defaults_from_the_config(capsys):
+    from graphbench.config import RunConfig
+
     with pytest.raises(SystemExit) as exit_info:
         main(["run", "--help"])
     assert exit_info.value.code == 0
-    out = capsys.readouterr().out
-    assert "examples:" in out and "--elements" in out and "exit codes" in out
+    out = " ".join(capsys.readouterr().out.split())  # help wraps lines
+    assert "examples:" in out and "exit codes" in out
+    defaults = RunConfig()
+    assert f"vector length (default {defaults.elements};" in out
+    assert f"(default {defaults.min_rounds})" in out
+
+
+def test_sweep_options_come_from_the_same_fields_with_their_own_defaults():
+    from graphbench.cli.commands import run_config, sweep_config
+    from graphbench.cli.parser import build_parser
+    from graphbench.config import RunConfig, SweepConfig
+
+    run = build_parser().parse_args(["run"])
+    assert run_config(run) == RunConfig()
+    sweep = build_parser().parse_args(["sweep"])
+    assert sweep_config(sweep) == SweepConfig()  # iters automatic, 1 s per point
+    assert sweep_config(sweep).base.iters is None and sweep_config(sweep).base.max_time == 1.0
 
 
 @pytest.mark.skipif(gpu_unavailable_reason() is None, reason="a GPU is present here")

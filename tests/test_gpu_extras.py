@@ -3,12 +3,14 @@
 import numpy as np
 import pytest
 
+from graphbench.analyze.summary import summarize_run
 from graphbench.cli import main
 from graphbench.config import RunConfig
-from graphbench.kernels import HOLD_KERNEL
-from graphbench.lifecycle import BUSY_MAX_ITERATIONS, BUSY_MIN_ITERATIONS, BusyProbe
-from graphbench.record import read_record
-from graphbench.runner import Session, run_benchmark
+from graphbench.measure.benchmark import run_benchmark
+from graphbench.measure.busy import BUSY_MAX_ITERATIONS, BUSY_MIN_ITERATIONS, BusyProbe
+from graphbench.measure.kernels import HOLD_KERNEL
+from graphbench.measure.session import Session
+from graphbench.record.codec import read_run
 
 pytestmark = pytest.mark.gpu
 
@@ -19,31 +21,32 @@ def record():
 
 
 def test_graph_update_verifies_on_new_buffers_and_leaves_old_ones_untouched(record):
-    checks = {c["name"]: c for c in record["verification"]["checks"]}
+    checks = {c.name: c for c in record.checks}
     for method in ("kernel nodes", "whole graph"):
         new = checks[f"graph update ({method}): new buffers"]
         old = checks[f"graph update ({method}): old buffers not written"]
-        assert new["passed"] and new["elements"] == 100_000
-        assert old["passed"] and old["elements"] == 3 * 100_000 and old["bad_elements"] == 0
+        assert new.passed and new.elements == 100_000
+        assert old.passed and old.elements == 3 * 100_000 and old.bad_elements == 0
 
 
 def test_lifecycle_timings_are_positive_and_ordered(record):
-    life, update = record["graph_lifecycle"], record["graph_update"]
+    summary = summarize_run(record)
+    life, update = summary.lifecycle, summary.update
     for key in ("capture_us", "instantiate_us", "upload_us", "first_launch_us"):
-        assert 0 < life[key]["median"] < 100_000
-    assert life["build_us"] > life["capture_us"]["median"]
+        assert 0 < life.phases[key].median < 100_000
+    assert life.build_us > life.phases["capture_us"].median
     # re-pointing three nodes is cheaper than capturing and instantiating anew
-    assert update["node_update_us"]["median"] < update["recapture_instantiate_us"]["median"]
-    floor = record["launch_floor"]
-    assert 0 < floor["kernel_launch_us"]["median"] < 100
-    assert 0 < floor["graph_replay_us"]["median"] < 100
+    assert update["node_update_us"].median < update["recapture_instantiate_us"].median
+    floor = summary.launch_floor
+    assert 0 < floor["kernel_launch_us"].median < 100
+    assert 0 < floor["graph_replay_us"].median < 100
 
 
 def test_busy_time_is_within_wall_time(record):
-    for name, row in record["breakdown"].items():
-        wall = record["modes"][name]["stats"]["wall"]["median"]
-        assert 0 < row["busy_us"] <= wall * 1.1, name
-    assert record["breakdown"]["individual"]["launches_per_iteration"] == 3
+    summary = summarize_run(record)
+    for name, row in summary.breakdown.items():
+        assert 0 < row.busy_us <= summary.modes[name].wall.median * 1.1, name
+    assert summary.breakdown["individual"].launches_per_iteration == 3
 
 
 def test_busy_probe_grows_its_hold_until_the_replay_is_queued_behind_it():
@@ -61,19 +64,43 @@ def test_busy_probe_grows_its_hold_until_the_replay_is_queued_behind_it():
             probe.close()
 
 
+def test_a_session_that_fails_while_opening_releases_what_it_opened(monkeypatch):
+    import graphbench.measure.session as session_module
+    from graphbench.measure.timing import EventTimer
+
+    closed = []
+
+    class RecordingTimer(EventTimer):
+        def close(self):
+            closed.append("timer")
+            super().close()
+
+    def failing_modes(names, pipeline, stream):
+        raise RuntimeError("build failed")
+
+    monkeypatch.setattr(session_module, "EventTimer", RecordingTimer)
+    monkeypatch.setattr(session_module, "build_modes", failing_modes)
+    session = Session(RunConfig(elements=4096, iters=10, rounds=1), None)
+    with pytest.raises(RuntimeError, match="build failed"):
+        with session:
+            pass
+    assert closed == ["timer"]
+    assert session.pipeline.inputs == {}  # the buffers went back to the pool
+
+
 def test_flush_l2_runs_and_is_recorded(tmp_path):
     path = tmp_path / "cold.json"
     assert main(["run", "--elements", "4096", "--iters", "100", "--rounds", "3", "--flush-l2",
                  "--no-progress", "--json", str(path)]) == 0
-    cold = read_record(path)
-    assert cold["sampling"]["flush_l2"] is True and cold["cache"]["l2_resident"] is False
-    assert cold["verification"]["passed"]
+    cold = read_run(path)
+    assert cold.config.flush_l2 and summarize_run(cold).cache.l2_resident is False
+    assert cold.verified
 
 
 def test_adaptive_sampling_stops_and_says_why(tmp_path):
     path = tmp_path / "adaptive.json"
     assert main(["run", "--max-time", "0.5", "--no-progress", "--json", str(path)]) == 0
-    sampling = read_record(path)["sampling"]
-    assert sampling["rule"] == "adaptive" and sampling["rounds"] >= 10
-    assert sampling["stop_reason"] in ("noise-target", "time-budget")
-    assert len(sampling["conditions"]) == sampling["rounds"]
+    record = read_run(path)
+    assert record.config.rounds is None and record.rounds >= 10
+    assert record.stop_reason in ("noise-target", "time-budget")
+    assert len(record.conditions) == record.rounds

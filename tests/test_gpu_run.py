@@ -1,13 +1,17 @@
 """GPU tests: run only where a driver and a GPU are present."""
 
+from pathlib import Path
+
 import pytest
 
+from graphbench.analyze.summary import summarize_run
 from graphbench.cli import main
 from graphbench.config import RunConfig
-from graphbench.device import describe, open_device
-from graphbench.kernels import load_source
-from graphbench.record import read_record
-from graphbench.runner import load_kernels, run_benchmark
+from graphbench.measure.benchmark import run_benchmark
+from graphbench.measure.device import describe, open_device
+from graphbench.measure.kernels import load_source
+from graphbench.measure.session import load_kernels
+from graphbench.record.codec import read_run
 
 pytestmark = pytest.mark.gpu
 
@@ -19,16 +23,16 @@ def kernels_from(source: str) -> dict:
 
 
 def checks_by_name(record):
-    return {c["name"]: c for c in record["verification"]["checks"]}
+    return {c.name: c for c in record.checks}
 
 
 def test_every_mode_verifies_and_graph_replays_new_data():
     record = run_benchmark(RunConfig(**SMALL))
     checks = checks_by_name(record)
-    assert record["verification"]["passed"], checks
+    assert record.verified, checks
     for name in ("individual", "graph", "fused", "graph: replay with new data",
                  "graph: constants a=1 b=2 c=3 give 8"):
-        assert checks[name]["passed"] and checks[name]["elements"] == 10_000
+        assert checks[name].passed and checks[name].elements == 10_000
     assert any(name.endswith("after timing") for name in checks)
 
 
@@ -36,38 +40,39 @@ def test_wrong_stage_kernel_is_caught_in_individual_and_graph():
     wrong = load_source().replace("out[i] = x[i] - y[i];", "out[i] = x[i] + y[i];")
     record = run_benchmark(RunConfig(**SMALL), kernels=kernels_from(wrong))
     checks = checks_by_name(record)
-    assert not record["verification"]["passed"]
-    assert not checks["individual"]["passed"] and not checks["graph"]["passed"]
-    assert checks["fused"]["passed"]  # the fused kernel was left correct
-    assert record["modes"] == {}  # nothing is timed when results are wrong
+    assert not record.verified
+    assert not checks["individual"].passed and not checks["graph"].passed
+    assert checks["fused"].passed  # the fused kernel was left correct
+    assert record.mode_names == () and record.rounds == 0  # nothing is timed when results are wrong
 
 
 def test_unwritten_last_element_is_caught_by_the_poison():
     skip_last = load_source().replace("i < N;", "i + 1 < N;")
     record = run_benchmark(RunConfig(**SMALL), kernels=kernels_from(skip_last))
     check = checks_by_name(record)["individual"]
-    assert not check["passed"] and check["first_bad_index"] == 9_999
-    assert check["max_abs_error"] == float("inf")
+    assert not check.passed and check.first_bad_index == 9_999
+    assert check.max_abs_error is None  # NaN left in place: an infinite error
 
 
 def test_cli_run_writes_a_complete_record(tmp_path, capsys):
     path = tmp_path / "run.json"
     assert main(["run", "--elements", "4096", "--iters", "50", "--rounds", "4",
                  "--json", str(path)]) == 0
-    record = read_record(path)
-    assert record["device"]["compute_capability"] and record["device"]["uuid"]
-    assert record["device"]["total_memory_bytes"] > 0
-    assert record["config"]["iters"] == 50
+    record = read_run(path)
+    assert record.device.compute_capability and record.device.uuid
+    assert record.device.total_memory_bytes > 0
+    assert record.config.iters == 50
+    summary = summarize_run(record)
     for mode in ("individual", "graph", "fused"):
-        assert len(record["modes"][mode]["samples"]["wall_us"]) == 4
-        assert record["modes"][mode]["stats"]["wall"]["median"] > 0
-    assert record["speedup"]["graph"]["median"] > 0
+        assert len(record.samples(mode, "wall")) == 4
+        assert summary.modes[mode].wall.median > 0
+    assert summary.speedup["graph"].stats.median > 0
     assert "graph speedup" in capsys.readouterr().out
 
 
 def test_wrong_kernel_exits_1_through_the_cli(monkeypatch, capsys):
     wrong = load_source().replace("out[i] = x[i] * y[i];", "out[i] = x[i] * y[i] + 1.0f;")
-    monkeypatch.setattr("graphbench.runner.load_kernels",
+    monkeypatch.setattr("graphbench.measure.session.load_kernels",
                         lambda arch, source=None: kernels_from(wrong))
     assert main(["run", "--elements", "4096", "--iters", "10", "--rounds", "2"]) == 1
     err = capsys.readouterr().err
@@ -104,19 +109,17 @@ def test_run_gates_against_a_record_made_a_moment_before(tmp_path, capsys):
 
 
 def test_kernel_source_variant_runs_verifies_and_is_recorded(tmp_path):
-    from pathlib import Path
-
     slow = Path(__file__).resolve().parent.parent / "benchmarks" / "slow_pipeline.cu"
     record = run_benchmark(RunConfig(**SMALL, kernel_source=str(slow)))
-    assert record["verification"]["passed"]
-    assert record["pipeline"]["kernel_source"] == str(slow)
-    assert len(record["pipeline"]["kernel_source_sha256"]) == 64
+    assert record.verified
+    assert record.pipeline.kernel_source == str(slow)
+    assert len(record.pipeline.kernel_source_sha256) == 64
 
 
 def test_processes_merge_into_one_record(tmp_path):
     path = tmp_path / "merged.json"
     assert main(["run", "--processes", "2", "--max-time", "0.3", "--no-progress", "--json",
                  str(path)]) == 0
-    record = read_record(path)
-    assert record["sampling"]["processes"] == 2 and record["verification"]["passed"]
-    assert len(record["environment"]["processes"]) == 2
+    record = read_run(path)
+    assert record.process_count == 2 and record.verified
+    assert [run.seed for run in record.runs] == [0, 1]  # each process its own inputs

@@ -4,9 +4,8 @@ import pytest
 
 from graphbench.cli import main
 from graphbench.config import RunConfig
-from graphbench.record import read_json
-from graphbench.runner import run_benchmark
-from graphbench.sweep import validate_sweep
+from graphbench.measure.benchmark import run_benchmark
+from graphbench.record.codec import read_record, read_run
 
 pytestmark = pytest.mark.gpu
 
@@ -14,32 +13,32 @@ pytestmark = pytest.mark.gpu
 @pytest.mark.parametrize("depth", [1, 8])
 def test_deep_pipelines_verify_including_replay_with_new_data(depth):
     record = run_benchmark(RunConfig(elements=50_000, iters=20, rounds=3, depth=depth))
-    checks = {c["name"]: c for c in record["verification"]["checks"]}
-    assert record["verification"]["passed"], checks
-    assert checks["graph: replay with new data"]["passed"]
-    assert record["pipeline"]["kernel_launches_per_iteration"] == 3 * depth
-    assert ("fused" in record["modes"]) == (depth == 1)
+    checks = {c.name: c for c in record.checks}
+    assert record.verified, checks
+    assert checks["graph: replay with new data"].passed
+    assert record.pipeline.kernel_launches_per_iteration == 3 * depth
+    assert ("fused" in record.mode_names) == (depth == 1)
 
 
 def test_other_stage_lists_verify():
     record = run_benchmark(RunConfig(elements=10_000, iters=20, rounds=3, stages=("mul", "add"),
                                      depth=3))
-    assert record["verification"]["passed"]
+    assert record.verified
 
 
 def test_two_point_sweep_writes_a_record_with_both_points(tmp_path):
     path = tmp_path / "sweep.json"
     assert main(["sweep", "--elements", "4096,65536", "--depth", "1", "--max-time", "0.3",
                  "--no-progress", "--json", str(path)]) == 0
-    sweep = validate_sweep(read_json(path), str(path))
-    assert sweep["complete"] and len(sweep["points"]) == 2
-    assert [p["config"]["elements"] for p in sweep["points"]] == [4096, 65536]
-    assert all(p["verification"]["passed"] for p in sweep["points"])
-    assert all(10 <= p["config"]["iters"] <= 1000 for p in sweep["points"])  # auto iterations
+    sweep = read_record(path)
+    assert sweep.complete and len(sweep.points) == 2
+    assert [p.config.elements for p in sweep.points] == [4096, 65536]
+    assert all(p.verified for p in sweep.points)
+    assert all(10 <= p.config.iters <= 1000 for p in sweep.points)  # auto iterations
 
 
 def _device_ids():
-    from graphbench.device import list_devices
+    from graphbench.measure.device import list_devices
 
     return [d.device_id for d in list_devices()]
 
@@ -50,15 +49,13 @@ def _paths(path, ids):
 
 
 def test_run_on_every_device_writes_one_verified_record_each(tmp_path, capsys):
-    from graphbench.record import read_record
-
     ids = _device_ids()
     path = tmp_path / "run.json"
     assert main(["run", "--device", "all", "--max-time", "0.3", "--no-progress",
                  "--json", str(path)]) == 0
-    records = [read_record(p) for p in _paths(path, ids)]
-    assert [r["device"]["index"] for r in records] == ids
-    assert all(r["verification"]["passed"] for r in records)
+    records = [read_run(p) for p in _paths(path, ids)]
+    assert [r.device.index for r in records] == ids
+    assert all(r.verified for r in records)
     assert ("devices side by side" in capsys.readouterr().out) == (len(ids) > 1)
 
 
@@ -68,5 +65,5 @@ def test_sweep_on_every_device_writes_one_sweep_record_each(tmp_path):
     assert main(["sweep", "--device", "all", "--elements", "4096", "--depth", "1,2",
                  "--max-time", "0.2", "--no-progress", "--json", str(path)]) == 0
     for device, p in zip(ids, _paths(path, ids)):
-        sweep = validate_sweep(read_json(p), str(p))
-        assert sweep["device"]["index"] == device and len(sweep["points"]) == 2
+        sweep = read_record(p)
+        assert sweep.device.index == device and len(sweep.points) == 2

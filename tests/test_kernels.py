@@ -4,7 +4,7 @@ import pytest
 
 from graphbench.cli import main
 from graphbench.errors import CompileError
-from graphbench.kernels import KERNEL_NAMES, compile_cubin, compile_report, load_source, parse_ptxas_log
+from graphbench.measure.kernels import KERNEL_NAMES, compile_cubin, compile_report, load_source, parse_ptxas_log
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90", "sm_100"])

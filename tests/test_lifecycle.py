@@ -1,6 +1,6 @@
 """How many iterations a busy-time replay holds (no GPU needed)."""
 
-from graphbench.lifecycle import (BUSY_MAX_ITERATIONS, BUSY_MIN_ITERATIONS, BUSY_TARGET_US,
+from graphbench.measure.busy import (BUSY_MAX_ITERATIONS, BUSY_MIN_ITERATIONS, BUSY_TARGET_US,
                                   busy_iterations)
 
 

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from graphbench.provenance import git_state
+from graphbench.measure.provenance import git_state
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -1,60 +1,99 @@
+"""The JSON boundary: one writer, one validating reader, version 1 still read."""
+
 import json
+from pathlib import Path
 
 import pytest
+from conftest import make_record
 
+from graphbench.analyze.summary import summarize_run
 from graphbench.errors import RecordError
-from graphbench.record import SCHEMA_VERSION, read_record, write_json_atomic
+from graphbench.record.codec import SCHEMA_VERSION, read_record, read_run, run_document, write_json, write_record
+from graphbench.record.model import RunRecord, SweepRecord
+
+RESULTS = Path(__file__).resolve().parents[1] / "results"
 
 
-def test_round_trip_keeps_every_field(tmp_path, record):
-    path = write_json_atomic(tmp_path / "run.json", record)
-    back = read_record(path)
-    assert back["schema_version"] == SCHEMA_VERSION
-    assert back["modes"]["graph"]["samples"]["wall_us"] == record["modes"]["graph"]["samples"]["wall_us"]
-    assert back["speedup"]["graph"]["median"] == pytest.approx(record["speedup"]["graph"]["median"])
-    assert back["device"]["name"] == "NVIDIA H200"
+def test_round_trip_gives_back_the_same_record(tmp_path, record):
+    path = write_record(tmp_path / "run.json", record)
+    back = read_run(path)
+    assert back == record  # every field, every sample, typed as before
+    assert json.loads(path.read_text())["schema_version"] == SCHEMA_VERSION
     assert [p.name for p in tmp_path.iterdir()] == ["run.json"]  # no temporary left behind
 
 
-def test_record_carries_provenance_config_and_statistics(record):
-    assert {"name", "version", "git_commit"} <= set(record["tool"])
-    assert {"cuda-core", "cupy-cuda13x", "numpy", "python"} <= set(record["packages"])
-    assert record["config"]["elements"] == 4096 and record["config"]["iters"] == 1000
-    for mode in ("individual", "graph", "fused"):
-        stats = record["modes"][mode]["stats"]
-        assert set(stats) == {"wall", "submit", "device", "busy"}
-        assert {"median", "iqr", "min", "max", "cv"} <= set(stats["wall"])
-        assert len(record["modes"][mode]["samples"]["wall_us"]) == 10
-    assert record["speedup"]["graph"]["median"] == pytest.approx(14.0 / 4.3, rel=0.02)
+def test_statistics_are_derived_from_samples_not_read_from_the_file(tmp_path, record):
+    document = run_document(record)
+    document["summary"]["modes"]["graph"]["wall"]["median"] = 999.0  # a consumer's edit
+    path = tmp_path / "edited.json"
+    write_json(path, document)
+    assert summarize_run(read_run(path)).modes["graph"].wall.median == pytest.approx(
+        summarize_run(record).modes["graph"].wall.median)
+
+
+def test_written_json_is_strict(tmp_path, record):
+    text = write_record(tmp_path / "r.json", record).read_text()
+    json.loads(text, parse_constant=lambda name: pytest.fail(f"bare {name} in the record"))
 
 
 def test_failed_write_keeps_the_old_file(tmp_path, record):
-    path = write_json_atomic(tmp_path / "run.json", record)
+    path = write_record(tmp_path / "run.json", record)
     before = path.read_text()
     with pytest.raises(TypeError):
-        write_json_atomic(path, {"not json": object()})
+        write_json(path, {"not json": object()})
     assert path.read_text() == before
     assert [p.name for p in tmp_path.iterdir()] == ["run.json"]
 
 
-def test_non_finite_values_are_written_as_valid_json(tmp_path, record):
-    record["modes"]["graph"]["stats"]["wall"]["cv"] = float("nan")
-    path = write_json_atomic(tmp_path / "r.json", record)
-    json.loads(path.read_text())  # strict JSON: would fail on a bare NaN
-    assert read_record(path)["modes"]["graph"]["stats"]["wall"]["cv"] == "nan"
+def _bad_copy(tmp_path, record, mutate) -> Path:
+    document = run_document(record)
+    mutate(document)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d["runs"][0]["modes"]["graph"]["wall_us"].__setitem__(3, "nan"),
+     'runs[0].modes.graph.wall_us[3]: expected a number, got "nan"'),
+    (lambda d: d.__setitem__("config", None), "config: expected an object, got null"),
+    (lambda d: d["runs"][0].pop("checks"), "runs[0].checks: required field is missing"),
+    (lambda d: d.__setitem__("device", {}), "device.index: required field is missing"),
+    (lambda d: d["config"].__setitem__("elements", 1.5), "config.elements: expected a whole number"),
+    (lambda d: d["config"].__setitem__("min_rounds", 0), "config.min_rounds: must be a positive"),
+    (lambda d: d["runs"][0]["checks"][0].__setitem__("passed", "yes"),
+     "runs[0].checks[0].passed: expected true or false"),
+])
+def test_a_bad_field_is_named_by_its_path(tmp_path, record, mutate, message):
+    with pytest.raises(RecordError) as info:
+        read_record(_bad_copy(tmp_path, record, mutate))
+    assert message in info.value.message
+
+
+def test_bare_nan_and_deep_nesting_are_record_errors(tmp_path):
+    path = tmp_path / "nan.json"
+    path.write_text('{"schema": "graphbench/run", "x": NaN}')
+    with pytest.raises(RecordError, match="NaN"):
+        read_record(path)
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(RecordError):
+        read_record(path)
+    path.write_bytes(b"\xff\xfe not utf-8")
+    with pytest.raises(RecordError, match="not a text file"):
+        read_record(path)
 
 
 def test_unknown_schema_version_is_rejected(tmp_path, record):
-    record["schema_version"] = SCHEMA_VERSION + 1
-    path = write_json_atomic(tmp_path / "future.json", record)
-    with pytest.raises(RecordError, match="schema version"):
+    path = _bad_copy(tmp_path, record, lambda d: d.__setitem__("schema_version", 99))
+    with pytest.raises(RecordError, match="schema version 99"):
         read_record(path)
 
 
 @pytest.mark.parametrize("content, message", [
     ("{\"schema\": \"graphbench/run\", ", "not valid JSON"),
-    ("[1, 2]", "not a graphbench/run record"),
-    ("{\"schema\": \"graphbench/run\", \"schema_version\": 1}", "lacks required field"),
+    ("[1, 2]", "not a graphbench run or sweep record"),
+    ("{\"schema\": \"graphbench/run\", \"schema_version\": 2}", "required field is missing"),
+    ("{\"schema\": \"graphbench/run\", \"schema_version\": 1}", "schema version 1"),
 ])
 def test_broken_files_give_one_clear_error(tmp_path, content, message):
     path = tmp_path / "bad.json"
@@ -66,3 +105,31 @@ def test_broken_files_give_one_clear_error(tmp_path, content, message):
 def test_missing_file_is_a_record_error(tmp_path):
     with pytest.raises(RecordError, match="cannot read"):
         read_record(tmp_path / "absent.json")
+
+
+def test_version_1_records_load_with_their_samples():
+    record = read_run(RESULTS / "h200_default.json")
+    raw = json.loads((RESULTS / "h200_default.json").read_text())
+    assert record.samples("graph", "wall") == tuple(raw["modes"]["graph"]["samples"]["wall_us"])
+    assert summarize_run(record).speedup["graph"].stats.median == pytest.approx(
+        raw["speedup"]["graph"]["median"])
+    assert record.process_count == 1 and record.verified
+
+
+def test_a_version_1_merged_baseline_keeps_its_process_medians():
+    record = read_run(RESULTS / "h200_baseline.json")
+    raw = json.loads((RESULTS / "h200_baseline.json").read_text())
+    assert record.process_count == 5
+    assert list(record.legacy_processes.medians["graph.busy"]) == \
+        raw["sampling"]["per_process_medians"]["graph.busy"]
+
+
+def test_version_1_sweep_loads_as_a_sweep():
+    sweep = read_record(RESULTS / "h200_sweep.json")
+    assert isinstance(sweep, SweepRecord) and len(sweep.points) == 21
+    assert all(isinstance(p, RunRecord) for p in sweep.points)
+
+
+def test_a_sweep_round_trips(tmp_path):
+    sweep = read_record(RESULTS / "h200_sweep.json")
+    assert read_record(write_record(tmp_path / "s.json", sweep)) == sweep

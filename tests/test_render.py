@@ -1,6 +1,11 @@
+import dataclasses
+
 from conftest import make_record
 
-from graphbench.render import run_report, to_text
+from graphbench.analyze.summary import summarize_run
+
+from graphbench.report.run import run_report
+from graphbench.report.tables import to_text
 
 
 def test_table_shows_device_modes_speedup_and_verification(record):
@@ -8,10 +13,10 @@ def test_table_shows_device_modes_speedup_and_verification(record):
     assert "NVIDIA H200" in text and "cc 9.0" in text
     for mode in ("individual", "graph", "fused"):
         assert mode in text
-    speedup = record["speedup"]["graph"]["median"]
-    assert f"graph speedup {speedup:.2f}x" in text
+    summary = summarize_run(record)
+    assert f"graph speedup {summary.speedup['graph'].stats.median:.2f}x" in text
     assert "verified: 1 checks passed" in text
-    assert f"{record['modes']['graph']['stats']['wall']['median']:.2f}" in text
+    assert f"{summary.modes['graph'].wall.median:.2f}" in text
 
 
 def test_table_is_not_squeezed_at_80_columns(record):
@@ -28,6 +33,8 @@ def test_failure_names_mode_error_and_index():
 
 def test_record_without_timing_still_renders():
     record = make_record(passed=False)
-    record["modes"], record["speedup"] = {}, {}
+    record = dataclasses.replace(record, runs=(dataclasses.replace(
+        record.runs[0], modes={}, rounds=0, launch_floor={}, graph_lifecycle={},
+        graph_update={}),))
     text = to_text(run_report(record))
     assert "VERIFICATION FAILED" in text and "graph speedup" not in text

@@ -3,8 +3,13 @@
 import numpy as np
 import pytest
 
-from graphbench.stopping import NOISE_TARGET, TIME_BUDGET, FixedRounds, NoiseTarget, noise
-from graphbench.timing import Sample, run_rounds
+from graphbench.analyze.stopping import (NOISE_TARGET, TIME_BUDGET, FixedRounds, NoiseTarget,
+                                         headline_noise)
+from graphbench.measure.timing import Sample, run_rounds
+
+
+def noise(samples):
+    return headline_noise({mode: [s.wall_s for s in rounds] for mode, rounds in samples.items()})
 
 
 class NoisyTimer:

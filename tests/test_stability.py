@@ -1,12 +1,20 @@
 """Each stability warning fires on data built to trigger it, and stays silent on clean data."""
 
+import dataclasses
+
 from conftest import make_record
 
-from graphbench.stability import condition_warnings, mode_warnings, record_warnings
+from graphbench.analyze.summary import summarize_run
+from graphbench.analyze.warnings import condition_warnings, mode_warnings
+from graphbench.record.model import Condition, Environment
 
 
 def codes(warnings):
-    return sorted(w["code"] for w in warnings)
+    return sorted(w.code for w in warnings)
+
+
+def record_warnings(record):
+    return list(summarize_run(record).warnings)
 
 
 def test_clean_data_draws_no_warning():
@@ -14,8 +22,10 @@ def test_clean_data_draws_no_warning():
 
 
 def test_every_warning_has_a_message_and_a_remedy():
-    for warning in record_warnings(make_record(noise=0.3)):
-        assert warning["message"] and warning["remedy"] and warning["subject"]
+    found = record_warnings(make_record(noise=0.3))
+    assert found
+    for warning in found:
+        assert warning.message and warning.remedy and warning.subject
 
 
 def test_high_cv_fires_at_ten_percent():
@@ -29,39 +39,41 @@ def test_far_outlier_fires_even_with_low_cv():
     rounds = [10.0] * 30 + [14.0]
     found = mode_warnings("individual", rounds, 1000)
     assert codes(found) == ["outliers"]
-    assert "10.00..14.00" in found[0]["message"]
+    assert "10.00..14.00" in found[0].message
 
 
 def test_short_round_says_how_many_iterations_are_enough():
     (warning,) = mode_warnings("graph", [4.0] * 10, 100)  # 400 us rounds
-    assert warning["code"] == "short-round" and "--iters to at least 251" in warning["remedy"]
+    assert warning.code == "short-round" and "--iters to at least 251" in warning.remedy
     assert mode_warnings("graph", [4.0] * 10, 1000) == []
 
 
 def test_clock_drop_and_throttle_reasons():
-    falling = [{"sm_clock_mhz": 1980, "throttle_reasons": []},
-               {"sm_clock_mhz": 1410, "throttle_reasons": ["SW_THERMAL_SLOWDOWN"]}]
+    falling = [Condition(sm_clock_mhz=1980),
+               Condition(sm_clock_mhz=1410, throttle_reasons=("SW_THERMAL_SLOWDOWN",))]
     found = condition_warnings(falling)
     assert codes(found) == ["clock-drop", "throttled"]
-    assert "1980 to 1410 MHz" in found[0]["message"]
-    steady = [{"sm_clock_mhz": 1980, "throttle_reasons": []}] * 5
+    assert "1980 to 1410 MHz" in found[0].message
+    steady = [Condition(sm_clock_mhz=1980)] * 5
     assert condition_warnings(steady) == []
-    assert condition_warnings([{"sm_clock_mhz": None, "throttle_reasons": []}]) == []
+    assert condition_warnings([Condition(sm_clock_mhz=None)]) == []
 
 
 def test_other_processes_and_missed_noise_target():
-    record = make_record()
-    record["environment"]["other_gpu_processes"] = [4242]
-    record["sampling"].update(stop_reason="time-budget", noise=0.034)
-    found = {w["code"]: w for w in record_warnings(record)}
+    record = make_record(noise=0.02)
+    run = dataclasses.replace(record.runs[0], stop_reason="time-budget",
+                              environment=Environment(other_gpu_processes=(4242,)))
+    record = dataclasses.replace(record, runs=(run,))
+    found = {w.code: w for w in record_warnings(record)}
     assert sorted(found) == ["noise-target-missed", "other-processes"]
-    assert "4242" in found["other-processes"]["message"]
-    assert "3.4%" in found["noise-target-missed"]["message"]
+    assert "4242" in found["other-processes"].message
+    noise = summarize_run(record).noise
+    assert f"{noise:.1%}" in found["noise-target-missed"].message
 
 
 def test_host_speed_change_is_reported_with_the_probe_range():
-    conditions = [{"sm_clock_mhz": 1980, "host_probe_us": us} for us in (300, 310, 420, 305)]
+    conditions = [Condition(sm_clock_mhz=1980, host_probe_us=us) for us in (300, 310, 420, 305)]
     (warning,) = condition_warnings(conditions)
-    assert warning["code"] == "host-speed" and "300..420 us" in warning["message"]
-    steady = [{"sm_clock_mhz": 1980, "host_probe_us": us} for us in (300, 310, 320)]
+    assert warning.code == "host-speed" and "300..420 us" in warning.message
+    steady = [Condition(sm_clock_mhz=1980, host_probe_us=us) for us in (300, 310, 320)]
     assert condition_warnings(steady) == []

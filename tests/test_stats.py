@@ -1,19 +1,20 @@
 import numpy as np
 import pytest
 
-from graphbench.stats import block_spread, median_ci, paired_ratios, relative_ci_halfwidth, summarize
+from graphbench.analyze.stats import (block_spread, median_ci, paired_ratios,
+                                      relative_ci_halfwidth, summarize)
 
 
 def test_summary_of_known_values():
     s = summarize([1, 2, 3, 4, 100])
-    assert s["median"] == 3 and s["min"] == 1 and s["max"] == 100
-    assert s["q1"] == 2 and s["q3"] == 4 and s["iqr"] == 2
-    assert s["n"] == 5
-    assert s["cv"] == pytest.approx(np.std([1, 2, 3, 4, 100], ddof=1) / 22)
+    assert s.median == 3 and s.min == 1 and s.max == 100
+    assert s.q1 == 2 and s.q3 == 4 and s.iqr == 2
+    assert s.n == 5
+    assert s.cv == pytest.approx(np.std([1, 2, 3, 4, 100], ddof=1) / 22)
 
 
 def test_single_sample_has_zero_spread_and_empty_is_an_error():
-    assert summarize([5.0])["stdev"] == 0.0
+    assert summarize([5.0]).stdev == 0.0
     with pytest.raises(ValueError):
         summarize([])
 

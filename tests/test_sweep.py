@@ -1,5 +1,6 @@
 """Sweeps without a GPU: grid parsing, crossover, the sweep loop, charts, reports."""
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -7,15 +8,18 @@ import numpy as np
 import pytest
 from conftest import synthetic_point
 
-from graphbench.analysis import crossover
-from graphbench.chart import Panel, Series, sweep_panels, terminal_chart, write_chart
+from graphbench.analyze.derived import Crossover, crossover
+from graphbench.analyze.sweeps import crossover_table
 from graphbench.cli import main
-from graphbench.config import RunConfig, parse_grid
+from graphbench.cli.values import parse_grid
+from graphbench.config import RunConfig, SweepConfig
 from graphbench.errors import UsageError
-from graphbench.record import read_json
-from graphbench.render import sweep_report, to_text
-from graphbench.stages import expand, reference
-from graphbench.sweep import SweepConfig, run_sweep, validate_sweep
+from graphbench.measure.stages import expand, reference
+from graphbench.measure.sweep import run_sweep
+from graphbench.record.codec import read_record, sweep_document
+from graphbench.report.chart import Panel, Series, sweep_panels, terminal_chart, write_chart
+from graphbench.report.sweep import sweep_report
+from graphbench.report.tables import to_text
 
 SWEEP = Path(__file__).resolve().parent / "records" / "sweep.json"
 
@@ -29,7 +33,7 @@ SWEEP = Path(__file__).resolve().parent / "records" / "sweep.json"
     ("1000..5000", [1000, 2000, 4000]),
 ])
 def test_grids_accept_lists_and_ranges(text, values):
-    assert parse_grid(text, "--elements") == values
+    assert parse_grid(text, "--elements") == tuple(values)
 
 
 @pytest.mark.parametrize("text", ["", "0,4", "2^16..2^12", "1..8:x1", "a..b", "4096,,x"])
@@ -46,31 +50,31 @@ def test_bad_grid_on_the_command_line_exits_2(capsys):
 def test_crossover_interpolates_in_log2_elements():
     points = [(2**12, 3.0), (2**16, 1.5), (2**20, 0.9)]
     found = crossover(points, 1.1)
-    assert found["status"] == "crossover" and found["between"] == [2**16, 2**20]
+    assert found.status == "crossover" and found.between == (2**16, 2**20)
     # 1.5 -> 0.9 over 4 octaves; 1.1 is 2/3 of the way: 2^(16 + 8/3)
-    assert found["elements"] == pytest.approx(2 ** (16 + 8 / 3))
+    assert found.elements == pytest.approx(2 ** (16 + 8 / 3))
 
 
 def test_crossover_at_the_first_point_and_never():
-    assert crossover([(4096, 1.0), (65536, 0.9)], 1.1)["status"] == "below-at-smallest"
+    assert crossover([(4096, 1.0), (65536, 0.9)], 1.1).status == "below-at-smallest"
     none = crossover([(4096, 3.0), (65536, 2.0)], 1.1)
-    assert none == {"status": "none-in-range", "elements": None, "between": None}
+    assert none == Crossover("none-in-range", None, None)
 
 
 def test_sweep_runs_every_point_and_saves_after_each():
-    config = SweepConfig((4096, 1 << 20), (1, 8), RunConfig(iters=None))
+    config = SweepConfig((4096, 1 << 20), (1, 8), base=RunConfig(iters=None))
     saved = []
-    sweep = run_sweep(config, synthetic_point, save=lambda r: saved.append(json.dumps(r)))
-    assert len(sweep["points"]) == 4 and sweep["complete"]
-    assert [len(json.loads(s)["points"]) for s in saved] == [1, 2, 3, 4]
-    assert [json.loads(s)["complete"] for s in saved] == [False, False, False, True]
-    assert [(p["config"]["elements"], p["config"]["depth"]) for p in sweep["points"]] == \
+    sweep = run_sweep(config, synthetic_point, save=saved.append)
+    assert len(sweep.points) == 4 and sweep.complete
+    assert [len(s.points) for s in saved] == [1, 2, 3, 4]
+    assert [s.complete for s in saved] == [False, False, False, True]
+    assert [(p.config.elements, p.config.depth) for p in sweep.points] == \
         [(4096, 1), (1 << 20, 1), (4096, 8), (1 << 20, 8)]
-    assert {row["depth"] for row in sweep["crossover"]} == {1, 8}
+    assert {row.depth for row in crossover_table(sweep)} == {1, 8}
 
 
 def test_an_interrupted_sweep_keeps_what_it_measured():
-    config = SweepConfig((4096, 65536, 1 << 20), (1,), RunConfig(iters=None))
+    config = SweepConfig((4096, 65536, 1 << 20), (1,), base=RunConfig(iters=None))
     saved = []
 
     def point(cfg):
@@ -80,20 +84,19 @@ def test_an_interrupted_sweep_keeps_what_it_measured():
 
     with pytest.raises(KeyboardInterrupt):
         run_sweep(config, point, save=saved.append)
-    assert len(saved[-1]["points"]) == 2 and not saved[-1]["complete"]
+    assert len(saved[-1].points) == 2 and not saved[-1].complete
 
 
 def test_stored_sweep_renders_the_same_table_as_live():
-    stored = validate_sweep(read_json(SWEEP), str(SWEEP))
-    config = SweepConfig(tuple(stored["config"]["elements"]), tuple(stored["config"]["depths"]),
-                         RunConfig(iters=None))
+    stored = read_record(SWEEP)
+    config = SweepConfig(stored.config.elements, stored.config.depths, base=RunConfig(iters=None))
     live = run_sweep(config, synthetic_point)
-    assert to_text(sweep_report(json.loads(json.dumps(live)))) == to_text(sweep_report(stored))
+    assert to_text(sweep_report(live)) == to_text(sweep_report(stored))
     assert "crossover at" in to_text(sweep_report(stored))
 
 
 def test_terminal_chart_fits_80_columns_and_shows_every_depth():
-    stored = read_json(SWEEP)
+    stored = read_record(SWEEP)
     text = terminal_chart(sweep_panels(stored)[0], width=80)
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "* depth 1" in text and "o depth 4" in text and "2^12" in text and "2^24" in text
@@ -110,7 +113,7 @@ def test_terminal_chart_places_points_by_value():
 def test_chart_files_are_written_from_a_stored_sweep(tmp_path, suffix):
     if suffix == ".png":
         pytest.importorskip("matplotlib", reason="PNG output needs the plot extra")
-    target = write_chart(str(tmp_path / f"sweep{suffix}"), sweep_panels(read_json(SWEEP)))
+    target = write_chart(str(tmp_path / f"sweep{suffix}"), sweep_panels(read_record(SWEEP)))
     assert target.stat().st_size > 1000
     if suffix == ".svg":
         text = target.read_text()
@@ -143,11 +146,11 @@ def test_report_puts_several_runs_side_by_side(capsys):
 
 def test_report_of_a_broken_sweep_exits_2(tmp_path, capsys):
     broken = tmp_path / "sweep.json"
-    data = read_json(SWEEP)
-    data["points"][1]["schema_version"] = 99
+    data = sweep_document(read_record(SWEEP))
+    data["points"][1]["runs"][0]["modes"]["graph"]["wall_us"][0] = "slow"
     broken.write_text(json.dumps(data))
     assert main(["report", str(broken)]) == 2
-    assert "point 1" in capsys.readouterr().err
+    assert "points[1].runs[0].modes.graph.wall_us[0]" in capsys.readouterr().err
 
 
 def test_stage_lists_and_depth_build_the_reference():
@@ -165,12 +168,13 @@ def test_config_checks_stages_and_fused_availability():
         RunConfig(stages=("add", "div"))
     assert RunConfig(depth=4).run_modes == ("individual", "graph")
     assert RunConfig().run_modes == ("individual", "graph", "fused")
-    with pytest.raises(UsageError, match="fused mode exists only"):
+    with pytest.raises(UsageError, match="fused, which exists only"):
         RunConfig(depth=2, modes=("individual", "graph", "fused"))
 
 
 def test_device_lists_parse(capsys):
-    from graphbench.cli import parse_device_spec, per_device_path
+    from graphbench.cli.commands import per_device_path
+    from graphbench.cli.values import parse_device_spec
 
     assert parse_device_spec("1,0,1") == [0, 1] and parse_device_spec("ALL") == "all"
     with pytest.raises(UsageError):
@@ -180,10 +184,10 @@ def test_device_lists_parse(capsys):
 
 
 def test_l2_column_names_the_depths_whose_working_set_fits():
-    from graphbench.render import sweep_rows
+    from graphbench.report.sweep import sweep_rows
 
-    sweep = read_json(SWEEP)
-    for point in sweep["points"]:
-        point["cache"]["l2_resident"] = point["config"]["depth"] == 1
-    _, rows = sweep_rows(sweep)
-    assert {row[-1] for row in rows} == {"d1"}
+    sweep = read_record(SWEEP)  # 2^20 elements: 24 MiB at depth 1, 60 MiB at depth 4
+    device = dataclasses.replace(sweep.device, l2_bytes=30 * 2**20)
+    points = tuple(dataclasses.replace(p, device=device) for p in sweep.points)
+    _, rows = sweep_rows(dataclasses.replace(sweep, points=points))
+    assert [row[-1] for row in rows] == ["all", "all", "d1", "none"]

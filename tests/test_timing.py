@@ -1,5 +1,5 @@
-from graphbench.stopping import FixedRounds
-from graphbench.timing import Sample, round_order, run_rounds
+from graphbench.analyze.stopping import FixedRounds
+from graphbench.measure.timing import Sample, round_order, run_rounds
 
 
 class FakeTimer:

@@ -1,6 +1,6 @@
 """Regenerate the golden report texts: `python tests/golden/make_golden.py`.
 
-Each committed record under results/ and tests/records/ is rendered by
+Each committed record under results/ (the H200 records) is rendered by
 `graphbench report` (and `report --verbose` for run records) at 100 columns.
 test_golden.py renders them again and diffs. Regenerate only for a change
 of rendering made on purpose, and name it in the commit.
@@ -23,7 +23,7 @@ WIDTH = "100"
 def golden_cases() -> list[tuple[str, list[str]]]:
     """(golden file name, report arguments) for every committed record."""
     cases = []
-    for folder in ("results", "tests/records"):
+    for folder in ("results",):
         for path in sorted((ROOT / folder).rglob("*.json")):
             try:
                 data = json.loads(path.read_text())

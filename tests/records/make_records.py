@@ -16,9 +16,9 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
 
 from conftest import device_info, make_record, synthetic_point  # noqa: E402
 
-from graphbench.config import RunConfig  # noqa: E402
-from graphbench.record import write_json_atomic  # noqa: E402
-from graphbench.sweep import SweepConfig, run_sweep  # noqa: E402
+from graphbench.config import RunConfig, SweepConfig  # noqa: E402
+from graphbench.measure.sweep import run_sweep  # noqa: E402
+from graphbench.record.codec import run_document, write_json, write_record  # noqa: E402
 
 BASE = {"individual": 14.0, "graph": 4.3, "fused": 4.6}
 
@@ -38,18 +38,17 @@ def main() -> None:
         "other_device_slower_times": make_record(scaled(individual=1.3, graph=1.3, fused=1.3),
                                                  rounds=20, seed=7,
                                                  info=device_info(name="NVIDIA H100 80GB HBM3")),
-        "other_elements": make_record(BASE, rounds=20, seed=8),
+        "other_elements": make_record(BASE, rounds=20, seed=8, elements=65536),
     }
-    records["other_elements"]["config"]["elements"] = 65536
     for name, record in records.items():
-        write_json_atomic(HERE / f"{name}.json", record)
-    future = dict(records["baseline"], schema_version=99)
-    write_json_atomic(HERE / "future_schema.json", future)
-    text = json.dumps(records["baseline"])
+        write_record(HERE / f"{name}.json", record)
+    future = dict(run_document(records["baseline"]), schema_version=99)
+    write_json(HERE / "future_schema.json", future)
+    text = json.dumps(run_document(records["baseline"]))
     (HERE / "truncated.json").write_text(text[: len(text) // 2])
     (HERE / "corrupted.json").write_text("\x00\x17 not json at all {{{")
-    sweep = SweepConfig((4096, 65536, 1 << 20, 1 << 24), (1, 4), RunConfig(iters=None))
-    write_json_atomic(HERE / "sweep.json", run_sweep(sweep, synthetic_point))
+    sweep = SweepConfig((4096, 65536, 1 << 20, 1 << 24), (1, 4), base=RunConfig(iters=None))
+    write_record(HERE / "sweep.json", run_sweep(sweep, synthetic_point))
 
 
 if __name__ == "__main__":

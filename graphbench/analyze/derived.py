@@ -1,0 +1,88 @@
+"""Derived figures, pure functions of measured numbers: where the time goes,
+when a graph pays for itself, whether the working set lives in L2, and
+where a sweep's speedup fades."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+FLOAT_BYTES = 4
+
+
+def break_even_iterations(build_us: float, individual_wall_us: float,
+                          graph_wall_us: float) -> float | None:
+    """Replays needed before a graph's one-off build cost is paid back by the
+    time it saves per iteration; None when replay saves nothing."""
+    saving = individual_wall_us - graph_wall_us
+    if saving <= 0:
+        return None
+    return build_us / saving
+
+
+def working_set_bytes(elements: int, stages: Sequence) -> int:
+    """Distinct bytes one iteration touches: every input read and every
+    stage's output written (each vector counted once)."""
+    inputs = {"a"} | {stage.operand for stage in stages}
+    return (len(inputs) + len(stages)) * elements * FLOAT_BYTES
+
+
+@dataclass(frozen=True)
+class CacheState:
+    working_set_bytes: int
+    l2_bytes: int | None
+    l2_resident: bool | None
+    flush_l2: bool
+
+
+def cache_state(elements: int, stages: Sequence, l2_bytes: int | None, flush_l2: bool) -> CacheState:
+    size = working_set_bytes(elements, stages)
+    resident = None if l2_bytes is None else (size <= l2_bytes and not flush_l2)
+    return CacheState(size, l2_bytes, resident, flush_l2)
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """Per iteration: the host's cost per launch call, and the part of the
+    wall time the GPU spent idle (waiting for launches) rather than computing."""
+
+    launches_per_iteration: int
+    submit_per_launch_us: float
+    device_us: float
+    busy_us: float | None
+    idle_gap_us: float | None
+    launch_bound: bool | None
+
+
+def time_breakdown(wall_us: float, submit_us: float, device_us: float, busy_us: float | None,
+                   launches: int) -> Breakdown:
+    return Breakdown(launches, submit_us / launches, device_us, busy_us,
+                     None if busy_us is None else max(wall_us - busy_us, 0.0),
+                     None if busy_us is None else wall_us > 2 * busy_us)
+
+
+@dataclass(frozen=True)
+class Crossover:
+    """Where the speedup falls below the threshold. status: "crossover"
+    (between two points), "below-at-smallest" or "none-in-range"."""
+
+    status: str
+    elements: float | None
+    between: tuple[int, int] | None
+
+
+def crossover(points: Sequence[tuple[int, float]], threshold: float) -> Crossover:
+    """Smallest element count at which the speedup falls below `threshold`,
+    interpolated linearly in log2(elements) between the grid points around it."""
+    ordered = sorted(points)
+    for i, (elements, speedup) in enumerate(ordered):
+        if speedup >= threshold:
+            continue
+        if i == 0:
+            return Crossover("below-at-smallest", float(elements), (elements, elements))
+        (n0, s0), x1 = ordered[i - 1], math.log2(elements)
+        x0 = math.log2(n0)
+        x = x0 + (s0 - threshold) / (s0 - speedup) * (x1 - x0)
+        return Crossover("crossover", 2.0 ** x, (n0, elements))
+    return Crossover("none-in-range", None, None)

@@ -1,0 +1,127 @@
+"""Every statistic graphbench reports or decides on, in one place, built on
+scipy.stats wherever it has the function. Pure: no GPU, no I/O."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from scipy import stats as sps
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Median with its spread. CV uses the sample standard deviation (ddof=1)."""
+
+    n: int
+    median: float
+    q1: float
+    q3: float
+    iqr: float
+    min: float
+    max: float
+    mean: float
+    stdev: float
+    cv: float
+
+
+def summarize(values: Sequence[float]) -> Summary:
+    data = np.asarray(values, dtype=float)
+    if data.size == 0:
+        raise ValueError("cannot summarize an empty sample")
+    q1, median, q3 = np.percentile(data, [25, 50, 75])
+    mean = float(data.mean())
+    stdev = float(data.std(ddof=1)) if data.size > 1 else 0.0
+    return Summary(n=int(data.size), median=float(median), q1=float(q1), q3=float(q3),
+                   iqr=float(q3 - q1), min=float(data.min()), max=float(data.max()), mean=mean,
+                   stdev=stdev, cv=stdev / mean if mean else float("nan"))
+
+
+def median(values: Sequence[float]) -> float:
+    return float(np.median(np.asarray(values, dtype=float)))
+
+
+def paired_ratios(numerators: Sequence[float], denominators: Sequence[float]) -> list[float]:
+    """Round-by-round ratios. Rounds of the modes are interleaved, so pairing
+    round i of one mode with round i of the other cancels slow machine drift."""
+    if len(numerators) != len(denominators):
+        raise ValueError("paired samples must have the same length")
+    return [n / d for n, d in zip(numerators, denominators)]
+
+
+def median_ci_rank(n: int, confidence: float = 0.95) -> int:
+    """The 0-based rank j of the distribution-free CI of the median, [x(j), x(n-1-j)].
+
+    The count of samples below the true median is Binomial(n, 1/2), so that
+    interval covers it with probability 1 - 2 P(B <= j). j is the largest
+    rank whose coverage reaches `confidence`; 0 (the whole range, whose
+    coverage is then lower) when none does."""
+    alpha = 1 - confidence
+    j = int(sps.binom.ppf(alpha / 2, n, 0.5))
+    if j > 0 and 2 * sps.binom.cdf(j, n, 0.5) > alpha:
+        j -= 1
+    return max(0, min(j, (n - 1) // 2))
+
+
+def median_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
+    """Confidence interval of the median from order statistics: exact and
+    deterministic, unlike a bootstrap."""
+    data = np.sort(np.asarray(values, dtype=float))
+    if data.size == 0:
+        return float("nan"), float("nan")
+    j = median_ci_rank(data.size, confidence)
+    return float(data[j]), float(data[data.size - 1 - j])
+
+
+def relative_ci_halfwidth(values: Sequence[float], confidence: float = 0.95) -> float:
+    """Half the median's CI width relative to the median: the noise figure."""
+    low, high = median_ci(values, confidence)
+    mid = median(values)
+    return (high - low) / 2 / abs(mid) if mid else float("inf")
+
+
+def block_spread(values: Sequence[float], blocks: int = 4) -> float:
+    """(max - min) of the medians of `blocks` consecutive blocks, relative to
+    the overall median; 0 when there are too few values to form the blocks."""
+    data = np.asarray(values, dtype=float)
+    if data.size < 2 * blocks:
+        return 0.0
+    medians = [float(np.median(part)) for part in np.array_split(data, blocks)]
+    overall = float(np.median(data))
+    return (max(medians) - min(medians)) / abs(overall) if overall else float("inf")
+
+
+def series_noise(values: Sequence[float]) -> float:
+    """The larger of the median's relative 95% CI half-width, which assumes
+    independent rounds, and half the spread between medians of consecutive
+    blocks of rounds, which catches a machine that changes speed for longer
+    than a round (rounds are then not independent, and the CI alone is too
+    narrow: runs of the same code would disagree far beyond it)."""
+    return max(relative_ci_halfwidth(values), block_spread(values) / 2)
+
+
+def t_quantile(probability: float, df: int) -> float:
+    return float(sps.t.ppf(probability, df))
+
+
+def prediction_noise(medians: Sequence[float], confidence: float = 0.99) -> float:
+    """Relative half-width of the prediction interval for one more process's
+    median, given the medians of earlier processes: how far a new process
+    may land from them by chance alone. 0 with fewer than 3."""
+    data = np.asarray(medians, dtype=float)
+    if data.size < 3:
+        return 0.0
+    mean = float(data.mean())
+    spread = float(data.std(ddof=1)) * math.sqrt(1 + 1 / data.size)
+    quantile = t_quantile(1 - (1 - confidence) / 2, data.size - 1)
+    return quantile * spread / abs(mean) if mean else float("inf")
+
+
+def mann_whitney_p(a: Sequence[float], b: Sequence[float]) -> float:
+    """Two-sided Mann-Whitney U p-value: exact for small samples without ties,
+    else the normal approximation with tie and continuity corrections."""
+    if np.ptp(np.concatenate([np.asarray(a, float), np.asarray(b, float)])) == 0:
+        return 1.0  # every value equal: no evidence of any difference
+    return float(sps.mannwhitneyu(a, b, alternative="two-sided", method="auto").pvalue)

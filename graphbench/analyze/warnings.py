@@ -1,0 +1,82 @@
+"""Stability warnings as data: each names what looks wrong, on which mode,
+and what to do about it. A pure function of a record, so a saved record can
+be re-assessed and every rule can be tested on data built to trigger it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from graphbench.analyze.stats import summarize
+from graphbench.record.model import Condition, RunRecord
+
+HIGH_CV = 0.10
+OUTLIER_HIGH = 1.25   # max this many times the median
+OUTLIER_LOW = 0.80    # min this fraction of the median
+CLOCK_DROP = 0.90     # lowest SM clock seen below this fraction of the highest
+MIN_ROUND_S = 1e-3    # a round under 1 ms is too close to timer and event resolution
+HOST_SPEED_SPREAD = 1.15  # slowest host probe this many times the fastest
+
+
+@dataclass(frozen=True)
+class Warning:
+    code: str
+    subject: str
+    message: str
+    remedy: str
+
+
+def mode_warnings(name: str, wall_us: Sequence[float], iters: int) -> list[Warning]:
+    found, s = [], summarize(wall_us)
+    if s.n > 1 and s.cv >= HIGH_CV:
+        found.append(Warning("high-cv", name, f"{name}: wall time varies by {s.cv:.0%} (CV) "
+                             "between rounds", "close other GPU and CPU work, or raise --iters"))
+    if s.max >= OUTLIER_HIGH * s.median or s.min <= OUTLIER_LOW * s.median:
+        found.append(Warning("outliers", name, f"{name}: rounds range {s.min:.2f}..{s.max:.2f} us "
+                             f"around a median of {s.median:.2f} us", "the machine changed speed "
+                             "during sampling; run again or raise --min-rounds"))
+    if s.median * iters / 1e6 < MIN_ROUND_S:
+        found.append(Warning("short-round", name, f"{name}: a round lasts only "
+                             f"{s.median * iters:.0f} us, close to the timers' resolution",
+                             f"raise --iters to at least {int(MIN_ROUND_S * 1e6 / s.median) + 1}"))
+    return found
+
+
+def condition_warnings(conditions: Sequence[Condition]) -> list[Warning]:
+    found = []
+    clocks = [c.sm_clock_mhz for c in conditions if c.sm_clock_mhz]
+    if clocks and min(clocks) < CLOCK_DROP * max(clocks):
+        found.append(Warning("clock-drop", "device", f"SM clock fell from {max(clocks)} to "
+                             f"{min(clocks)} MHz during sampling", "the GPU changed speed (power "
+                             "or thermal management); let it cool or check its cooling and power "
+                             "limits"))
+    probes = [c.host_probe_us for c in conditions if c.host_probe_us]
+    if probes and max(probes) > HOST_SPEED_SPREAD * min(probes):
+        found.append(Warning("host-speed", "host", "the host CPU's speed changed during "
+                             f"sampling: a fixed CPU probe took {min(probes):.0f}.."
+                             f"{max(probes):.0f} us", "launch costs are CPU work and move with "
+                             "it (other tenants, power management): use a quiet, dedicated host, "
+                             "and compare runs made side by side"))
+    reasons = sorted({r for c in conditions for r in c.throttle_reasons})
+    if reasons:
+        found.append(Warning("throttled", "device", "the driver reported clock throttling: "
+                             f"{', '.join(reasons)}", "check cooling, power and other load"))
+    return found
+
+
+def record_warnings(record: RunRecord, walls: Mapping[str, Sequence[float]],
+                    noise: float | None) -> list[Warning]:
+    found = []
+    for name, wall_us in walls.items():
+        found += mode_warnings(name, wall_us, record.config.iters)
+    found += condition_warnings(record.conditions)
+    others = [pid for run in record.runs for pid in run.environment.other_gpu_processes or ()]
+    if others:
+        found.append(Warning("other-processes", "device", f"{len(others)} other process(es) use "
+                             f"this GPU (pids {', '.join(map(str, others))})",
+                             "run graphbench on an idle GPU"))
+    if record.stop_reason == "time-budget":
+        found.append(Warning("noise-target-missed", "sampling", "the time budget ran out with "
+                             f"noise {noise:.1%}, above the {record.config.max_noise:.1%} target",
+                             "raise --max-time, or quiet the machine"))
+    return found

@@ -1,0 +1,41 @@
+"""Command line: parse -> validated config -> one library call -> render ->
+exit code. This package is the only place that prints or exits."""
+
+from __future__ import annotations
+
+import sys
+
+from graphbench.errors import (EXIT_INTERRUPTED, EXIT_OK, CompileError, ConfigError,
+                               GraphbenchError)
+
+
+def error_line(exc: GraphbenchError) -> str:
+    """The one line a user sees; a configuration field is named by its flag."""
+    if isinstance(exc, ConfigError):
+        from graphbench.config import flag_for
+
+        message = f"{flag_for(exc.field) or exc.field} {exc.problem}"
+        return f"{message}; {exc.remedy}" if exc.remedy else message
+    return exc.one_line()
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        from graphbench.cli.commands import COMMANDS
+        from graphbench.cli.parser import build_parser
+
+        args = build_parser().parse_args(argv)
+        if not args.command:
+            build_parser().print_help()
+            return EXIT_OK
+        return COMMANDS[args.command](args)
+    except CompileError as exc:
+        print(f"graphbench: error: {exc.message}", file=sys.stderr)
+        print(exc.log, file=sys.stderr)
+        return exc.exit_code
+    except GraphbenchError as exc:
+        print(f"graphbench: error: {error_line(exc)}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("graphbench: interrupted; GPU resources released", file=sys.stderr)
+        return EXIT_INTERRUPTED

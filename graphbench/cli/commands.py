@@ -1,0 +1,231 @@
+"""The sub-commands: validated config -> one library call -> render -> exit code."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from graphbench.cli.progress import console, round_progress, sweep_progress
+from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_fields
+from graphbench.errors import EXIT_FAILED, EXIT_OK, RecordError, UsageError
+from graphbench.record.model import RunRecord, SweepRecord
+
+
+def run_config(args, command: str = RUN, **changes) -> RunConfig:
+    """The RunConfig the options of `command` describe (device: the first asked for)."""
+    values = {f.name: getattr(args, f.name) for f in cli_fields(RunConfig, command)}
+    values["device"] = 0 if values["device"] == "all" else values["device"][0]
+    return RunConfig(**{**values, **changes})
+
+
+def sweep_config(args) -> SweepConfig:
+    values = {f.name: getattr(args, f.name) for f in cli_fields(SweepConfig, SWEEP)}
+    return SweepConfig(**values, base=run_config(args, SWEEP))
+
+
+def cmd_run(args) -> int:
+    from graphbench.record.codec import read_run, write_record
+    from graphbench.report.run import failure_text, run_report, runs_side_by_side
+    from graphbench.report.tables import simple_table
+
+    base = run_config(args)  # bad options fail before the driver is asked
+    baseline = read_run(args.baseline) if args.baseline else None  # fail before running
+    if not args.baseline and (args.fail_on or args.markdown):
+        raise UsageError("--fail-on and --markdown need --baseline FILE")
+    devices = resolve_devices(args.device)
+    records, exit_code = [], EXIT_OK
+    for device in devices:
+        record = measure(replace(base, device=device), args.processes, _progress(args))
+        records.append(record)
+        console().print(run_report(record, verbose=args.verbose))
+        if args.json:
+            path = write_record(per_device_path(args.json, device, len(devices)), record)
+            console().print(f"record written to {path}", style="dim")
+        for check in (c for c in record.checks if not c.passed):
+            print(f"graphbench: verification failed: {failure_text(check)}", file=sys.stderr)
+        if not record.verified:
+            exit_code = EXIT_FAILED
+        elif baseline is not None:
+            markdown = per_device_path(args.markdown, device, len(devices)) if args.markdown else None
+            exit_code = max(exit_code, gate(baseline, record, args, args.baseline,
+                                            args.json or "this run", markdown=markdown))
+    if len(records) > 1:
+        names = [f"device {r.device.index}" for r in records]
+        console().print(simple_table("devices side by side", *runs_side_by_side(records, names)))
+    return exit_code
+
+
+def _progress(args) -> bool:
+    return sys.stdout.isatty() and not args.no_progress
+
+
+def measure(config: RunConfig, processes: int, show_progress: bool) -> RunRecord:
+    """One run in this process, or `processes` fresh ones merged."""
+    from graphbench.analyze.merge import merge_runs
+    from graphbench.measure.benchmark import run_benchmark
+    from graphbench.measure.processes import run_processes
+
+    if processes == 1:
+        with round_progress(config.rounds, show_progress) as on_round:
+            return run_benchmark(config, on_round=on_round)
+    with round_progress(processes, show_progress, "processes") as on_done:
+        done = (lambda count: on_done(count, None)) if on_done else None
+        return merge_runs(run_processes(config, processes, done))
+
+
+def per_device_path(path: str, device: int, count: int) -> str:
+    """out.json for one device; out.dev0.json, out.dev1.json, ... for several."""
+    if count == 1:
+        return path
+    target = Path(path)
+    return str(target.with_name(f"{target.stem}.dev{device}{target.suffix}"))
+
+
+def resolve_devices(spec) -> list[int]:
+    if spec == "all":
+        from graphbench.measure.device import list_devices
+
+        return [device.device_id for device in list_devices()]
+    return spec
+
+
+def cmd_sweep(args) -> int:
+    from graphbench.measure.benchmark import run_benchmark
+    from graphbench.measure.sweep import run_sweep
+    from graphbench.record.codec import write_record
+
+    first = sweep_config(args)  # bad options fail before the driver is asked
+    devices = resolve_devices(args.device)
+    sweeps = []
+    for device in devices:
+        config = replace(first, base=replace(first.base, device=device))
+        path = per_device_path(args.json, device, len(devices)) if args.json else None
+        save = (lambda record, path=path: write_record(path, record)) if path else None
+        with sweep_progress(len(config.points()), _progress(args)) as on_point:
+            sweep = run_sweep(config, run_benchmark, save=save, on_point=on_point)
+        sweeps.append(sweep)
+        show_sweep(sweep, args, device, len(devices), path)
+    if len(sweeps) > 1:
+        show_crossovers(sweeps)
+    if any(not p.verified for sweep in sweeps for p in sweep.points):
+        print("graphbench: verification failed at some sweep points (marked FAILED)",
+              file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def show_sweep(sweep: SweepRecord, args, device: int, devices: int, path: str | None) -> None:
+    from graphbench.report.chart import sweep_panels, write_chart
+    from graphbench.report.sweep import sweep_markdown, sweep_report
+
+    console().print(sweep_report(sweep))
+    if path:
+        console().print(f"sweep record written to {path}", style="dim")
+    if args.plot:
+        chart = write_chart(per_device_path(args.plot, device, devices), sweep_panels(sweep))
+        console().print(f"chart written to {chart}", style="dim")
+    if args.markdown:
+        write_text(per_device_path(args.markdown, device, devices), sweep_markdown(sweep))
+
+
+def show_crossovers(sweeps: list[SweepRecord]) -> None:
+    from graphbench.report.sweep import crossover_rows
+    from graphbench.report.tables import simple_table
+
+    for sweep in sweeps:
+        columns, rows = crossover_rows(sweep)
+        console().print(simple_table(f"crossover on device {sweep.device.index}", columns, rows))
+
+
+def cmd_report(args) -> int:
+    from graphbench.record.codec import read_record
+    from graphbench.report.chart import sweep_panels, write_chart
+
+    records = [(path, read_record(path)) for path in args.files]
+    runs = [(p, r) for p, r in records if isinstance(r, RunRecord)]
+    sweeps = [(p, r) for p, r in records if isinstance(r, SweepRecord)]
+    if args.plot and len(sweeps) != 1:
+        raise UsageError("--plot needs exactly one sweep record")
+    markdown = show_runs(runs, args.verbose) + show_sweeps(sweeps)
+    if args.plot:
+        console().print(f"chart written to {write_chart(args.plot, sweep_panels(sweeps[0][1]))}",
+                        style="dim")
+    if args.markdown:
+        write_text(args.markdown, "\n\n".join(markdown) + "\n")
+    return EXIT_OK
+
+
+def show_runs(runs: list[tuple[str, RunRecord]], verbose: bool) -> list[str]:
+    """Print one run in full, or several side by side; return their markdown."""
+    from graphbench.report.run import run_report, runs_side_by_side
+    from graphbench.report.tables import markdown_table, simple_table
+
+    if not runs:
+        return []
+    if len(runs) == 1:
+        console().print(run_report(runs[0][1], verbose=verbose))
+        return [markdown_table(*runs_side_by_side([runs[0][1]], [runs[0][0]]))]
+    columns, rows = runs_side_by_side([r for _, r in runs], [Path(p).name for p, _ in runs])
+    console().print(simple_table("records side by side", columns, rows))
+    return [markdown_table(columns, rows)]
+
+
+def show_sweeps(sweeps: list[tuple[str, SweepRecord]]) -> list[str]:
+    from graphbench.report.sweep import sweep_markdown, sweep_report
+
+    for _, sweep in sweeps:
+        console().print(sweep_report(sweep))
+    return [sweep_markdown(sweep) for _, sweep in sweeps]
+
+
+def gate(baseline: RunRecord, current: RunRecord, args, baseline_name: str, current_name: str,
+         json_out: str | None = None, markdown: str | None = None) -> int:
+    """Compare, print, write the requested files, and choose the exit code."""
+    from graphbench.analyze.compare import compare_records
+    from graphbench.record.codec import COMPARE_SCHEMA, write_json, to_json
+    from graphbench.report.compare import comparison_markdown, comparison_report, decision_line
+
+    comparison = compare_records(baseline, current, args.fail_on)
+    console().print(comparison_report(comparison))
+    markdown = markdown or args.markdown
+    if markdown:
+        write_text(markdown, comparison_markdown(comparison, baseline_name, current_name))
+    if json_out:
+        write_json(json_out, {"schema": COMPARE_SCHEMA, "schema_version": 1,
+                              "passed": comparison.passed,
+                              "regressions": [v.metric for v in comparison.regressions],
+                              **to_json(comparison)})
+    if comparison.incompatible:
+        raise RecordError(f"records are not comparable: {'; '.join(comparison.incompatible)}",
+                          "compare runs made with the same --elements and --iters")
+    if comparison.regressions:
+        print(f"graphbench: {decision_line(comparison)}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def write_text(path: str, text: str) -> None:
+    from graphbench.record.files import write_text_atomic
+
+    write_text_atomic(path, text)
+
+
+def cmd_compare(args) -> int:
+    from graphbench.record.codec import read_run
+
+    baseline, current = read_run(args.baseline), read_run(args.current)
+    return gate(baseline, current, args, args.baseline, args.current, json_out=args.json)
+
+
+def cmd_kernels(args) -> int:
+    from graphbench.measure.kernels import compile_report, load_source
+    from graphbench.report.kernels import kernels_table
+
+    resources = compile_report(args.arch, load_source(args.kernel_source))
+    console().print(kernels_table(resources, args.arch))
+    return EXIT_OK
+
+
+COMMANDS = {"run": cmd_run, "sweep": cmd_sweep, "report": cmd_report, "compare": cmd_compare,
+            "kernels": cmd_kernels}

@@ -1,0 +1,143 @@
+"""The command-line parsers. Options that set a configuration field are
+built from that field (graphbench.config): its flag, parser, default and
+help are written once, there."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+from graphbench import __version__
+from graphbench.cli.help import (COMPARE_EXAMPLES, KERNELS_EXAMPLES, REPORT_EXAMPLES,
+                                 RUN_EXAMPLES, SWEEP_EXAMPLES)
+from graphbench.cli.values import PARSERS, parse_positive_int
+from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_default, cli_fields
+from graphbench.errors import UsageError
+
+
+METAVARS = {"count": "N", "int": "N", "float": "X", "fraction": "PCT", "seconds": "SECONDS",
+            "list": "LIST", "grid": "GRID", "devices": "IDS", "path": "FILE"}
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse that raises UsageError (one line, exit 2) instead of printing usage."""
+
+    def error(self, message: str):
+        raise UsageError(message, f"see {self.prog} --help")
+
+
+def add_config_option(parser, f: dataclasses.Field, command: str) -> None:
+    """One option from one configuration field."""
+    meta, default = f.metadata, cli_default(f, command)
+    help_text = meta["helps"].get(command, meta["help"]).format(default=default)
+    if meta["parse"] == "flag":
+        parser.add_argument(meta["flag"], dest=f.name, action="store_true", help=help_text)
+    elif meta["parse"] == "no-flag":
+        parser.add_argument(meta["flag"], dest=f.name, action="store_false", help=help_text)
+    else:
+        read, flag = PARSERS[meta["parse"]], meta["flag"]
+        parser.add_argument(flag, dest=f.name, type=lambda text: read(text, flag),
+                            default=[default] if meta["parse"] == "devices" else default,
+                            metavar=meta.get("metavar") or METAVARS[meta["parse"]], help=help_text)
+
+
+def add_config_options(parser, command: str, *classes) -> None:
+    for cls in classes:
+        for f in cli_fields(cls, command):
+            add_config_option(parser, f, command)
+
+
+def _count(option: str):
+    return lambda text: parse_positive_int(text, option)
+
+
+def _subcommand(commands, name: str, help_text: str, description: str, epilog: str):
+    return commands.add_parser(name, help=help_text, description=description, epilog=epilog,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def add_output_options(parser, what: str) -> None:
+    parser.add_argument("--json", metavar="FILE", help=f"write the {what} to FILE (atomically)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress display")
+
+
+def add_gate_options(parser) -> None:
+    parser.add_argument("--fail-on", action="append", type=_spec, metavar="SPEC", default=None,
+                        help="gate on METRIC:THRESHOLD, e.g. speedup:5%%, graph.wall:10%%, "
+                        "individual.wall:0.5us (repeatable; replaces the default gate)")
+    parser.add_argument("--markdown", metavar="FILE",
+                        help="write the comparison as a markdown table (CI job summary)")
+
+
+def _spec(text: str):
+    from graphbench.analyze.compare import parse_spec
+
+    return parse_spec(text)
+
+
+def add_run(commands) -> None:
+    run = _subcommand(commands, "run", "benchmark the pipeline on a GPU",
+                      "Benchmark the pipeline: verify every mode, then time interleaved rounds "
+                      "of each and report medians with their spread.", RUN_EXAMPLES)
+    add_config_options(run, RUN, RunConfig)
+    run.add_argument("--processes", type=_count("--processes"), default=1, metavar="N",
+                     help="run in N fresh processes one after another and merge their rounds, "
+                     "so the noise includes the spread between processes (use for baselines)")
+    add_output_options(run, "record")
+    run.add_argument("--verbose", "-v", action="store_true",
+                     help="also show where the time goes and every one-off cost")
+    run.add_argument("--baseline", metavar="FILE", help="after the run, compare with this "
+                     "record and gate on it (exit 1 on a regression)")
+    add_gate_options(run)
+
+
+def add_sweep(commands) -> None:
+    sweep = _subcommand(commands, "sweep", "benchmark a grid of sizes and pipeline depths",
+                        "Run the benchmark over elements x depth, find where the graph speedup "
+                        "fades, and chart it.", SWEEP_EXAMPLES)
+    add_config_options(sweep, SWEEP, SweepConfig, RunConfig)
+    sweep.add_argument("--plot", metavar="FILE", help="write the charts to FILE (.svg or .png)")
+    sweep.add_argument("--markdown", metavar="FILE", help="write the tables as markdown")
+    add_output_options(sweep, "sweep record (rewritten after every point)")
+
+
+def add_report(commands) -> None:
+    report = _subcommand(commands, "report", "render saved run or sweep records",
+                         "Render saved records as the live run printed them; several run "
+                         "records side by side.", REPORT_EXAMPLES)
+    report.add_argument("files", nargs="+", metavar="FILE", help="records written with --json")
+    report.add_argument("--markdown", metavar="FILE", help="write the tables as markdown")
+    report.add_argument("--plot", metavar="FILE", help="chart one sweep record (.svg or .png)")
+    report.add_argument("--verbose", "-v", action="store_true", help="every detail of a run")
+
+
+def add_compare(commands) -> None:
+    compare = _subcommand(commands, "compare", "compare two result records (a CI gate)",
+                          "Compare a current record with a baseline, metric by metric, and fail "
+                          "on a significant regression.", COMPARE_EXAMPLES)
+    compare.add_argument("baseline", help="baseline record (graphbench run --json)")
+    compare.add_argument("current", help="current record")
+    compare.add_argument("--json", metavar="FILE", help="write the verdicts as JSON")
+    add_gate_options(compare)
+
+
+def add_kernels(commands) -> None:
+    kernels = _subcommand(commands, "kernels", "compile every kernel offline (no GPU needed)",
+                          "Compile every kernel with NVRTC for an arch and print registers and "
+                          "spills. Needs no GPU or driver.", KERNELS_EXAMPLES)
+    kernels.add_argument("--arch", default="sm_90", help="target such as sm_80, sm_90, sm_100 "
+                         "(default sm_90)")
+    kernels.add_argument("--kernel-source", metavar="FILE",
+                         help="check this .cu file instead of the shipped kernels")
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(prog="graphbench", description=(
+        "Measure what CUDA Graphs buy on this GPU: a three-stage elementwise pipeline "
+        "(r1 = a + b, r2 = r1 * c, r3 = r2 - a) run as individual launches, as one replayed "
+        "graph and as one fused kernel, every result checked against CuPy."))
+    parser.add_argument("--version", action="version", version=f"graphbench {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
+    for add in (add_run, add_sweep, add_report, add_compare, add_kernels):
+        add(commands)
+    return parser

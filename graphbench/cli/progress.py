@@ -1,0 +1,43 @@
+"""Progress displays on stderr while rounds, processes or sweep points run;
+nothing when stdout is not a terminal or --no-progress is given."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+
+def console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+@contextmanager
+def round_progress(total: int | None, enabled: bool, unit: str = "rounds"):
+    """Adaptive sampling has no known total: the bar then just pulses."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("timing"), BarColumn(), TextColumn(f"{{task.completed}} {unit}"),
+                  TimeElapsedColumn(), console=console(stderr=True), transient=True) as progress:
+        task = progress.add_task("rounds", total=total)
+        yield lambda done, reason: progress.update(task, completed=done)
+
+
+@contextmanager
+def sweep_progress(total: int, enabled: bool):
+    if not enabled:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console(stderr=True), transient=True) as progress:
+        task = progress.add_task("sweep", total=total)
+
+        def on_point(index, count, config):
+            progress.update(task, completed=index, description=f"{config.elements:,} elements, "
+                            f"depth {config.depth}")
+        yield on_point

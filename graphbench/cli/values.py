@@ -1,0 +1,112 @@
+"""Parsers for option values as users type them. They name the flag in
+their messages, which is why they live in the CLI layer."""
+
+from __future__ import annotations
+
+from graphbench.errors import UsageError
+
+
+def parse_positive_int(text: str, option: str) -> int:
+    """Parse a CLI count; accept 1e6-style and 2^20-style forms users type."""
+    value = _parse_int(text.strip(), option)
+    if value <= 0:
+        raise UsageError(f"{option} must be a positive integer, got {value}")
+    return value
+
+
+def _parse_int(text: str, option: str) -> int:
+    try:
+        if "^" in text:
+            base, exponent = text.split("^", 1)
+            return int(base) ** int(exponent)
+        if "e" in text.lower():
+            number = float(text)
+            if number != int(number):
+                raise ValueError
+            return int(number)
+        return int(text, 10)
+    except (ValueError, OverflowError):
+        raise UsageError(f"{option} must be a positive integer, got {text!r}") from None
+
+
+def parse_int(text: str, option: str) -> int:
+    try:
+        return int(text.strip(), 10)
+    except ValueError:
+        raise UsageError(f"{option} must be a whole number, got {text!r}") from None
+
+
+def parse_float(text: str, option: str) -> float:
+    try:
+        return float(text.strip().removesuffix("x"))
+    except ValueError:
+        raise UsageError(f"{option} must be a number, got {text!r}") from None
+
+
+def parse_fraction(text: str, option: str) -> float:
+    """'1%' or '0.01' -> 0.01."""
+    raw = text.strip()
+    try:
+        return float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise UsageError(f"{option} must be a percentage such as 1% or 0.01, got {text!r}") from None
+
+
+def parse_seconds(text: str, option: str) -> float:
+    try:
+        return float(text.strip().removesuffix("s"))
+    except ValueError:
+        raise UsageError(f"{option} must be a number of seconds, got {text!r}") from None
+
+
+def parse_list(text: str, option: str = "") -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def parse_grid(text: str, option: str) -> tuple[int, ...]:
+    """A sweep axis: '4096,65536', '2^12..2^24' (doubling) or '2^12..2^24:x4'."""
+    values: set[int] = set()
+    for part in parse_list(text):
+        if ".." in part:
+            values.update(_parse_range(part, option))
+        else:
+            values.add(parse_positive_int(part, option))
+    if not values:
+        raise UsageError(f"{option} needs at least one value, got {text!r}")
+    return tuple(sorted(values))
+
+
+def _parse_range(part: str, option: str) -> list[int]:
+    span, _, step = part.partition(":")
+    low_text, _, high_text = span.partition("..")
+    low, high = parse_positive_int(low_text, option), parse_positive_int(high_text, option)
+    factor = parse_positive_int(step.lstrip("x"), option) if step else 2
+    if low > high or factor < 2:
+        raise UsageError(f"{option} range {part!r} must run upwards with a factor of 2 or more",
+                         "e.g. 2^12..2^24 or 2^12..2^24:x4")
+    values = [low]
+    while values[-1] * factor <= high:
+        values.append(values[-1] * factor)
+    return values
+
+
+def parse_device_spec(text: str, option: str = "--device"):
+    """'0', '0,1' or 'all' (resolved once the driver is asked)."""
+    if text.strip().lower() == "all":
+        return "all"
+    try:
+        ids = [int(part) for part in parse_list(text)]
+    except ValueError:
+        raise UsageError(f"{option} must be an id, a list such as 0,1, or all; got {text!r}") from None
+    if not ids or min(ids) < 0:
+        raise UsageError(f"{option} must be 0 or more, got {text!r}")
+    return sorted(set(ids))
+
+
+def parse_path(text: str, option: str) -> str:
+    return text
+
+
+PARSERS = {"count": parse_positive_int, "int": parse_int, "float": parse_float,
+           "fraction": parse_fraction, "seconds": parse_seconds, "list": parse_list,
+           "grid": parse_grid, "devices": parse_device_spec, "path": parse_path}

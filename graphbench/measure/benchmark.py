@@ -1,0 +1,179 @@
+"""One benchmark run, end to end: the data flow in one place.
+
+config -> device and compiled kernels -> pipeline -> modes -> verification
+-> interleaved timed rounds -> floor, lifecycle and update measurements
+-> the typed record (statistics are derived from it, never stored).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Callable
+
+import numpy as np
+
+from graphbench.analyze.stopping import stop_rule
+from graphbench.config import RunConfig
+from graphbench.measure import provenance
+from graphbench.measure.busy import BusyProbe
+from graphbench.measure.costs import time_graph_lifecycle, time_launch_floor
+from graphbench.measure.kernels import EMPTY_KERNEL, HOLD_KERNEL, source_digest
+from graphbench.measure.l2 import L2Flusher
+from graphbench.measure.repoint import graph_update_experiment
+from graphbench.measure.session import Session
+from graphbench.measure.stages import reference
+from graphbench.measure.timing import Sampling, run_rounds
+from graphbench.measure.verify import all_passed, compare
+from graphbench.record.model import (Check, Condition, Environment, ModeSamples, PipelineInfo,
+                                     ProcessRun, RunRecord)
+
+CONSTANT_INPUTS = {"a": 1.0, "b": 2.0, "c": 3.0}
+ROUND_TARGET_S = 0.01   # auto --iters: long against timer resolution, short against drift
+MIN_AUTO_ITERS, MAX_AUTO_ITERS = 10, 1000
+NOT_RUN = "not-run: verification failed"
+
+
+def run_benchmark(config: RunConfig, on_round: Callable | None = None,
+                  kernels: dict | None = None) -> RunRecord:
+    """Run `config` on its device and return the record.
+
+    `kernels` replaces the shipped kernels (tests use it to plant a wrong one)."""
+    started = time.perf_counter()
+    with Session(config, kernels) as session:
+        rng = np.random.default_rng(config.seed)
+        checks = verify_modes(session, rng)
+        sampling, extras = None, {}
+        if all_passed(checks):
+            if config.iters is None:
+                session.config = replace(config, iters=calibrate_iters(session))
+            sampling = sample(session, rng, on_round)
+            last = session.modes[-1]
+            checks.append(check_mode(session, last, f"{last.name}: after timing"))
+            extras = measure_extras(session, sampling, rng, checks)
+        run = process_run(session, sampling, checks, extras, time.perf_counter() - started)
+        return RunRecord(tool=provenance.tool_info(), created=provenance.utc_timestamp(),
+                         host=provenance.host_info(), packages=provenance.package_versions(),
+                         device=session.info, config=session.config.resolved(),
+                         pipeline=describe_pipeline(session), runs=(run,))
+
+
+def process_run(session: Session, sampling: Sampling | None, checks: list[Check],
+                extras: dict, elapsed_s: float) -> ProcessRun:
+    config = session.config
+    modes = {}
+    for name in (sampling.samples if sampling else {}):
+        per_metric = {m: tuple(sampling.per_iteration_us(name, m, config.iters))
+                      for m in ("wall", "submit", "device")}
+        busy = tuple(c.busy_us[name] for c in sampling.conditions)
+        modes[name] = ModeSamples(per_metric["wall"], per_metric["submit"], per_metric["device"],
+                                  busy)
+    return ProcessRun(
+        seed=config.seed, rounds=sampling.rounds if sampling else 0,
+        stop_reason=sampling.stop_reason if sampling else NOT_RUN, elapsed_s=elapsed_s,
+        sampling_s=sampling.elapsed_s if sampling else None, modes=modes,
+        conditions=tuple(sampling.conditions) if sampling else (), checks=tuple(checks),
+        environment=Environment(session.monitor.other_processes(), session.pinned_cpu),
+        **{key: {k: tuple(v) for k, v in value.items()} for key, value in extras.items()})
+
+
+def calibrate_iters(session: Session) -> int:
+    """Iterations for one round of the slowest mode to last about ROUND_TARGET_S."""
+    slowest = session.modes[0]  # individual launches, or the only mode asked for
+    session.timer.time_round(slowest.step, 2)  # warm-up
+    per_iteration = session.timer.time_round(slowest.step, 5).wall_s / 5
+    return int(min(MAX_AUTO_ITERS, max(MIN_AUTO_ITERS, ROUND_TARGET_S / per_iteration)))
+
+
+def busy_probes(session: Session) -> dict[str, BusyProbe]:
+    """One probe per distinct GPU workload: individual and graph modes run the
+    same kernels, so they share one; fused has its own."""
+    pipeline, probes = session.pipeline, {}
+    for mode in session.modes:
+        kind = "fused" if mode.fused_output else "stages"
+        if kind not in probes:
+            enqueue = pipeline.enqueue_fused if mode.fused_output else pipeline.enqueue_stages
+            probes[kind] = BusyProbe(session.device, session.stream, enqueue,
+                                     session.kernels[HOLD_KERNEL])
+    return {mode.name: probes["fused" if mode.fused_output else "stages"]
+            for mode in session.modes}
+
+
+def read_conditions(session: Session, probes: dict[str, BusyProbe]) -> Condition:
+    """After each set of rounds: NVML readings, host probe, GPU busy time."""
+    measured = {probe: probe.measure() for probe in set(probes.values())}
+    return Condition(**session.monitor.read(),
+                     busy_us={name: measured[probe] for name, probe in probes.items()})
+
+
+def sample(session: Session, rng, on_round) -> Sampling:
+    config = session.config
+    session.pipeline.fill_random(rng)  # time on fresh random data, not the constants
+    flusher = L2Flusher(session.info.l2_bytes) if config.flush_l2 else None
+    probes = busy_probes(session)
+    try:
+        return run_rounds({mode.name: mode.step for mode in session.modes}, config.iters,
+                          session.timer, stop_rule(config), config.warmup_rounds, on_round,
+                          before_each=flusher.flush if flusher else None,
+                          monitor=lambda: read_conditions(session, probes))
+    finally:
+        for probe in set(probes.values()):
+            probe.close()
+        if flusher:
+            flusher.release()
+
+
+def check_mode(session: Session, mode, name: str, expected=None) -> Check:
+    """Poison, run one iteration of `mode`, and compare with the reference."""
+    pipeline, config = session.pipeline, session.config
+    pipeline.poison()
+    mode.step()
+    session.stream.sync()
+    expected = pipeline.reference() if expected is None else expected
+    return compare(name, pipeline.result(mode.fused_output), expected, config.rtol, config.atol)
+
+
+def verify_modes(session: Session, rng) -> list[Check]:
+    """Every mode on random data; then the graph replayed on new contents of
+    the same buffers (a graph bakes in pointers, not data) and on constants."""
+    import cupy
+
+    pipeline = session.pipeline
+    pipeline.fill_random(rng)
+    checks = [check_mode(session, mode, mode.name) for mode in session.modes]
+    graph = next((mode for mode in session.modes if mode.name == "graph"), None)
+    if graph is not None:
+        pipeline.fill_random(rng)
+        checks.append(check_mode(session, graph, "graph: replay with new data"))
+        pipeline.fill_constant(**CONSTANT_INPUTS)
+        constant = reference(CONSTANT_INPUTS, pipeline.stages)  # 8.0 for add,mul,sub
+        expected = cupy.full(pipeline.elements, constant, dtype=cupy.float32)
+        checks.append(check_mode(session, graph, f"graph: constants a=1 b=2 c=3 give {constant:g}",
+                                 expected))
+    return checks
+
+
+def measure_extras(session: Session, sampling: Sampling, rng, checks: list[Check]) -> dict:
+    """Launch floor, and (with a graph mode) graph lifecycle and update costs."""
+    stream, pipeline, config = session.stream, session.pipeline, session.config
+    extras = {"launch_floor": time_launch_floor(stream, session.kernels[EMPTY_KERNEL])}
+    if "graph" in sampling.samples:
+        extras["graph_lifecycle"] = time_graph_lifecycle(stream, pipeline.enqueue_stages)
+        times, update_checks = graph_update_experiment(stream, pipeline, session.new_pipeline(),
+                                                       rng, config.rtol, config.atol)
+        extras["graph_update"] = times
+        checks.extend(update_checks)
+    return extras
+
+
+def describe_pipeline(session: Session) -> PipelineInfo:
+    config, launch = session.config, session.pipeline.launch_config
+    return PipelineInfo(stages=config.stages, depth=config.depth,
+                        kernel_launches_per_iteration=len(session.pipeline.stages),
+                        grid=_dims(launch.grid), block=_dims(launch.block),
+                        kernel_source=config.kernel_source or "shipped",
+                        kernel_source_sha256=source_digest(session.source))
+
+
+def _dims(value) -> tuple[int, ...]:
+    return tuple(value) if isinstance(value, tuple) else (int(value),)

@@ -1,0 +1,142 @@
+"""Load the CUDA sources shipped with graphbench and compile them with NVRTC.
+
+Two sources: pipeline.cu holds the kernels under test (a user may swap it for
+a variant with --kernel-source); harness.cu holds the instrument's own kernels
+(the launch-floor kernel and the GPU hold before a timed replay), always the
+shipped ones so a variant cannot change how it is measured.
+
+Compilation needs no GPU: NVRTC compiles for a named arch (sm_90, ...). The
+compiled cubin is cached on disk with cuda.core's own FileStreamProgramCache,
+so a second run skips NVRTC entirely.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from graphbench.errors import CompileError, UsageError
+
+PIPELINE_FILE, HARNESS_FILE = "pipeline.cu", "harness.cu"
+STAGE_KERNELS = ("vec_add", "vec_mul", "vec_sub")
+FUSED_KERNEL = "fused"
+PIPELINE_KERNELS = STAGE_KERNELS + (FUSED_KERNEL,)
+EMPTY_KERNEL, HOLD_KERNEL = "empty", "hold"
+HARNESS_KERNELS = (EMPTY_KERNEL, HOLD_KERNEL)
+KERNEL_NAMES = PIPELINE_KERNELS + HARNESS_KERNELS
+CACHE_ENV = "GRAPHBENCH_CACHE_DIR"
+
+
+def kernel_dir() -> Path:
+    """Where the .cu files are: inside the installed wheel, or the source tree."""
+    package = Path(__file__).resolve().parents[1]  # graphbench/
+    for candidate in (package / "kernels", package.parent / "kernels"):
+        if (candidate / PIPELINE_FILE).is_file():
+            return candidate
+    raise CompileError(f"kernel source {PIPELINE_FILE} not found next to {package}", log="",
+                       remedy="reinstall graphbench from its checkout (pip install --force-reinstall .)")
+
+
+def load_source(path: str | None = None) -> str:
+    """The shipped kernels, or a user's variant of them (--kernel-source)."""
+    if path is None:
+        return (kernel_dir() / PIPELINE_FILE).read_text(encoding="utf-8")
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read --kernel-source {path}: {exc.strerror or exc}") from None
+
+
+def load_harness_source() -> str:
+    return (kernel_dir() / HARNESS_FILE).read_text(encoding="utf-8")
+
+
+def source_digest(source: str) -> str:
+    return hashlib.sha256(source.encode()).hexdigest()
+
+
+def validate_arch(arch: str) -> str:
+    if not re.fullmatch(r"sm_\d{2,3}[af]?", arch):
+        raise UsageError(f"--arch must look like sm_90, got {arch!r}")
+    return arch
+
+
+def default_cache_dir() -> Path:
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(root) / "graphbench" / "programs"
+
+
+def _program(source: str, arch: str, verbose_ptxas: bool):
+    from cuda.core import Program, ProgramOptions
+
+    options = ProgramOptions(arch=arch, std="c++17",
+                             ptxas_options="-v" if verbose_ptxas else None)
+    return Program(source, "c++", options)
+
+
+def compile_cubin(source: str, arch: str, cache_dir: Path | None = None):
+    """Compile `source` to a cubin ObjectCode, through the on-disk cache."""
+    from cuda.core.utils import FileStreamProgramCache
+
+    cache = FileStreamProgramCache(cache_dir or default_cache_dir())
+    try:
+        return _compile(_program(source, arch, False), arch, cache=cache)
+    finally:
+        close = getattr(cache, "close", None)
+        if close:
+            close()
+
+
+def _compile(program, arch: str, **kwargs):
+    from cuda.core._utils.cuda_utils import CUDAError
+
+    try:
+        return program.compile("cubin", **kwargs)
+    except CUDAError as exc:
+        raise CompileError(f"NVRTC could not compile the kernels for {arch}", log=str(exc),
+                           remedy="the compiler log follows") from None
+
+
+@dataclass(frozen=True)
+class KernelResources:
+    name: str
+    registers: int
+    spill_stores: int
+    spill_loads: int
+    stack_bytes: int
+
+
+def compile_report(arch: str, source: str | None = None) -> list[KernelResources]:
+    """Compile the pipeline and harness sources without the cache (a cache hit
+    writes no ptxas log) and parse per-kernel register and spill counts from
+    `ptxas -v`."""
+    arch = validate_arch(arch)
+    log = io.StringIO()
+    for text in (source or load_source(), load_harness_source()):
+        _compile(_program(text, arch, True), arch, logs=log)
+    return parse_ptxas_log(log.getvalue())
+
+
+_ENTRY = re.compile(r"Compiling entry function '(\w+)'")
+_FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_REGS = re.compile(r"Used (\d+) registers")
+
+
+def parse_ptxas_log(text: str) -> list[KernelResources]:
+    kernels, current, frame = [], None, (0, 0, 0)
+    for line in text.splitlines():
+        if m := _ENTRY.search(line):
+            current = m.group(1)
+        elif (m := _FRAME.search(line)) and current:
+            frame = tuple(int(g) for g in m.groups())
+        elif (m := _REGS.search(line)) and current:
+            stack, stores, loads = frame
+            kernels.append(KernelResources(current, int(m.group(1)), stores, loads, stack))
+            current, frame = None, (0, 0, 0)
+    return kernels

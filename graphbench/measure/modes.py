@@ -1,0 +1,80 @@
+"""The ways of running one pipeline iteration, behind one interface.
+
+A mode owns whatever it built (a graph) and exposes `step`, the callable the
+timing loop calls once per iteration; `step` does nothing but enqueue work,
+so the harness adds no cost of its own to what is measured.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from graphbench.measure.graphs import CapturedGraph
+
+
+class Mode:
+    name = ""
+    fused_output = False  # where the mode leaves its result
+
+    def __init__(self, pipeline, stream) -> None:
+        self.pipeline, self.stream = pipeline, stream
+        self.step: Callable[[], None] = self._build_step()
+
+    def _build_step(self) -> Callable[[], None]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class IndividualMode(Mode):
+    """One launch() per stage per iteration: the CPU pays every launch."""
+
+    name = "individual"
+
+    def _build_step(self):
+        return self.pipeline.stage_enqueuer(self.stream)
+
+
+class GraphMode(Mode):
+    """The stages captured once into a graph, replayed with one launch per iteration."""
+
+    name = "graph"
+
+    def _build_step(self):
+        self.captured = CapturedGraph(self.stream, self.pipeline.enqueue_stages)
+        launch_graph, stream = self.captured.graph.launch, self.stream
+        return lambda: launch_graph(stream)
+
+    def close(self) -> None:
+        self.captured.close()
+
+
+class FusedMode(Mode):
+    """One kernel doing all stages: the floor a user reaches by fusing."""
+
+    name = "fused"
+    fused_output = True
+
+    def _build_step(self):
+        # RunConfig only offers this mode when the pipeline has a fused kernel
+        return self.pipeline.fused_enqueuer(self.stream)
+
+
+MODE_TYPES = {cls.name: cls for cls in (IndividualMode, GraphMode, FusedMode)}
+
+
+def build_modes(names, pipeline, stream) -> list[Mode]:
+    built: list[Mode] = []
+    try:
+        for name in names:
+            built.append(MODE_TYPES[name](pipeline, stream))
+    except BaseException:
+        close_modes(built)
+        raise
+    return built
+
+
+def close_modes(modes) -> None:
+    for mode in modes:
+        mode.close()

@@ -1,0 +1,122 @@
+"""The sampling loop: warm-up, interleaved rounds, and how one round is timed.
+
+The scheduling is independent of CUDA: `run_rounds` takes any object with a
+`time_round(step, iters) -> Sample` method, so tests drive it with a fake.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Protocol
+
+from graphbench.analyze.stopping import StopRule
+
+Step = Callable[[], None]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One round of `iters` iterations, in seconds for the whole round."""
+
+    wall_s: float    # host clock around enqueue + synchronise: what users feel
+    submit_s: float  # host time to enqueue the loop: the CPU launch cost
+    device_s: float  # CUDA events around the loop: time the stream was busy or waiting
+
+    def per_iteration_us(self, iters: int) -> dict[str, float]:
+        scale = 1e6 / iters
+        return {"wall": self.wall_s * scale, "submit": self.submit_s * scale,
+                "device": self.device_s * scale}
+
+
+class RoundTimer(Protocol):
+    def time_round(self, step: Step, iters: int) -> Sample: ...
+
+
+class EventTimer:
+    """Times a round on a cuda.core stream with a host clock and CUDA events."""
+
+    def __init__(self, device, stream) -> None:
+        from cuda.core import EventOptions
+
+        options = EventOptions(timing_enabled=True)
+        self._stream = stream
+        self._start = device.create_event(options)
+        self._end = device.create_event(options)
+
+    def time_round(self, step: Step, iters: int) -> Sample:
+        stream, clock = self._stream, time.perf_counter
+        stream.sync()  # nothing earlier may leak into this round
+        stream.record(self._start)
+        t0 = clock()
+        for _ in range(iters):
+            step()
+        t1 = clock()
+        stream.record(self._end)
+        stream.sync()
+        t2 = clock()
+        device_ms = self._end - self._start
+        return Sample(wall_s=t2 - t0, submit_s=t1 - t0, device_s=device_ms / 1e3)
+
+    def close(self) -> None:
+        self._start.close()
+        self._end.close()
+
+
+def round_order(names: list[str], round_index: int) -> list[str]:
+    """Alternate the modes' order each round so drift and warm-up effects hit all alike."""
+    return list(names) if round_index % 2 == 0 else list(reversed(names))
+
+
+ProgressFn = Callable[[int, "str | None"], None]
+
+
+@dataclass
+class Sampling:
+    samples: dict[str, list[Sample]]
+    stop_reason: str
+    rounds: int
+    elapsed_s: float
+    conditions: list = field(default_factory=list)  # device readings after each round
+
+    def per_iteration_us(self, mode: str, metric: str, iters: int) -> list[float]:
+        return [s.per_iteration_us(iters)[metric] for s in self.samples[mode]]
+
+
+def warm_up(steps: Mapping[str, Step], iters: int, timer: RoundTimer, rounds: int) -> None:
+    for w in range(rounds):
+        for name in round_order(list(steps), w):
+            timer.time_round(steps[name], iters)
+
+
+def run_rounds(steps: Mapping[str, Step], iters: int, timer: RoundTimer, stop: StopRule,
+               warmup_rounds: int = 1, on_round: ProgressFn | None = None,
+               before_each: Callable[[], None] | None = None,
+               monitor: Callable[[], object] | None = None,
+               clock: Callable[[], float] = time.perf_counter) -> Sampling:
+    """Warm up every mode, then time interleaved rounds until `stop` says why to stop.
+
+    `before_each` runs before every timed round, outside the timed region (an
+    L2 flush); `monitor` reads the device's state after each set of rounds."""
+    names = list(steps)
+    warm_up(steps, iters, timer, warmup_rounds)
+    samples: dict[str, list[Sample]] = {name: [] for name in names}
+    walls: dict[str, list[float]] = {name: [] for name in names}
+    conditions: list = []
+    started, rounds_done = clock(), 0
+    while True:
+        for name in round_order(names, rounds_done):
+            if before_each:
+                before_each()
+            sample = timer.time_round(steps[name], iters)
+            samples[name].append(sample)
+            walls[name].append(sample.wall_s)
+        rounds_done += 1
+        if monitor:
+            conditions.append(monitor())
+        elapsed = clock() - started
+        reason = stop.reason_to_stop(rounds_done, elapsed, walls)
+        if on_round:
+            on_round(rounds_done, reason)
+        if reason:
+            return Sampling(samples, reason, rounds_done, elapsed, conditions)

@@ -1,0 +1,1 @@
+"""The typed result records (model) and their one JSON boundary (codec)."""

@@ -1,0 +1,193 @@
+"""The JSON boundary: the one writer and the one reader of every record.
+
+The reader is driven by the model's type hints: it checks every field's
+type, that required fields are present and that numbers are finite, and
+raises one RecordError naming the field's path, e.g.
+`runs[0].modes.graph.wall_us[3]: expected a number, got "nan"`.
+
+Format history of graphbench/run and graphbench/sweep:
+- version 1: nested dicts with stored statistics; merged records kept their
+  processes' rounds concatenated (read by graphbench.record.codec_v1).
+- version 2: configuration and raw samples per process (`runs`); statistics
+  are derived on load. The writer adds a `summary` block of derived figures
+  for tools such as jq; the reader never reads it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import types
+import typing
+from pathlib import Path
+
+from graphbench.errors import GraphbenchError, RecordError
+from graphbench.record.files import read_text, write_text_atomic
+from graphbench.record.model import RunRecord, SweepRecord
+
+RUN_SCHEMA, SWEEP_SCHEMA, COMPARE_SCHEMA = "graphbench/run", "graphbench/sweep", "graphbench/compare"
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+
+
+# --- writing -------------------------------------------------------------------
+
+def to_json(value):
+    """Dataclasses as objects of their fields; tuples as lists; non-finite
+    floats as null (the model keeps none where a number is required)."""
+    if dataclasses.is_dataclass(value):
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): to_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_json(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def run_document(record: RunRecord) -> dict:
+    from graphbench.analyze.summary import summary_document  # derived figures, for readers
+
+    return {"schema": RUN_SCHEMA, "schema_version": SCHEMA_VERSION, **to_json(record),
+            "summary": summary_document(record)}
+
+
+def sweep_document(sweep: SweepRecord) -> dict:
+    data = to_json(dataclasses.replace(sweep, points=()))
+    data["points"] = [run_document(p) for p in sweep.points]
+    return {"schema": SWEEP_SCHEMA, "schema_version": SCHEMA_VERSION, **data}
+
+
+def write_record(path: str | os.PathLike, record: RunRecord | SweepRecord) -> Path:
+    document = run_document(record) if isinstance(record, RunRecord) else sweep_document(record)
+    return write_json(path, document)
+
+
+def write_json(path: str | os.PathLike, document: dict) -> Path:
+    return write_text_atomic(path, json.dumps(document, indent=2, allow_nan=False) + "\n")
+
+
+# --- reading -------------------------------------------------------------------
+
+def read_record(path: str | os.PathLike) -> RunRecord | SweepRecord:
+    """A run or sweep record from a file; RecordError naming what is wrong."""
+    return load_document(parse_json(read_text(path), str(path)), str(path))
+
+
+def read_run(path: str | os.PathLike) -> RunRecord:
+    record = read_record(path)
+    if not isinstance(record, RunRecord):
+        raise RecordError(f"{path} is a sweep record, not a run record",
+                          "give a record written by graphbench run --json")
+    return record
+
+
+def parse_json(text: str, source: str):
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{source} is not valid JSON ({exc.msg} at line {exc.lineno})",
+                          "was it truncated? re-run graphbench with --json") from None
+    except RecursionError:
+        raise RecordError(f"{source} is nested too deeply to be a graphbench record") from None
+
+
+def _reject_constant(name: str):
+    raise RecordError(f"bare {name} is not JSON")
+
+
+def load_document(data, source: str) -> RunRecord | SweepRecord:
+    schema = data.get("schema") if isinstance(data, dict) else None
+    if schema not in (RUN_SCHEMA, SWEEP_SCHEMA):
+        found = schema if isinstance(data, dict) else type(data).__name__
+        raise RecordError(f"{source} is not a graphbench run or sweep record (schema: {found!r})")
+    version = data.get("schema_version")
+    if version not in READABLE_VERSIONS:
+        raise RecordError(f"{source} has schema version {version!r}; this graphbench reads "
+                          f"versions {', '.join(map(str, READABLE_VERSIONS))}",
+                          "use the graphbench version that wrote it")
+    if version == 1:
+        from graphbench.record.codec_v1 import upgrade
+
+        data = upgrade(data, source)
+    cls = RunRecord if schema == RUN_SCHEMA else SweepRecord
+    try:
+        return decode(cls, data, "")
+    except RecordError as exc:
+        raise RecordError(f"{source}: {exc.message}", exc.remedy) from None
+
+
+def decode(hint, value, path: str):
+    """`value` as an instance of the type `hint`, checked all the way down."""
+    origin = typing.get_origin(hint)
+    if dataclasses.is_dataclass(hint):
+        return _decode_dataclass(hint, value, path)
+    if origin in (typing.Union, types.UnionType):
+        return _decode_union(typing.get_args(hint), value, path)
+    if origin in (tuple, list):
+        item = typing.get_args(hint)[0]
+        items = _expect(value, list, "a list", path)
+        return tuple(decode(item, v, f"{path}[{i}]") for i, v in enumerate(items))
+    if origin is dict:
+        _, item = typing.get_args(hint)
+        entries = _expect(value, dict, "an object", path)
+        return {k: decode(item, v, _join(path, k)) for k, v in entries.items()}
+    return _decode_scalar(hint, value, path)
+
+
+def _decode_dataclass(cls, value, path: str):
+    entries = _expect(value, dict, "an object", path)
+    hints, kwargs = typing.get_type_hints(cls), {}
+    for f in dataclasses.fields(cls):
+        where = _join(path, f.name)
+        if f.name in entries:
+            kwargs[f.name] = decode(hints[f.name], entries[f.name], where)
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise RecordError(f"{where}: required field is missing")
+    try:
+        return cls(**kwargs)
+    except GraphbenchError as exc:  # the model's own validation (RunConfig)
+        raise RecordError(f"{_join(path, getattr(exc, 'field', ''))}: "
+                          f"{getattr(exc, 'problem', exc.message)}") from None
+
+
+def _decode_union(options, value, path: str):
+    if value is None and type(None) in options:
+        return None
+    real = [o for o in options if o is not type(None)]
+    return decode(real[0], value, path)
+
+
+def _decode_scalar(hint, value, path: str):
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise RecordError(f"{path}: expected a number, got {_shown(value)}")
+        if not math.isfinite(value):
+            raise RecordError(f"{path}: expected a finite number, got {value}")
+        return float(value)
+    if hint is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise RecordError(f"{path}: expected a whole number, got {_shown(value)}")
+    if hint is bool and not isinstance(value, bool):
+        raise RecordError(f"{path}: expected true or false, got {_shown(value)}")
+    if hint is str and not isinstance(value, str):
+        raise RecordError(f"{path}: expected a string, got {_shown(value)}")
+    return value
+
+
+def _expect(value, kind, name: str, path: str):
+    if not isinstance(value, kind):
+        raise RecordError(f"{path or 'the record'}: expected {name}, got {_shown(value)}")
+    return value
+
+
+def _shown(value) -> str:
+    text = json.dumps(value) if isinstance(value, (str, int, float, bool, type(None))) \
+        else type(value).__name__.replace("dict", "an object").replace("list", "a list")
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key

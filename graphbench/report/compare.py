@@ -1,0 +1,56 @@
+"""A comparison (the gate's verdicts) as a table, a decision line and markdown."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.text import Text
+
+from graphbench.record.model import Comparison
+from graphbench.report.tables import markdown_table, simple_table, us
+
+VERDICT_STYLE = {"faster": "green", "same": "", "slower": "bold red", "ambiguous": "yellow",
+                 "incompatible": "bold red", "missing": "dim"}
+COMPARISON_COLUMNS = ("metric", "baseline", "current", "change", "gate", "verdict", "note")
+
+
+def _value(metric: str, value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2f}x" if metric.startswith("speedup") else us(value)
+
+
+def comparison_rows(comparison: Comparison) -> list[list[str]]:
+    rows = []
+    for v in comparison.verdicts:
+        change = "-" if v.change is None else f"{v.change:+.1%}"
+        gate = v.threshold if v.gated else f"({v.threshold})"
+        rows.append([v.metric, _value(v.metric, v.baseline), _value(v.metric, v.current), change,
+                     gate, v.verdict, v.note])
+    return rows
+
+
+def decision_line(comparison: Comparison) -> str:
+    if comparison.incompatible:
+        return "INCOMPATIBLE: " + "; ".join(comparison.incompatible)
+    if comparison.regressions:
+        return "FAIL: regression in " + ", ".join(v.metric for v in comparison.regressions)
+    return "PASS: no gated metric is slower"
+
+
+def comparison_report(comparison: Comparison) -> Group:
+    rows = [row[:5] + [Text(row[5], style=VERDICT_STYLE[row[5]]), row[6]]
+            for row in comparison_rows(comparison)]
+    table = simple_table("baseline vs current: medians over rounds (times in us)",
+                         COMPARISON_COLUMNS, rows, wrap=("note",))
+    parts = [table] + [Text(f"note: {note}", style="dim") for note in comparison.notes]
+    style = "bold green" if comparison.passed else "bold red"
+    parts.append(Text(decision_line(comparison), style=style))
+    return Group(*parts)
+
+
+def comparison_markdown(comparison: Comparison, baseline_name: str, current_name: str) -> str:
+    lines = [f"### graphbench: `{current_name}` vs baseline `{baseline_name}`", "",
+             f"**{decision_line(comparison)}**", "",
+             markdown_table(COMPARISON_COLUMNS, comparison_rows(comparison)), ""]
+    lines += [f"- {note}" for note in comparison.notes]
+    return "\n".join(lines).rstrip() + "\n"

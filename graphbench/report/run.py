@@ -1,0 +1,181 @@
+"""A run record as the terminal shows it: header, timing table, speedup,
+one-off costs, verification and warnings; several runs side by side."""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from graphbench.analyze.summary import RunSummary, summarize_run
+from graphbench.record.model import Check, RunRecord
+from graphbench.report.tables import byte_size, us
+
+STOP_TEXT = {"fixed-rounds": "fixed round count", "noise-target": "noise target reached",
+             "time-budget": "TIME BUDGET RAN OUT before the noise target"}
+
+
+def header(record: RunRecord, summary: RunSummary) -> Text:
+    dev, cfg = record.device, record.config
+    text = Text.assemble(
+        ("graphbench ", "bold"), (record.tool.version, "dim"), "  ", (dev.name, "bold cyan"),
+        f" (cc {dev.compute_capability}, device {dev.index})",
+        f"\n{cfg.elements:,} elements  x  {cfg.iters:,} iterations  x  {record.rounds} rounds")
+    if record.process_count > 1:
+        text.append(f" from {record.process_count} processes")
+    if summary.noise is not None:
+        reason = record.stop_reason
+        text.append(f"\nstopped: {STOP_TEXT.get(reason, reason)}; noise {summary.noise:.1%} "
+                    f"(target {cfg.max_noise:.1%})",
+                    style="yellow" if reason == "time-budget" else "")
+    return text
+
+
+def timing_table(summary: RunSummary) -> Table:
+    table = Table(title="us per iteration: median over rounds (IQR, min, max of wall)",
+                  title_justify="left", header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False,
+                  caption="wall: host clock, synced  submit: host enqueue  device: CUDA events",
+                  caption_justify="left")
+    for column in ("mode", "wall", "IQR", "min", "max", "submit", "device", "CV", "speedup"):
+        table.add_column(column, justify="left" if column == "mode" else "right", no_wrap=True)
+    for name, mode in summary.modes.items():
+        wall, speed = mode.wall, summary.speedup.get(name)
+        shown = f"{speed.stats.median:.2f}x" if speed else "1.00x" if name == "individual" else ""
+        table.add_row(name, us(wall.median), us(wall.iqr), us(wall.min), us(wall.max),
+                      us(mode.submit.median), us(mode.device.median), f"{wall.cv:.1%}", shown)
+    return table
+
+
+def speedup_line(summary: RunSummary) -> Text | None:
+    entry = summary.speedup.get("graph")
+    if not entry:
+        return None
+    (low, high), s = entry.ci95, entry.stats
+    return Text.assemble(
+        ("graph speedup ", "bold"), (f"{s.median:.2f}x", "bold green"),
+        f"  95% CI {low:.2f}..{high:.2f}, IQR {s.q1:.2f}..{s.q3:.2f} over {s.n} paired rounds")
+
+
+def verification_lines(record: RunRecord) -> Text:
+    checks, cfg = record.checks, record.config
+    if record.verified:
+        return Text(f"verified: {len(checks)} checks passed against the CuPy reference "
+                    f"(rtol {cfg.rtol:g}, atol {cfg.atol:g})", style="green")
+    lines = Text("VERIFICATION FAILED", style="bold red")
+    for check in checks:
+        if not check.passed:
+            lines.append(f"\n  {failure_text(check)}", style="red")
+    return lines
+
+
+def failure_text(check: Check) -> str:
+    error = float("inf") if check.max_abs_error is None else check.max_abs_error
+    return (f"{check.name}: {check.bad_elements} of {check.elements} elements wrong, "
+            f"max abs error {error:.3g}, first bad index {check.first_bad_index}")
+
+
+def summary_lines(summary: RunSummary) -> Text:
+    """Launch floor, graph build cost and payback, update cost, cache state."""
+    lines, floor, life, update = Text(), summary.launch_floor, summary.lifecycle, summary.update
+    if floor:
+        lines.append(f"launch floor: empty kernel {floor['kernel_launch_us'].median:.2f} us, "
+                     f"one-node graph replay {floor['graph_replay_us'].median:.2f} us\n")
+    if life:
+        payback = life.break_even_iterations
+        pays = f"pays off after {payback:,.0f} iterations" if payback is not None \
+            else "never pays off (replay is not faster)"
+        phase = {key: life.phases[f"{key}_us"].median for key in ("capture", "instantiate", "upload")}
+        lines.append(f"graph build {life.build_us:,.1f} us (capture {phase['capture']:,.1f}, "
+                     f"instantiate {phase['instantiate']:,.1f}, upload {phase['upload']:,.1f}): "
+                     f"{pays}\n")
+    if update:
+        lines.append(f"graph re-pointed at new buffers: {update['node_update_us'].median:,.1f} us "
+                     f"by node, {update['whole_graph_update_us'].median:,.1f} us whole; anew "
+                     f"{update['recapture_instantiate_us'].median:,.1f} us\n")
+    cache = summary.cache
+    if cache.l2_bytes:
+        where = "flushed before every round" if cache.flush_l2 else (
+            "fits in L2" if cache.l2_resident else "larger than L2")
+        lines.append(f"working set {byte_size(cache.working_set_bytes)} per iteration, "
+                     f"L2 {byte_size(cache.l2_bytes)}: {where}")
+    return lines
+
+
+def breakdown_table(summary: RunSummary) -> Table:
+    table = Table(title="where the time goes, us per iteration", title_justify="left",
+                  header_style="bold")
+    for column in ("mode", "launches", "submit/launch", "wall", "GPU busy", "GPU idle", "bound"):
+        table.add_column(column, justify="left" if column in ("mode", "bound") else "right")
+    for name, row in summary.breakdown.items():
+        busy = row.busy_us
+        table.add_row(name, str(row.launches_per_iteration), us(row.submit_per_launch_us),
+                      us(summary.modes[name].wall.median), us(busy) if busy is not None else "-",
+                      us(row.idle_gap_us) if busy is not None else "-",
+                      "launch" if row.launch_bound else "GPU")
+    return table
+
+
+def details_table(summary: RunSummary) -> Table:
+    table = Table(title="one-off costs, us (median, min..max)", title_justify="left",
+                  header_style="bold")
+    for column in ("what", "median", "min", "max", "n"):
+        table.add_column(column, justify="left" if column == "what" else "right")
+    sections = (("launch floor", summary.launch_floor),
+                ("graph lifecycle", summary.lifecycle.phases if summary.lifecycle else {}),
+                ("graph update", summary.update))
+    for section, entries in sections:
+        for key, s in entries.items():
+            what = key.removesuffix("_us").replace("_", " ")
+            table.add_row(f"{section}: {what}", us(s.median), us(s.min), us(s.max), str(s.n))
+    return table
+
+
+def warning_lines(summary: RunSummary) -> Text:
+    lines = Text()
+    for warning in summary.warnings:
+        lines.append(f"warning: {warning.message}", style="yellow")
+        lines.append(f"\n  -> {warning.remedy}\n", style="dim")
+    return lines
+
+
+def run_report(record: RunRecord, verbose: bool = False) -> Group:
+    summary = summarize_run(record)
+    parts = [header(record, summary)]
+    if summary.modes:
+        parts.append(timing_table(summary))
+    parts += [part for part in (speedup_line(summary), summary_lines(summary)) if part]
+    if verbose and summary.breakdown:
+        parts += [breakdown_table(summary), details_table(summary)]
+    parts.append(verification_lines(record))
+    warnings = warning_lines(summary)
+    if warnings:
+        parts.append(warnings)
+    return Group(*parts)
+
+
+def _mode_wall(summary: RunSummary, mode: str) -> str:
+    return us(summary.modes[mode].wall.median) if mode in summary.modes else "-"
+
+
+def _speedup(summary: RunSummary) -> str:
+    entry = summary.speedup.get("graph")
+    return f"{entry.stats.median:.2f}x" if entry else "-"
+
+
+RUN_ROWS = (("device", lambda r, s: f"{r.device.name} #{r.device.index}"),
+            ("elements", lambda r, s: f"{r.config.elements:,}"),
+            ("depth", lambda r, s: str(r.config.depth)),
+            ("individual wall us", lambda r, s: _mode_wall(s, "individual")),
+            ("graph wall us", lambda r, s: _mode_wall(s, "graph")),
+            ("fused wall us", lambda r, s: _mode_wall(s, "fused")),
+            ("graph speedup", lambda r, s: _speedup(s)),
+            ("noise", lambda r, s: f"{s.noise or 0:.1%}"),
+            ("verified", lambda r, s: "yes" if r.verified else "NO"),
+            ("warnings", lambda r, s: str(len(s.warnings))))
+
+
+def runs_side_by_side(records: list[RunRecord], names: list[str]) -> tuple[list[str], list[list[str]]]:
+    summaries = [summarize_run(r) for r in records]
+    rows = [[label] + [get(r, s) for r, s in zip(records, summaries)] for label, get in RUN_ROWS]
+    return [""] + names, rows
