@@ -12,8 +12,9 @@ import pytest
 from graphbench.config import RunConfig
 from graphbench.errors import DeviceError
 from graphbench.measure.verify import compare
-from graphbench.record.model import (Condition, DeviceInfo, Environment, HostInfo, ModeSamples,
-                                     PipelineInfo, ProcessRun, RunRecord, ToolInfo)
+from graphbench.record.model import (Condition, DeviceInfo, Environment, HostInfo,
+                                     LaunchFloorSamples, LifecycleSamples, ModeSamples,
+                                     PipelineInfo, ProcessRun, RunRecord, ToolInfo, UpdateSamples)
 
 
 @functools.lru_cache(maxsize=1)
@@ -64,11 +65,12 @@ def synthetic_modes(wall_us: dict[str, float], rounds: int = 10, noise: float = 
 
 
 EXTRAS = {
-    "launch_floor": {"kernel_launch_us": (4.1, 4.2, 4.0), "graph_replay_us": (5.9, 6.0, 5.8)},
-    "graph_lifecycle": {"capture_us": (40.0,) * 3, "instantiate_us": (30.0,) * 3,
-                        "upload_us": (10.0,) * 3, "first_launch_us": (12.0,) * 3},
-    "graph_update": {"node_update_us": (6.0,) * 3, "whole_graph_update_us": (50.0,) * 3,
-                     "recapture_instantiate_us": (70.0,) * 3},
+    "launch_floor": LaunchFloorSamples(kernel_launch_us=(4.1, 4.2, 4.0),
+                                       graph_replay_us=(5.9, 6.0, 5.8)),
+    "graph_lifecycle": LifecycleSamples(capture_us=(40.0,) * 3, instantiate_us=(30.0,) * 3,
+                                        upload_us=(10.0,) * 3, first_launch_us=(12.0,) * 3),
+    "graph_update": UpdateSamples(node_update_us=(6.0,) * 3, whole_graph_update_us=(50.0,) * 3,
+                                  recapture_instantiate_us=(70.0,) * 3),
 }
 
 

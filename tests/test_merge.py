@@ -28,7 +28,7 @@ def test_merging_concatenates_the_runs_in_process_order():
                                                     for w in r.samples("graph", "wall"))
     summary = summarize_run(merged)
     assert len(summary.speedup["graph"].per_round) == 30
-    assert summary.lifecycle.phases["capture_us"].n == 9
+    assert summary.lifecycle.capture_us.n == 9
     assert len(merged.checks) == 3 and merged.verified
     assert merged.checks[1].name == "process 2: graph"
 

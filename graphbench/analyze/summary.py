@@ -4,7 +4,7 @@ all read a RunSummary; none of them recomputes a figure on its own."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from graphbench.analyze.derived import (Breakdown, CacheState, break_even_iterations,
                                         cache_state, time_breakdown)
@@ -36,10 +36,26 @@ class SpeedupSummary:
 
 
 @dataclass(frozen=True)
+class FloorSummary:
+    kernel_launch_us: Summary
+    graph_replay_us: Summary
+
+
+@dataclass(frozen=True)
 class LifecycleSummary:
-    phases: dict[str, Summary]
-    build_us: float
+    capture_us: Summary
+    instantiate_us: Summary
+    upload_us: Summary
+    first_launch_us: Summary
+    build_us: float               # capture + instantiate + upload
     break_even_iterations: float | None
+
+
+@dataclass(frozen=True)
+class UpdateSummary:
+    node_update_us: Summary
+    whole_graph_update_us: Summary
+    recapture_instantiate_us: Summary
 
 
 @dataclass(frozen=True)
@@ -47,9 +63,9 @@ class RunSummary:
     modes: dict[str, ModeSummary]
     speedup: dict[str, SpeedupSummary]
     noise: float | None
-    launch_floor: dict[str, Summary]
+    launch_floor: FloorSummary | None
     lifecycle: LifecycleSummary | None
-    update: dict[str, Summary]
+    update: UpdateSummary | None
     breakdown: dict[str, Breakdown]
     cache: CacheState
     warnings: tuple[Warning, ...]
@@ -60,10 +76,11 @@ def summarize_run(record: RunRecord) -> RunSummary:
     modes = {name: mode_summary(record, name) for name in record.mode_names}
     walls = {name: record.samples(name, "wall") for name in record.mode_names}
     noise = headline_noise(walls) if walls else None
-    floor = _summaries(record.extra_samples("launch_floor"))
+    floor = _summaries(FloorSummary, record.extra_samples("launch_floor"))
     return RunSummary(
         modes=modes, speedup=speedups(walls), noise=noise, launch_floor=floor,
-        lifecycle=lifecycle(record, modes), update=_summaries(record.extra_samples("graph_update")),
+        lifecycle=lifecycle(record, modes),
+        update=_summaries(UpdateSummary, record.extra_samples("graph_update")),
         breakdown=breakdowns(record, modes) if floor else {},
         cache=cache_state(record.config.elements, expand(record.config.stages, record.config.depth),
                           record.device.l2_bytes, record.config.flush_l2),
@@ -88,11 +105,12 @@ def speedups(walls: dict[str, tuple[float, ...]]) -> dict[str, SpeedupSummary]:
 
 
 def lifecycle(record: RunRecord, modes: dict[str, ModeSummary]) -> LifecycleSummary | None:
-    phases = _summaries(record.extra_samples("graph_lifecycle"))
-    if not phases or "graph" not in modes or "individual" not in modes:
+    samples = record.extra_samples("graph_lifecycle")
+    if samples is None or "graph" not in modes or "individual" not in modes:
         return None
-    build = sum(phases[key].median for key in BUILD_PHASES)
-    return LifecycleSummary(phases, build, break_even_iterations(
+    phases = {f.name: summarize(getattr(samples, f.name)) for f in fields(samples)}
+    build = sum(phases[name].median for name in BUILD_PHASES)
+    return LifecycleSummary(**phases, build_us=build, break_even_iterations=break_even_iterations(
         build, modes["individual"].wall.median, modes["graph"].wall.median))
 
 
@@ -134,5 +152,8 @@ def summary_document(record: RunRecord) -> dict:
     return to_json(summarize_run(record))
 
 
-def _summaries(samples: dict[str, tuple[float, ...]]) -> dict[str, Summary]:
-    return {key: summarize(values) for key, values in samples.items() if values}
+def _summaries(cls, samples):
+    """`cls` with a Summary of each same-named series of `samples` (None stays None)."""
+    if samples is None:
+        return None
+    return cls(**{f.name: summarize(getattr(samples, f.name)) for f in fields(cls)})

@@ -61,20 +61,17 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
 def process_run(session: Session, sampling: Sampling | None, checks: list[Check],
                 extras: dict, elapsed_s: float) -> ProcessRun:
     config = session.config
-    modes = {}
-    for name in (sampling.samples if sampling else {}):
-        per_metric = {m: tuple(sampling.per_iteration_us(name, m, config.iters))
-                      for m in ("wall", "submit", "device")}
-        busy = tuple(c.busy_us[name] for c in sampling.conditions)
-        modes[name] = ModeSamples(per_metric["wall"], per_metric["submit"], per_metric["device"],
-                                  busy)
+    modes = {name: ModeSamples(*(tuple(sampling.per_iteration_us(name, metric, config.iters))
+                                 for metric in ("wall", "submit", "device")),
+                               busy_us=tuple(c.busy_us[name] for c in sampling.conditions))
+             for name in (sampling.samples if sampling else {})}
     return ProcessRun(
         seed=config.seed, rounds=sampling.rounds if sampling else 0,
         stop_reason=sampling.stop_reason if sampling else NOT_RUN, elapsed_s=elapsed_s,
         sampling_s=sampling.elapsed_s if sampling else None, modes=modes,
         conditions=tuple(sampling.conditions) if sampling else (), checks=tuple(checks),
         environment=Environment(session.monitor.other_processes(), session.pinned_cpu),
-        **{key: {k: tuple(v) for k, v in value.items()} for key, value in extras.items()})
+        **extras)
 
 
 def calibrate_iters(session: Session) -> int:
@@ -159,9 +156,8 @@ def measure_extras(session: Session, sampling: Sampling, rng, checks: list[Check
     extras = {"launch_floor": time_launch_floor(stream, session.kernels[EMPTY_KERNEL])}
     if "graph" in sampling.samples:
         extras["graph_lifecycle"] = time_graph_lifecycle(stream, pipeline.enqueue_stages)
-        times, update_checks = graph_update_experiment(stream, pipeline, session.new_pipeline(),
-                                                       rng, config.rtol, config.atol)
-        extras["graph_update"] = times
+        extras["graph_update"], update_checks = graph_update_experiment(
+            stream, pipeline, session.new_pipeline(), rng, config.rtol, config.atol)
         checks.extend(update_checks)
     return extras
 

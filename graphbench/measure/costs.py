@@ -8,15 +8,14 @@ import time
 from typing import Callable
 
 from graphbench.measure.graphs import CapturedGraph, Enqueue, capture
+from graphbench.record.model import LaunchFloorSamples, LifecycleSamples
 
 FLOOR_LAUNCHES = 1000
-LIFECYCLE_PHASES = ("capture_us", "instantiate_us", "upload_us", "first_launch_us")
 
 
-def time_graph_lifecycle(stream, enqueue: Enqueue, reps: int = 10) -> dict[str, list[float]]:
+def time_graph_lifecycle(stream, enqueue: Enqueue, reps: int = 10) -> LifecycleSamples:
     """Capture, instantiate (complete), upload and first launch, each timed alone."""
-    clock = time.perf_counter
-    times: dict[str, list[float]] = {phase: [] for phase in LIFECYCLE_PHASES}
+    clock, phases = time.perf_counter, [[], [], [], []]
     for _ in range(reps):
         stream.sync()
         t0 = clock()
@@ -32,9 +31,9 @@ def time_graph_lifecycle(stream, enqueue: Enqueue, reps: int = 10) -> dict[str, 
         t4 = clock()
         graph.close()
         builder.close()
-        for phase, (start, end) in zip(LIFECYCLE_PHASES, ((t0, t1), (t1, t2), (t2, t3), (t3, t4))):
-            times[phase].append((end - start) * 1e6)
-    return times
+        for phase, (start, end) in zip(phases, ((t0, t1), (t1, t2), (t2, t3), (t3, t4))):
+            phase.append((end - start) * 1e6)
+    return LifecycleSamples(*(tuple(phase) for phase in phases))
 
 
 def _per_launch_us(stream, launch_once: Callable[[], None], count: int) -> float:
@@ -47,7 +46,7 @@ def _per_launch_us(stream, launch_once: Callable[[], None], count: int) -> float
 
 
 def time_launch_floor(stream, empty_kernel, reps: int = 5,
-                      count: int = FLOOR_LAUNCHES) -> dict[str, list[float]]:
+                      count: int = FLOOR_LAUNCHES) -> LaunchFloorSamples:
     """Wall time per launch of an empty kernel, and per replay of a one-node graph."""
     from cuda.core import LaunchConfig, launch
 
@@ -59,10 +58,10 @@ def time_launch_floor(stream, empty_kernel, reps: int = 5,
     try:
         for warm in (kernel_launch, replay):
             _per_launch_us(stream, warm, count // 10)
-        times: dict[str, list[float]] = {"kernel_launch_us": [], "graph_replay_us": []}
+        kernel_us, replay_us = [], []
         for _ in range(reps):
-            times["kernel_launch_us"].append(_per_launch_us(stream, kernel_launch, count))
-            times["graph_replay_us"].append(_per_launch_us(stream, replay, count))
-        return times
+            kernel_us.append(_per_launch_us(stream, kernel_launch, count))
+            replay_us.append(_per_launch_us(stream, replay, count))
+        return LaunchFloorSamples(tuple(kernel_us), tuple(replay_us))
     finally:
         one_node.close()

@@ -9,6 +9,7 @@ from typing import Hashable, Iterable
 
 from graphbench.measure.graphs import CapturedGraph, capture
 from graphbench.measure.verify import Check, compare, untouched
+from graphbench.record.model import UpdateSamples
 
 
 def chain_order(nodes: Iterable[Hashable], edges: Iterable[tuple]) -> list:
@@ -55,13 +56,13 @@ class GraphRepointer:
         self.captured.close()
 
 
-def _times_us(fn, reps: int) -> list[float]:
+def _times_us(fn, reps: int) -> tuple[float, ...]:
     times = []
     for _ in range(reps):
         t0 = time.perf_counter()
         fn()
         times.append((time.perf_counter() - t0) * 1e6)
-    return times
+    return tuple(times)
 
 
 def verify_repoint(repointer: GraphRepointer, old, new, rng, rtol: float, atol: float,
@@ -78,7 +79,7 @@ def verify_repoint(repointer: GraphRepointer, old, new, rng, rtol: float, atol: 
 
 
 def graph_update_experiment(stream, old, new, rng, rtol: float, atol: float,
-                            reps: int = 10) -> tuple[dict, list[Check]]:
+                            reps: int = 10) -> tuple[UpdateSamples, list[Check]]:
     repointer = GraphRepointer(stream, old)
     try:
         checks = verify_repoint(repointer, old, new, rng, rtol, atol, "kernel nodes",
@@ -87,12 +88,11 @@ def graph_update_experiment(stream, old, new, rng, rtol: float, atol: float,
         checks += verify_repoint(repointer, old, new, rng, rtol, atol, "whole graph",
                                  repointer.update_from_capture)
         flip = iter([new, old] * reps)
-        times = {
-            "node_update_us": _times_us(lambda: repointer.point_at(next(flip)), 2 * reps),
-            "whole_graph_update_us": _times_us(lambda: repointer.update_from_capture(new), reps),
-            "recapture_instantiate_us": _times_us(lambda: _capture_and_instantiate(stream, new),
-                                                   reps),
-        }
+        times = UpdateSamples(
+            node_update_us=_times_us(lambda: repointer.point_at(next(flip)), 2 * reps),
+            whole_graph_update_us=_times_us(lambda: repointer.update_from_capture(new), reps),
+            recapture_instantiate_us=_times_us(lambda: _capture_and_instantiate(stream, new),
+                                               reps))
         return times, checks
     finally:
         repointer.close()

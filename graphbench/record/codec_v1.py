@@ -65,8 +65,9 @@ def _run(data: dict, sampling: dict, merged: bool) -> dict:
            "environment": {} if merged else data.get("environment", {})}
     for section in EXTRA_SECTIONS:
         entries = data.get(section) or {}
-        run[section] = {key: entry["samples"] for key, entry in entries.items()
-                        if isinstance(entry, dict) and "samples" in entry}
+        samples = {key: entry["samples"] for key, entry in entries.items()
+                   if isinstance(entry, dict) and "samples" in entry}
+        run[section] = samples or None
     return run
 
 

@@ -10,7 +10,7 @@ in a file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from graphbench.config import RunConfig, SweepConfig
 
@@ -87,6 +87,37 @@ class ModeSamples:
 
 
 @dataclass(frozen=True)
+class LaunchFloorSamples:
+    """Wall microseconds per launch, one value per repetition of many launches."""
+
+    kernel_launch_us: tuple[float, ...]   # an empty kernel
+    graph_replay_us: tuple[float, ...]    # a one-node graph
+
+
+@dataclass(frozen=True)
+class LifecycleSamples:
+    """A graph's one-off costs, one value per repetition."""
+
+    capture_us: tuple[float, ...]
+    instantiate_us: tuple[float, ...]
+    upload_us: tuple[float, ...]
+    first_launch_us: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class UpdateSamples:
+    """Re-pointing an instantiated graph at other buffers, against building anew."""
+
+    node_update_us: tuple[float, ...]
+    whole_graph_update_us: tuple[float, ...]
+    recapture_instantiate_us: tuple[float, ...]
+
+
+EXTRA_TYPES = {"launch_floor": LaunchFloorSamples, "graph_lifecycle": LifecycleSamples,
+               "graph_update": UpdateSamples}
+
+
+@dataclass(frozen=True)
 class Environment:
     other_gpu_processes: tuple[int, ...] | None = None
     pinned_cpu: int | None = None
@@ -104,9 +135,9 @@ class ProcessRun:
     modes: dict[str, ModeSamples]
     conditions: tuple[Condition, ...]
     checks: tuple[Check, ...]
-    launch_floor: dict[str, tuple[float, ...]] = field(default_factory=dict)
-    graph_lifecycle: dict[str, tuple[float, ...]] = field(default_factory=dict)
-    graph_update: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    launch_floor: LaunchFloorSamples | None = None
+    graph_lifecycle: LifecycleSamples | None = None
+    graph_update: UpdateSamples | None = None
     environment: Environment = field(default_factory=Environment)
 
 
@@ -156,11 +187,14 @@ class RunRecord:
         return tuple(x for run in self.runs if mode in run.modes
                      for x in run.modes[mode].series(metric))
 
-    def extra_samples(self, section: str) -> dict[str, tuple[float, ...]]:
-        """launch_floor, graph_lifecycle or graph_update over every process."""
-        keys = list(getattr(self.runs[0], section)) if self.runs else []
-        return {key: tuple(x for run in self.runs for x in getattr(run, section).get(key, ()))
-                for key in keys}
+    def extra_samples(self, section: str):
+        """launch_floor, graph_lifecycle or graph_update over every process
+        that measured it; None when none did."""
+        parts = [getattr(run, section) for run in self.runs if getattr(run, section)]
+        if not parts:
+            return None
+        return EXTRA_TYPES[section](**{f.name: tuple(x for part in parts for x in getattr(part, f.name))
+                                       for f in fields(EXTRA_TYPES[section])})
 
     @property
     def conditions(self) -> tuple[Condition, ...]:

@@ -3,11 +3,14 @@ one-off costs, verification and warnings; several runs side by side."""
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from rich import box
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from graphbench.analyze.stats import Summary
 from graphbench.analyze.summary import RunSummary, summarize_run
 from graphbench.record.model import Check, RunRecord
 from graphbench.report.tables import byte_size, us
@@ -79,20 +82,19 @@ def summary_lines(summary: RunSummary) -> Text:
     """Launch floor, graph build cost and payback, update cost, cache state."""
     lines, floor, life, update = Text(), summary.launch_floor, summary.lifecycle, summary.update
     if floor:
-        lines.append(f"launch floor: empty kernel {floor['kernel_launch_us'].median:.2f} us, "
-                     f"one-node graph replay {floor['graph_replay_us'].median:.2f} us\n")
+        lines.append(f"launch floor: empty kernel {floor.kernel_launch_us.median:.2f} us, "
+                     f"one-node graph replay {floor.graph_replay_us.median:.2f} us\n")
     if life:
         payback = life.break_even_iterations
         pays = f"pays off after {payback:,.0f} iterations" if payback is not None \
             else "never pays off (replay is not faster)"
-        phase = {key: life.phases[f"{key}_us"].median for key in ("capture", "instantiate", "upload")}
-        lines.append(f"graph build {life.build_us:,.1f} us (capture {phase['capture']:,.1f}, "
-                     f"instantiate {phase['instantiate']:,.1f}, upload {phase['upload']:,.1f}): "
-                     f"{pays}\n")
+        lines.append(f"graph build {life.build_us:,.1f} us (capture {life.capture_us.median:,.1f}, "
+                     f"instantiate {life.instantiate_us.median:,.1f}, upload "
+                     f"{life.upload_us.median:,.1f}): {pays}\n")
     if update:
-        lines.append(f"graph re-pointed at new buffers: {update['node_update_us'].median:,.1f} us "
-                     f"by node, {update['whole_graph_update_us'].median:,.1f} us whole; anew "
-                     f"{update['recapture_instantiate_us'].median:,.1f} us\n")
+        lines.append(f"graph re-pointed at new buffers: {update.node_update_us.median:,.1f} us "
+                     f"by node, {update.whole_graph_update_us.median:,.1f} us whole; anew "
+                     f"{update.recapture_instantiate_us.median:,.1f} us\n")
     cache = summary.cache
     if cache.l2_bytes:
         where = "flushed before every round" if cache.flush_l2 else (
@@ -121,13 +123,14 @@ def details_table(summary: RunSummary) -> Table:
                   header_style="bold")
     for column in ("what", "median", "min", "max", "n"):
         table.add_column(column, justify="left" if column == "what" else "right")
-    sections = (("launch floor", summary.launch_floor),
-                ("graph lifecycle", summary.lifecycle.phases if summary.lifecycle else {}),
+    sections = (("launch floor", summary.launch_floor), ("graph lifecycle", summary.lifecycle),
                 ("graph update", summary.update))
-    for section, entries in sections:
-        for key, s in entries.items():
-            what = key.removesuffix("_us").replace("_", " ")
-            table.add_row(f"{section}: {what}", us(s.median), us(s.min), us(s.max), str(s.n))
+    for section, entry in sections:
+        for f in fields(entry) if entry else ():
+            s = getattr(entry, f.name)
+            if isinstance(s, Summary):  # the lifecycle's build total and payback are not rows
+                what = f.name.removesuffix("_us").replace("_", " ")
+                table.add_row(f"{section}: {what}", us(s.median), us(s.min), us(s.max), str(s.n))
     return table
 
 
