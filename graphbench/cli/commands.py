@@ -14,9 +14,10 @@ from graphbench.record.model import RunRecord, SweepRecord
 
 def run_config(args, command: str = RUN, **changes) -> RunConfig:
     """The RunConfig the options of `command` describe (device: the first asked for)."""
-    values = {f.name: getattr(args, f.name) for f in cli_fields(RunConfig, command)}
-    values["device"] = 0 if values["device"] == "all" else values["device"][0]
-    return RunConfig(**{**values, **changes})
+    values = {f.name: getattr(args, f.name) for f in cli_fields(RunConfig, command)
+              if f.name != "device"}
+    first_device = 0 if args.device == "all" else args.device[0]
+    return RunConfig(**{**values, "device": first_device, **changes})
 
 
 def sweep_config(args) -> SweepConfig:

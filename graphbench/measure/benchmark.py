@@ -153,13 +153,14 @@ def verify_modes(session: Session, rng) -> list[Check]:
 def measure_extras(session: Session, sampling: Sampling, rng, checks: list[Check]) -> dict:
     """Launch floor, and (with a graph mode) graph lifecycle and update costs."""
     stream, pipeline, config = session.stream, session.pipeline, session.config
-    extras = {"launch_floor": time_launch_floor(stream, session.kernels[EMPTY_KERNEL])}
-    if "graph" in sampling.samples:
-        extras["graph_lifecycle"] = time_graph_lifecycle(stream, pipeline.enqueue_stages)
-        extras["graph_update"], update_checks = graph_update_experiment(
-            stream, pipeline, session.new_pipeline(), rng, config.rtol, config.atol)
-        checks.extend(update_checks)
-    return extras
+    floor = time_launch_floor(stream, session.kernels[EMPTY_KERNEL])
+    if "graph" not in sampling.samples:
+        return {"launch_floor": floor}
+    lifecycle = time_graph_lifecycle(stream, pipeline.enqueue_stages)
+    update, update_checks = graph_update_experiment(stream, pipeline, session.new_pipeline(),
+                                                    rng, config.rtol, config.atol)
+    checks.extend(update_checks)
+    return {"launch_floor": floor, "graph_lifecycle": lifecycle, "graph_update": update}
 
 
 def describe_pipeline(session: Session) -> PipelineInfo:

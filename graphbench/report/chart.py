@@ -157,16 +157,23 @@ def _svg_panel(panel: Panel, left: int, top: int, width: int, height: int, log_y
         y = py(panel.reference_y)
         out.append(f'<line x1="{left + margin_l}" x2="{left + margin_l + plot_w}" y1="{y:.1f}" '
                    f'y2="{y:.1f}" stroke="#999" stroke-dasharray="4 3"/>')
+    out += _svg_series(panel, px, py, legend_x=left + margin_l + plot_w + 10,
+                       legend_y=top + margin_t + 8)
+    return "\n".join(out)
+
+
+def _svg_series(panel: Panel, px, py, legend_x: float, legend_y: float) -> list[str]:
+    """Each series as a line with its points, and its label in the legend."""
+    out = []
     for i, series in enumerate(panel.series):
         color = COLORS[i % len(COLORS)]
         points = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(series.xs, series.ys))
         out.append(f'<polyline points="{points}" fill="none" stroke="{color}" stroke-width="2"/>')
         out += [f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{color}"/>'
                 for x, y in zip(series.xs, series.ys)]
-        ly = top + margin_t + 14 * i + 8
-        out.append(f'<text x="{left + margin_l + plot_w + 10}" y="{ly}" fill="{color}">'
+        out.append(f'<text x="{legend_x}" y="{legend_y + 14 * i}" fill="{color}">'
                    f'{escape(series.label)}</text>')
-    return "\n".join(out)
+    return out
 
 
 def png_chart(panels: list[Panel], path: Path) -> None:
