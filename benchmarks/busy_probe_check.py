@@ -22,9 +22,9 @@ def child() -> None:
     import numpy as np
 
     from graphbench.config import RunConfig
-    from graphbench.kernels import HOLD_KERNEL
-    from graphbench.lifecycle import BusyProbe, capture
-    from graphbench.runner import Session
+    from graphbench.measure.busy import BusyProbe
+    from graphbench.measure.kernels import HOLD_KERNEL
+    from graphbench.measure.session import Session
 
     result = {}
     with Session(RunConfig(), None) as session:
@@ -32,7 +32,13 @@ def child() -> None:
         stream = session.stream
         for name, enqueue in (("stages", session.pipeline.enqueue_stages),
                               ("fused", session.pipeline.enqueue_fused)):
-            builder = capture(stream, enqueue, BARE_ITERATIONS)
+            # the bare figure: CUDA events around one graph of 100 pipelines,
+            # built here with cuda.core alone
+            builder = stream.create_graph_builder()
+            builder.begin_building()
+            for _ in range(BARE_ITERATIONS):
+                enqueue(builder)
+            builder.end_building()
             graph = builder.complete()
             graph.upload(stream)
             launch = lambda: graph.launch(stream)  # noqa: E731

@@ -11,14 +11,16 @@ gb() { python3 -m graphbench "$@"; }
 timed() { local s=$EPOCHREALTIME; "$@"; local rc=$?; awk -v a="$s" -v b="$EPOCHREALTIME" -v c="$rc" -v cmd="$*" 'BEGIN{printf "wall_s=%.2f rc=%s :: %s\n", b-a, c, cmd}'; }
 speedups() {  # speedup, noise and stop reason of each record given
   python3 - "$@" <<'PY'
-import json, sys
+import sys
+from graphbench.analyze.summary import summarize_run
+from graphbench.record.codec import read_run
 values = []
 for f in sys.argv[1:]:
-    d = json.load(open(f)); s = d["sampling"]; values.append(d["speedup"]["graph"]["median"])
-    probes = [c["host_probe_us"] for c in s["conditions"]]
-    print(f"{f.split('/')[-1]}: speedup {values[-1]:.3f} rounds {s['rounds']} {s['stop_reason']} "
-          f"noise {s['noise']:.3f} host probe {min(probes):.0f}..{max(probes):.0f} us "
-          f"warnings {[w['code'] + ':' + w['subject'] for w in d['warnings']]}")
+    r = read_run(f); s = summarize_run(r); values.append(s.speedup["graph"].stats.median)
+    probes = [c.host_probe_us for c in r.conditions]
+    print(f"{f.split('/')[-1]}: speedup {values[-1]:.3f} rounds {r.rounds} {r.stop_reason} "
+          f"noise {s.noise:.3f} host probe {min(probes):.0f}..{max(probes):.0f} us "
+          f"warnings {[w.code + ':' + w.subject for w in s.warnings]}")
 print(f"max/min speedup over {len(values)} processes = {max(values) / min(values):.4f}")
 PY
 }

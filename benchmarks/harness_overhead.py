@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 import statistics
 import time
 
@@ -94,14 +95,14 @@ def compare_floor_and_lifecycle(stream, empty_kernel, pipeline, pairs=40, count=
     alternating which goes first, compared pair by pair (the host drifts)."""
     from cuda.core import LaunchConfig, launch
 
-    from graphbench.lifecycle import capture, time_graph_lifecycle, time_launch_floor
+    from graphbench.measure.costs import time_graph_lifecycle, time_launch_floor
+    from graphbench.measure.graphs import CapturedGraph
 
-    builder = capture(stream, lambda t: launch(t, LaunchConfig(grid=1, block=1), empty_kernel))
-    one_node = builder.complete()
-    one_node.upload(stream)
-    ours_fns = (lambda: time_launch_floor(stream, empty_kernel, reps=1, count=count),
-                lambda: time_graph_lifecycle(stream, pipeline.enqueue_stages, reps=1))
-    bare_fns = (lambda: bare_floor(stream, empty_kernel, one_node, count),
+    captured = CapturedGraph(stream, lambda t: launch(t, LaunchConfig(grid=1, block=1),
+                                                      empty_kernel))
+    ours_fns = (lambda: asdict(time_launch_floor(stream, empty_kernel, reps=1, count=count)),
+                lambda: asdict(time_graph_lifecycle(stream, pipeline.enqueue_stages, reps=1)))
+    bare_fns = (lambda: bare_floor(stream, empty_kernel, captured.graph, count),
                 lambda: bare_lifecycle(stream, pipeline))
     ours, bare = {}, {}
     for i in range(pairs):
@@ -111,8 +112,7 @@ def compare_floor_and_lifecycle(stream, empty_kernel, pipeline, pairs=40, count=
             for fn in fns:
                 for key, values in fn().items():
                     target.setdefault(key, []).extend(values)
-    one_node.close()
-    builder.close()
+    captured.close()
     return {key: {"graphbench_us": statistics.median(ours[key]),
                   "bare_us": statistics.median(bare[key]),
                   "ratio": statistics.median(o / b for o, b in zip(ours[key], bare[key]))}
@@ -122,12 +122,12 @@ def compare_floor_and_lifecycle(stream, empty_kernel, pipeline, pairs=40, count=
 def main() -> None:
     import cupy
 
-    from graphbench.device import describe, open_device, pin_host_thread
-    from graphbench.modes import GraphMode, IndividualMode
-    from graphbench.pipeline import Pipeline
-    from graphbench.runner import load_kernels
-    from graphbench.stages import DEFAULT_STAGES, expand
-    from graphbench.timing import EventTimer
+    from graphbench.measure.device import describe, open_device, pin_host_thread
+    from graphbench.measure.modes import GraphMode, IndividualMode
+    from graphbench.measure.pipeline import Pipeline
+    from graphbench.measure.session import load_kernels
+    from graphbench.measure.stages import DEFAULT_STAGES, expand
+    from graphbench.measure.timing import EventTimer
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--elements", type=int, default=4096)
@@ -149,7 +149,7 @@ def main() -> None:
             "bare individual": lambda: bare_individual(stream, pipeline.launch_config,
                                                        pipeline.stage_launches, args.iters),
             "graphbench graph": lambda: timer.time_round(graph.step, args.iters).wall_s,
-            "bare graph": lambda: bare_graph(stream, graph.graph, args.iters)}
+            "bare graph": lambda: bare_graph(stream, graph.captured.graph, args.iters)}
     for run in runs.values():  # warm-up
         run()
     walls = {name: [] for name in runs}
@@ -166,7 +166,7 @@ def main() -> None:
                   mode: statistics.median(g / b for g, b in zip(walls[f"graphbench {mode}"],
                                                                 walls[f"bare {mode}"]))
                   for mode in ("individual", "graph")}}
-    from graphbench.kernels import EMPTY_KERNEL
+    from graphbench.measure.kernels import EMPTY_KERNEL
     result["floor_and_lifecycle"] = compare_floor_and_lifecycle(
         stream, load_kernels(info.arch)[EMPTY_KERNEL], pipeline)
     for key, row in result["floor_and_lifecycle"].items():

@@ -20,8 +20,10 @@ def one_run(cpu: int | None, extra: list[str]) -> dict:
         pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
         subprocess.run([sys.executable, "-m", "graphbench", "run", "--no-progress", "--json", path,
                         *extra], check=True, stdout=subprocess.DEVNULL, preexec_fn=pin)
-        with open(path) as handle:
-            return json.load(handle)
+        from graphbench.analyze.summary import summarize_run
+        from graphbench.record.codec import read_run
+
+        return summarize_run(read_run(path))
 
 
 def main() -> None:
@@ -36,11 +38,10 @@ def main() -> None:
     for cpu in placements:
         speedups = []
         for _ in range(args.runs):
-            record = one_run(cpu, args.extra)
-            walls = {m: round(v["stats"]["wall"]["median"], 2) for m, v in record["modes"].items()}
-            speedups.append(record["speedup"]["graph"]["median"])
-            print(f"cpu={cpu} walls={walls} speedup={speedups[-1]:.3f} "
-                  f"pinned={record.get('host', {}).get('cpu_affinity')}")
+            summary_of_run = one_run(cpu, args.extra)
+            walls = {m: round(s.wall.median, 2) for m, s in summary_of_run.modes.items()}
+            speedups.append(summary_of_run.speedup["graph"].stats.median)
+            print(f"cpu={cpu} walls={walls} speedup={speedups[-1]:.3f}")
         summary[str(cpu)] = max(speedups) / min(speedups)
         print(f"cpu={cpu}: max/min speedup over {args.runs} processes = {summary[str(cpu)]:.4f}")
     print(json.dumps(summary))
