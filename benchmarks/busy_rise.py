@@ -1,0 +1,161 @@
+"""What raises the GPU busy time after verification? (issue 11, part 1)
+
+Each scenario runs in a fresh process: it opens a graphbench Session, then
+runs its steps in order, and after each step measures (a) the bare busy
+figure, CUDA events around one graph of 100 pipelines, and (b) the SM clock
+the GPU really runs at, from clock64 against %globaltimer in a one-thread
+probe kernel, and NVML's reading.
+
+    PYTHONPATH=. python3 benchmarks/busy_rise.py --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+
+import numpy as np
+
+CLOCK_PROBE = r"""
+extern "C" __global__ void clock_probe(unsigned long long ns, unsigned long long* out) {
+    unsigned long long t0, t1, c0, c1;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    c0 = clock64();
+    do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1)); } while (t1 - t0 < ns);
+    c1 = clock64();
+    if (threadIdx.x == 0 && blockIdx.x == 0) { out[0] = c1 - c0; out[1] = t1 - t0; }
+}
+"""
+
+SCENARIOS = {
+    "nothing": ["rounds"],
+    "verify": ["verify", "rounds"],
+    "verify_rounds_free_pool": ["verify", "rounds", "free_pool"],
+    "cupy_compare": ["compare", "rounds"],
+    "host_compare": ["host_compare", "rounds"],
+    "isclose_only": ["isclose", "rounds"],
+    "reductions_only": ["reductions", "rounds"],
+    "float64_only": ["float64", "rounds"],
+    "verify_unpinned": ["unpinned", "verify", "rounds"],
+    "rounds_then_verify": ["rounds", "verify", "measure", "rounds"],
+}
+
+
+class Probe:
+    def __init__(self, session):
+        import cupy
+        from cuda.core import EventOptions, LaunchConfig, Program, ProgramOptions
+
+        from graphbench.measure.graphs import CapturedGraph
+
+        self.session, self.cupy = session, cupy
+        self.graph = CapturedGraph(session.stream, session.pipeline.enqueue_stages, 100)
+        options = EventOptions(timing_enabled=True)
+        self.start, self.end = (session.device.create_event(options) for _ in range(2))
+        code = Program(CLOCK_PROBE, "c++", ProgramOptions(arch=session.info.arch)).compile("cubin")
+        self.kernel, self.config = code.get_kernel("clock_probe"), LaunchConfig(grid=1, block=1)
+        self.out = cupy.zeros(2, dtype=cupy.uint64)
+
+    def busy_us(self) -> float:
+        stream, times = self.session.stream, []
+        for _ in range(9):
+            stream.sync()
+            stream.record(self.start)
+            self.graph.graph.launch(stream)
+            stream.record(self.end)
+            stream.sync()
+            times.append((self.end - self.start) * 1e3 / 100)
+        return statistics.median(times)
+
+    def sm_mhz(self) -> float:
+        from cuda.core import launch
+
+        self.cupy.cuda.get_current_stream().synchronize()
+        launch(self.session.stream, self.config, self.kernel, np.uint64(200_000),
+               self.out.data.ptr)
+        self.session.stream.sync()
+        cycles, ns = (int(x) for x in self.out.get())
+        return cycles / ns * 1e3
+
+    def reading(self, step: str) -> dict:
+        nvml = self.session.monitor.read()["sm_clock_mhz"]
+        return {"step": step, "busy_us": round(self.busy_us(), 4),
+                "sm_mhz_measured": round(self.sm_mhz(), 1), "sm_mhz_nvml": nvml}
+
+
+def run_step(name: str, session, rng) -> None:
+    import cupy
+
+    from graphbench.analyze.stopping import FixedRounds
+    from graphbench.measure.benchmark import verify_modes
+    from graphbench.measure.timing import run_rounds
+    from graphbench.measure.verify import compare
+
+    pipeline = session.pipeline
+    result, expected = pipeline.result(), pipeline.reference()
+    if name == "verify":
+        verify_modes(session, rng)
+    elif name == "compare":
+        compare("x", result, expected, 1e-5, 1e-5)
+    elif name == "host_compare":
+        np.isclose(result.get(), expected.get(), rtol=1e-5, atol=1e-5).all()
+    elif name == "isclose":
+        cupy.isclose(result, expected)
+        cupy.cuda.get_current_stream().synchronize()
+    elif name == "reductions":
+        _ = int(result.sum()), int(cupy.argmin(result)), float(result.max())
+    elif name == "float64":
+        result.astype(cupy.float64)
+        cupy.cuda.get_current_stream().synchronize()
+    elif name == "free_pool":
+        cupy.get_default_memory_pool().free_all_blocks()
+    elif name == "rounds":
+        pipeline.fill_random(rng)
+        run_rounds({m.name: m.step for m in session.modes}, 1000, session.timer, FixedRounds(10))
+
+
+def child(scenario: str) -> None:
+    from graphbench.config import RunConfig
+    from graphbench.measure.session import Session
+
+    steps = SCENARIOS[scenario]
+    config = RunConfig(pin_cpu="unpinned" not in steps)
+    rng = np.random.default_rng(0)
+    with Session(config, None) as session:
+        session.pipeline.fill_random(rng)
+        probe = Probe(session)
+        readings = [probe.reading("start")]
+        for step in steps:
+            if step not in ("unpinned", "measure"):
+                run_step(step, session, rng)
+            readings.append(probe.reading(step))
+    print(json.dumps({"scenario": scenario, "readings": readings}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--json")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        return child(args.child)
+    results = []
+    for scenario in SCENARIOS:
+        out = subprocess.run([sys.executable, __file__, "--child", scenario], capture_output=True,
+                             text=True)
+        if out.returncode:
+            print(scenario, "FAILED", out.stderr[-2000:])
+            continue
+        results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        print(scenario, " | ".join(f"{r['step']}: {r['busy_us']:.3f} us {r['sm_mhz_measured']:.0f}"
+                                   f"/{r['sm_mhz_nvml']} MHz" for r in results[-1]["readings"]))
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(results, handle, indent=1)
+
+
+if __name__ == "__main__":
+    main()
