@@ -55,3 +55,63 @@ def test_block_spread_sees_a_shift_the_overall_spread_hides():
     assert block_spread(steady) < 0.03
     assert block_spread(shifted) == pytest.approx(0.4 / 1.2, rel=0.01)  # (14 - 10) / median 12
     assert block_spread([1.0, 2.0]) == 0.0  # too few rounds to form blocks
+
+
+# --- every statistic against scipy, on random and on tied data -----------------
+
+from scipy import stats as scipy_stats  # noqa: E402
+
+from graphbench.analyze.stats import (mann_whitney_p, median_ci_rank, prediction_noise,  # noqa: E402
+                                      t_quantile)
+
+RNG = np.random.default_rng(42)
+SAMPLES = {
+    "random": RNG.lognormal(1.0, 0.3, 37),
+    "tied": np.round(RNG.normal(10.0, 1.0, 40)),  # whole numbers: many ties
+    "small": RNG.normal(5.0, 0.1, 12),
+}
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_summary_matches_numpy_and_scipy(name):
+    data = SAMPLES[name]
+    s = summarize(data)
+    assert s.median == pytest.approx(np.median(data))
+    assert s.iqr == pytest.approx(scipy_stats.iqr(data))
+    assert s.cv == pytest.approx(scipy_stats.variation(data, ddof=1))
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_median_ci_matches_scipys_quantile_test(name):
+    data = SAMPLES[name]
+    ci = scipy_stats.quantile_test(data, q=np.median(data), p=0.5).confidence_interval(0.95)
+    assert median_ci(data) == (ci.low, ci.high)
+
+
+@pytest.mark.parametrize("n", [6, 9, 10, 20, 33, 77, 200, 1001])
+def test_median_ci_rank_is_scipys_binomial_bound(n):
+    j = median_ci_rank(n)
+    assert 2 * scipy_stats.binom.cdf(j, n, 0.5) <= 0.05           # covers at least 95%
+    assert 2 * scipy_stats.binom.cdf(j + 1, n, 0.5) > 0.05         # and is the tightest that does
+
+
+@pytest.mark.parametrize("df", [1, 4, 11, 61, 500])
+def test_t_quantiles_are_scipys(df):
+    # df 11 and 61 are where the old hand table was anti-conservative
+    assert t_quantile(0.995, df) == pytest.approx(scipy_stats.t.ppf(0.995, df))
+    assert t_quantile(0.995, 11) == pytest.approx(3.106, abs=1e-3)
+
+
+@pytest.mark.parametrize("a, b", [(SAMPLES["random"][:6], SAMPLES["random"][6:12]),   # exact
+                                  (SAMPLES["tied"][:20], SAMPLES["tied"][20:]),        # ties
+                                  (SAMPLES["random"], SAMPLES["small"])])
+def test_mann_whitney_is_scipys(a, b):
+    expected = scipy_stats.mannwhitneyu(a, b, alternative="two-sided", method="auto").pvalue
+    assert mann_whitney_p(a, b) == pytest.approx(expected)
+
+
+def test_prediction_noise_uses_the_t_quantile_of_its_degrees_of_freedom():
+    medians = SAMPLES["small"][:6]
+    sd, mean = np.std(medians, ddof=1), np.mean(medians)
+    expected = scipy_stats.t.ppf(0.995, 5) * sd * np.sqrt(1 + 1 / 6) / mean
+    assert prediction_noise(medians) == pytest.approx(expected)
