@@ -12,7 +12,8 @@ import pytest
 from graphbench.config import RunConfig
 from graphbench.errors import DeviceError
 from graphbench.measure.verify import compare
-from graphbench.record.model import (Condition, DeviceInfo, Environment, HostInfo,
+from graphbench.record.model import (BusyReading, Condition, DeviceInfo, Environment, HostInfo,
+                                     SubmitReading,
                                      LaunchFloorSamples, LifecycleSamples, ModeSamples,
                                      PipelineInfo, ProcessRun, RunRecord, ToolInfo, UpdateSamples)
 
@@ -50,18 +51,31 @@ def device_info(name: str = "NVIDIA H200", **changes) -> DeviceInfo:
     return DeviceInfo(**facts)
 
 
+def workload(mode: str) -> str:
+    return "fused" if mode == "fused" else "stages"
+
+
 def synthetic_modes(wall_us: dict[str, float], rounds: int = 10, noise: float = 0.005,
-                    seed: int = 0, busy: bool = True) -> dict[str, ModeSamples]:
+                    seed: int = 0) -> dict[str, ModeSamples]:
     """Rounds whose per-iteration wall time scatters by `noise` around `wall_us`."""
     rng = np.random.default_rng(seed)
     modes = {}
     for mode, us in wall_us.items():
         walls = tuple(float(w) for w in us * (1 + noise * rng.standard_normal(rounds)))
         modes[mode] = ModeSamples(walls, tuple(0.6 * w for w in walls),
-                                  tuple(0.9 * w for w in walls),
-                                  tuple(min(us, 3.0) * (1 + 0.001 * i) for i in range(rounds))
-                                  if busy else ())
+                                  tuple(0.9 * w for w in walls), workload(mode))
     return modes
+
+
+def synthetic_conditions(wall_us: dict[str, float], rounds: int, host_probe_us: float = 300.0,
+                         busy_us: float = 3.0) -> tuple[Condition, ...]:
+    """One reading per set of rounds: busy per workload, held submit per mode."""
+    workloads = {workload(mode) for mode in wall_us}
+    return tuple(Condition(
+        sm_clock_mhz=1980, host_probe_us=host_probe_us,
+        busy={w: BusyReading(busy_us * (1 + 0.001 * i), 100.0, True, 1980.0) for w in workloads},
+        submit={m: SubmitReading(0.55 * us, True) for m, us in wall_us.items()})
+        for i in range(rounds))
 
 
 EXTRAS = {
@@ -84,8 +98,7 @@ def make_run(wall_us=None, rounds: int = 10, noise: float = 0.005, seed: int = 0
     if not passed:
         actual[3] = np.nan
     checks = (compare("graph", actual, expected, config.rtol, config.atol),)
-    conditions = tuple(Condition(sm_clock_mhz=1980, host_probe_us=host_probe_us)
-                       for _ in range(rounds))
+    conditions = synthetic_conditions(wall_us, rounds, host_probe_us)
     return ProcessRun(seed=seed, rounds=rounds, stop_reason="fixed-rounds", elapsed_s=1.0,
                       sampling_s=0.5, modes=synthetic_modes(wall_us, rounds, noise, seed),
                       conditions=conditions, checks=checks,

@@ -36,11 +36,37 @@ def test_cache_state_marks_l2_residency_and_flush():
 
 
 def test_breakdown_splits_wall_into_busy_and_idle():
-    row = time_breakdown(wall_us=14.0, submit_us=13.5, device_us=13.9, busy_us=3.0, launches=3)
+    row = time_breakdown(wall_us=14.0, round_submit_us=13.5, device_us=13.9, busy_us=3.0,
+                         launches=3)
     assert row.submit_per_launch_us == pytest.approx(4.5)
     assert row.idle_gap_us == pytest.approx(11.0) and row.launch_bound is True
-    gpu = time_breakdown(wall_us=180.0, submit_us=170.0, device_us=179.0, busy_us=178.0, launches=1)
+    gpu = time_breakdown(wall_us=180.0, round_submit_us=170.0, device_us=179.0, busy_us=178.0,
+                         launches=1)
     assert gpu.launch_bound is False
+
+
+def test_bound_label_compares_the_held_submit_with_busy_time():
+    # graph at 4096 elements on the H200: wall 6.33, busy 3.38; the host needs
+    # 4 us to enqueue a replay, more than the GPU needs to run it: launch-bound,
+    # although wall > 2 x busy does not hold
+    graph = time_breakdown(wall_us=6.33, round_submit_us=6.2, device_us=6.3, busy_us=3.38,
+                           launches=1, held_submit_us=4.0)
+    assert graph.launch_bound is True and graph.submit_per_launch_us == 4.0
+    big = time_breakdown(wall_us=175.0, round_submit_us=172.7, device_us=175.0, busy_us=174.4,
+                         launches=1, held_submit_us=4.5)
+    assert big.launch_bound is False
+
+
+def test_back_pressure_is_a_round_enqueue_far_above_the_held_figure():
+    # 2^24 elements: each round's enqueue waited for the GPU (172.7 us per launch)
+    big = time_breakdown(wall_us=175.0, round_submit_us=172.7, device_us=175.0, busy_us=174.4,
+                         launches=1, held_submit_us=4.5)
+    assert big.back_pressured is True
+    small = time_breakdown(wall_us=6.33, round_submit_us=5.0, device_us=6.3, busy_us=3.38,
+                           launches=1, held_submit_us=4.0)
+    assert small.back_pressured is False
+    old = time_breakdown(wall_us=6.33, round_submit_us=6.2, device_us=6.3, busy_us=3.38, launches=1)
+    assert old.back_pressured is None  # a record without the held probe cannot tell
 
 
 def test_chain_order_follows_the_edges():

@@ -6,17 +6,18 @@ from conftest import make_record
 
 from graphbench.analyze.compare import SLOWER, compare_records
 from graphbench.analyze.merge import merge_runs
-from graphbench.analyze.summary import process_medians, summarize_run
+from graphbench.analyze.metrics import process_medians
+from graphbench.analyze.summary import summarize_run
 from graphbench.errors import RecordError
-from graphbench.record.model import ModeSamples
 
 
 def scaled_busy(record, factor):
-    """The same record with every mode's GPU busy time scaled by `factor`."""
+    """The same record with every workload's GPU busy time scaled by `factor`."""
     run = record.runs[0]
-    modes = {name: dataclasses.replace(m, busy_us=tuple(x * factor for x in m.busy_us))
-             for name, m in run.modes.items()}
-    return dataclasses.replace(record, runs=(dataclasses.replace(run, modes=modes),))
+    conditions = tuple(dataclasses.replace(c, busy={w: dataclasses.replace(r, us=r.us * factor)
+                                                    for w, r in c.busy.items()})
+                       for c in run.conditions)
+    return dataclasses.replace(record, runs=(dataclasses.replace(run, conditions=conditions),))
 
 
 def test_merging_concatenates_the_runs_in_process_order():

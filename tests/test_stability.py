@@ -77,3 +77,28 @@ def test_host_speed_change_is_reported_with_the_probe_range():
     assert warning.code == "host-speed" and "300..420 us" in warning.message
     steady = [Condition(sm_clock_mhz=1980, host_probe_us=us) for us in (300, 310, 320)]
     assert condition_warnings(steady) == []
+
+
+def test_a_hold_that_ended_too_soon_is_reported():
+    from graphbench.analyze.warnings import probe_warnings
+    from graphbench.record.model import BusyReading, SubmitReading
+
+    good = Condition(busy={"stages": BusyReading(3.0, 100.0, True, 1980.0)},
+                     submit={"graph": SubmitReading(4.0, True)})
+    short = Condition(busy={"stages": BusyReading(3.4, 20000.0, False, 1980.0)},
+                      submit={"graph": SubmitReading(4.0, True)})
+    assert probe_warnings([good] * 3, 1980) == []
+    (warning,) = probe_warnings([good, short], 1980)
+    assert warning.code == "hold-too-short" and "1 of 4 held readings" in warning.message
+
+
+def test_a_clock_below_the_maximum_during_timed_work_is_reported():
+    from graphbench.analyze.warnings import probe_warnings
+    from graphbench.record.model import BusyReading
+
+    at_max = [Condition(busy={"stages": BusyReading(3.0, 100.0, True, mhz)}) for mhz in (1979, 1980)]
+    assert probe_warnings(at_max, 1980) == []
+    slow = [Condition(busy={"stages": BusyReading(3.4, 100.0, True, mhz)}) for mhz in (1980, 1755)]
+    (warning,) = probe_warnings(slow, 1980)
+    assert warning.code == "clock-below-max" and "1755..1980 MHz" in warning.message
+    assert probe_warnings(slow, None) == []  # no maximum known: nothing to compare with

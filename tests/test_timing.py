@@ -24,9 +24,36 @@ def _steps(*names):
     return {name: make(name) for name in names}
 
 
-def test_round_order_alternates():
-    assert round_order(["a", "b", "c"], 0) == ["a", "b", "c"]
-    assert round_order(["a", "b", "c"], 1) == ["c", "b", "a"]
+def test_round_order_rotates_so_every_mode_takes_every_slot():
+    names = ["individual", "graph", "fused"]
+    orders = [round_order(names, r) for r in range(3)]
+    assert orders == [names, ["graph", "fused", "individual"], ["fused", "individual", "graph"]]
+    for slot in range(3):  # first (right after the probes), middle, last
+        assert {order[slot] for order in orders} == set(names)
+    assert round_order(names, 3) == names
+
+
+def test_every_mode_runs_right_after_the_monitor_in_some_round():
+    timer = FakeTimer({"individual": 14e-6, "graph": 4e-6, "fused": 4e-6})
+    after_monitor = []
+    marks = []
+    run_rounds(_steps("individual", "graph", "fused"), 10, timer, FixedRounds(6), warmup_rounds=0,
+               monitor=lambda: marks.append(len(timer.calls)))
+    after_monitor = [timer.calls[i][0] for i in marks[:-1]]
+    assert set(after_monitor) == {"individual", "graph", "fused"}
+
+
+def test_garbage_collection_is_off_while_rounds_run_and_restored_after():
+    import gc
+
+    seen = []
+    timer = FakeTimer({"graph": 4e-6})
+    original = timer.time_round
+    timer.time_round = lambda step, iters: (seen.append(gc.isenabled()), original(step, iters))[1]
+    assert gc.isenabled()
+    run_rounds(_steps("graph"), 10, timer, FixedRounds(2), warmup_rounds=1)
+    assert seen and not any(seen)
+    assert gc.isenabled()
 
 
 def test_run_rounds_warms_up_interleaves_and_keeps_only_timed_rounds():

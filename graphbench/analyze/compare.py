@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from graphbench.analyze.stats import (mann_whitney_p, median, median_ci, prediction_noise,
                                       series_noise)
-from graphbench.analyze.summary import metric_values, process_medians
+from graphbench.analyze.metrics import metric_values, process_medians
 from graphbench.errors import UsageError
 from graphbench.record.model import TIME_METRICS, Comparison, RunRecord, Verdict
 

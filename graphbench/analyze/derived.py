@@ -42,6 +42,9 @@ def cache_state(elements: int, stages: Sequence, l2_bytes: int | None, flush_l2:
     return CacheState(size, l2_bytes, resident, flush_l2)
 
 
+BACK_PRESSURE = 1.5  # a round's enqueue this many times the held figure: the queue filled
+
+
 @dataclass(frozen=True)
 class Breakdown:
     """Per iteration: the host's cost per launch call, and the part of the
@@ -53,13 +56,36 @@ class Breakdown:
     busy_us: float | None
     idle_gap_us: float | None
     launch_bound: bool | None
+    back_pressured: bool | None = None  # the rounds' enqueue waited for room in the queue
 
 
-def time_breakdown(wall_us: float, submit_us: float, device_us: float, busy_us: float | None,
-                   launches: int) -> Breakdown:
-    return Breakdown(launches, submit_us / launches, device_us, busy_us,
+def launch_bound(wall_us: float, submit_us: float, busy_us: float | None,
+                 held_submit: bool) -> bool | None:
+    """Launch-bound when the host needs longer to enqueue an iteration than
+    the GPU needs to run it. That takes a submit figure free of back-pressure
+    (the held probe); records made before it existed fall back to wall time
+    over twice the busy time."""
+    if busy_us is None:
+        return None
+    return submit_us > busy_us if held_submit else wall_us > 2 * busy_us
+
+
+def back_pressured(round_submit_us: float, held_submit_us: float | None) -> bool | None:
+    """A round's enqueue time includes waiting for the queue when it is far
+    above the cost of enqueueing while the queue cannot fill."""
+    if held_submit_us is None:
+        return None
+    return round_submit_us > BACK_PRESSURE * held_submit_us
+
+
+def time_breakdown(wall_us: float, round_submit_us: float, device_us: float,
+                   busy_us: float | None, launches: int,
+                   held_submit_us: float | None = None) -> Breakdown:
+    submit = held_submit_us if held_submit_us is not None else round_submit_us
+    return Breakdown(launches, submit / launches, device_us, busy_us,
                      None if busy_us is None else max(wall_us - busy_us, 0.0),
-                     None if busy_us is None else wall_us > 2 * busy_us)
+                     launch_bound(wall_us, submit, busy_us, held_submit_us is not None),
+                     back_pressured(round_submit_us, held_submit_us))
 
 
 @dataclass(frozen=True)

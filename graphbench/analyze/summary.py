@@ -8,7 +8,8 @@ from dataclasses import dataclass, fields
 
 from graphbench.analyze.derived import (Breakdown, CacheState, break_even_iterations,
                                         cache_state, time_breakdown)
-from graphbench.analyze.stats import Summary, median, median_ci, paired_ratios, summarize
+from graphbench.analyze.stats import (Summary, median_ci, median_ci_coverage, paired_ratios,
+                                      summarize)
 from graphbench.analyze.stopping import headline_noise
 from graphbench.analyze.warnings import Warning, record_warnings
 from graphbench.measure.stages import expand
@@ -21,17 +22,30 @@ SINGLE_LAUNCH_MODES = ("graph", "fused")  # one launch call per iteration
 @dataclass(frozen=True)
 class ModeSummary:
     wall: Summary
-    submit: Summary
+    submit: Summary                  # the rounds' enqueue time (may include back-pressure)
     device: Summary
     busy: Summary | None
+    held_submit: Summary | None      # enqueue behind a hold: the CPU's launch cost alone
+    busy_shared_with: tuple[str, ...] = ()  # modes whose busy readings are these same ones
+
+    @property
+    def launch_cost(self) -> Summary:
+        """The host's cost to enqueue an iteration: held when it was measured."""
+        return self.held_submit or self.submit
 
 
 @dataclass(frozen=True)
 class SpeedupSummary:
-    """individual wall / this mode's wall, paired round by round."""
+    """individual wall / this mode's wall, paired round by round. The
+    interval is the median's order-statistic CI over these rounds: it says
+    how well this process pinned its own median down, not where another
+    process would land (`scope`); `coverage` is its real probability of
+    covering the median (below 95% with 5 rounds or fewer)."""
 
     stats: Summary
-    ci95: tuple[float, float]
+    interval: tuple[float, float]
+    coverage: float
+    scope: str
     per_round: tuple[float, ...]
 
 
@@ -78,7 +92,8 @@ def summarize_run(record: RunRecord) -> RunSummary:
     noise = headline_noise(walls) if walls else None
     floor = _summaries(FloorSummary, record.extra_samples("launch_floor"))
     return RunSummary(
-        modes=modes, speedup=speedups(walls), noise=noise, launch_floor=floor,
+        modes=modes, speedup=speedups(walls, interval_scope(record)), noise=noise,
+        launch_floor=floor,
         lifecycle=lifecycle(record, modes),
         update=_summaries(UpdateSummary, record.extra_samples("graph_update")),
         breakdown=breakdowns(record, modes) if floor else {},
@@ -88,19 +103,28 @@ def summarize_run(record: RunRecord) -> RunSummary:
 
 
 def mode_summary(record: RunRecord, name: str) -> ModeSummary:
-    busy = record.samples(name, "busy")
+    busy, held = record.samples(name, "busy"), record.samples(name, "held_submit")
+    sharing = tuple(m for m in record.modes_sharing_busy(name) if m != name) if busy else ()
     return ModeSummary(*(summarize(record.samples(name, m)) for m in TIME_METRICS[:3]),
-                       busy=summarize(busy) if busy else None)
+                       busy=summarize(busy) if busy else None,
+                       held_submit=summarize(held) if held else None, busy_shared_with=sharing)
 
 
-def speedups(walls: dict[str, tuple[float, ...]]) -> dict[str, SpeedupSummary]:
+def interval_scope(record: RunRecord) -> str:
+    count = record.process_count
+    return "within one process" if count == 1 else f"over the pooled rounds of {count} processes"
+
+
+def speedups(walls: dict[str, tuple[float, ...]], scope: str = "within one process"
+             ) -> dict[str, SpeedupSummary]:
     if "individual" not in walls:
         return {}
     result = {}
     for other in SINGLE_LAUNCH_MODES:
         if other in walls:
             ratios = paired_ratios(walls["individual"], walls[other])
-            result[other] = SpeedupSummary(summarize(ratios), median_ci(ratios), tuple(ratios))
+            result[other] = SpeedupSummary(summarize(ratios), median_ci(ratios),
+                                           median_ci_coverage(len(ratios)), scope, tuple(ratios))
     return result
 
 
@@ -118,31 +142,9 @@ def breakdowns(record: RunRecord, modes: dict[str, ModeSummary]) -> dict[str, Br
     launches = record.pipeline.kernel_launches_per_iteration
     return {name: time_breakdown(m.wall.median, m.submit.median, m.device.median,
                                  m.busy.median if m.busy else None,
-                                 1 if name in SINGLE_LAUNCH_MODES else launches)
+                                 1 if name in SINGLE_LAUNCH_MODES else launches,
+                                 m.held_submit.median if m.held_submit else None)
             for name, m in modes.items()}
-
-
-def process_medians(record: RunRecord, metric: str) -> list[float]:
-    """A gate metric's median in each process of the record (one value for a
-    one-process record): how far processes of the same code land apart."""
-    if record.legacy_processes is not None:
-        return list(record.legacy_processes.medians.get(metric, ()))
-    values = [metric_values(RunRecord(**{**vars(record), "runs": (run,)}), metric)
-              for run in record.runs]
-    return [median(v) for v in values if v]
-
-
-def metric_values(record: RunRecord, metric: str) -> tuple[float, ...]:
-    """The per-round samples a gate metric is judged on ('speedup',
-    'speedup.fused', 'graph.wall', ...); empty when the record lacks it."""
-    if metric.startswith("speedup"):
-        other = "fused" if metric == "speedup.fused" else "graph"
-        walls = {m: record.samples(m, "wall") for m in ("individual", other)
-                 if m in record.mode_names}
-        entry = speedups(walls).get(other)
-        return entry.per_round if entry else ()
-    mode, _, field = metric.partition(".")
-    return record.samples(mode, field) if mode in record.mode_names else ()
 
 
 def summary_document(record: RunRecord) -> dict:

@@ -16,6 +16,7 @@ OUTLIER_LOW = 0.80    # min this fraction of the median
 CLOCK_DROP = 0.90     # lowest SM clock seen below this fraction of the highest
 MIN_ROUND_S = 1e-3    # a round under 1 ms is too close to timer and event resolution
 HOST_SPEED_SPREAD = 1.15  # slowest host probe this many times the fastest
+CLOCK_BELOW_MAX = 0.97    # SM clock measured during the timed work, against the maximum
 
 
 @dataclass(frozen=True)
@@ -64,12 +65,34 @@ def condition_warnings(conditions: Sequence[Condition]) -> list[Warning]:
     return found
 
 
+def probe_warnings(conditions: Sequence[Condition], max_mhz: int | None) -> list[Warning]:
+    """From the readings behind the hold kernel: did the hold cover the
+    host's submission, and did the SMs run at their maximum clock?"""
+    found = []
+    readings = [r for c in conditions for r in (*c.busy.values(), *c.submit.values())]
+    short = [r for r in readings if r.covered is False]
+    if short:
+        found.append(Warning("hold-too-short", "device", f"in {len(short)} of {len(readings)} "
+                             "held readings the hold kernel ended before the host had queued "
+                             "the work, so host time may be in those figures", "the host was "
+                             "slower than 20 ms per replay; quiet the machine"))
+    clocks = [r.sm_clock_mhz for c in conditions for r in c.busy.values() if r.sm_clock_mhz]
+    if clocks and max_mhz and min(clocks) < CLOCK_BELOW_MAX * max_mhz:
+        found.append(Warning("clock-below-max", "device", f"the SMs ran at {min(clocks):.0f}.."
+                             f"{max(clocks):.0f} MHz during the timed work (measured with "
+                             f"clock64), below their {max_mhz} MHz maximum", "busy times are "
+                             "slower than the GPU can be: check power and thermal limits, or "
+                             "compare only records made at the same clock"))
+    return found
+
+
 def record_warnings(record: RunRecord, walls: Mapping[str, Sequence[float]],
                     noise: float | None) -> list[Warning]:
     found = []
     for name, wall_us in walls.items():
         found += mode_warnings(name, wall_us, record.config.iters)
     found += condition_warnings(record.conditions)
+    found += probe_warnings(record.conditions, record.device.sm_clock_max_mhz)
     others = [pid for run in record.runs for pid in run.environment.other_gpu_processes or ()]
     if others:
         found.append(Warning("other-processes", "device", f"{len(others)} other process(es) use "

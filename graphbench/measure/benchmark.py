@@ -16,15 +16,15 @@ import numpy as np
 from graphbench.analyze.stopping import stop_rule
 from graphbench.config import RunConfig
 from graphbench.measure import provenance
-from graphbench.measure.busy import BusyProbe
+from graphbench.measure.busy import BusyProbe, Hold, SubmitProbe
 from graphbench.measure.costs import time_graph_lifecycle, time_launch_floor
 from graphbench.measure.kernels import EMPTY_KERNEL, HOLD_KERNEL, source_digest
 from graphbench.measure.l2 import L2Flusher
 from graphbench.measure.repoint import graph_update_experiment
 from graphbench.measure.session import Session
 from graphbench.measure.stages import reference
-from graphbench.measure.timing import Sampling, run_rounds
-from graphbench.measure.verify import all_passed, compare
+from graphbench.measure.timing import ColdTimer, Sampling, run_rounds
+from graphbench.measure.verify import all_passed
 from graphbench.record.model import (Check, Condition, Environment, ModeSamples, PipelineInfo,
                                      ProcessRun, RunRecord)
 
@@ -61,9 +61,10 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
 def process_run(session: Session, sampling: Sampling | None, checks: list[Check],
                 extras: dict, elapsed_s: float) -> ProcessRun:
     config = session.config
+    workloads = {mode.name: mode.workload for mode in session.modes}
     modes = {name: ModeSamples(*(tuple(sampling.per_iteration_us(name, metric, config.iters))
                                  for metric in ("wall", "submit", "device")),
-                               busy_us=tuple(c.busy_us[name] for c in sampling.conditions))
+                               workload=workloads[name])
              for name in (sampling.samples if sampling else {})}
     return ProcessRun(
         seed=config.seed, rounds=sampling.rounds if sampling else 0,
@@ -82,41 +83,49 @@ def calibrate_iters(session: Session) -> int:
     return int(min(MAX_AUTO_ITERS, max(MIN_AUTO_ITERS, ROUND_TARGET_S / per_iteration)))
 
 
-def busy_probes(session: Session) -> dict[str, BusyProbe]:
-    """One probe per distinct GPU workload: individual and graph modes run the
-    same kernels, so they share one; fused has its own."""
-    pipeline, probes = session.pipeline, {}
-    for mode in session.modes:
-        kind = "fused" if mode.fused_output else "stages"
-        if kind not in probes:
-            enqueue = pipeline.enqueue_fused if mode.fused_output else pipeline.enqueue_stages
-            probes[kind] = BusyProbe(session.device, session.stream, enqueue,
-                                     session.kernels[HOLD_KERNEL])
-    return {mode.name: probes["fused" if mode.fused_output else "stages"]
-            for mode in session.modes}
+class Probes:
+    """What is read after every set of rounds: one busy probe per GPU
+    workload (individual and graph modes run the same kernels, so they share
+    one; fused has its own), one submit probe per mode, NVML and the host."""
 
+    def __init__(self, session: Session, flush) -> None:
+        pipeline = session.pipeline
+        self.session = session
+        self.hold = Hold(session.device, session.stream, session.kernels[HOLD_KERNEL])
+        self.busy: dict[str, BusyProbe] = {}
+        for mode in session.modes:
+            if mode.workload not in self.busy:
+                enqueue = pipeline.enqueue_fused if mode.fused_output else pipeline.enqueue_stages
+                self.busy[mode.workload] = BusyProbe(session.device, session.stream, enqueue,
+                                                     self.hold, flush)
+        self.submit = {mode.name: SubmitProbe(session.stream, mode.step, mode.launches,
+                                              self.hold) for mode in session.modes}
 
-def read_conditions(session: Session, probes: dict[str, BusyProbe]) -> Condition:
-    """After each set of rounds: NVML readings, host probe, GPU busy time."""
-    measured = {probe: probe.measure() for probe in set(probes.values())}
-    return Condition(**session.monitor.read(),
-                     busy_us={name: measured[probe] for name, probe in probes.items()})
+    def read(self) -> Condition:
+        return Condition(**self.session.monitor.read(),
+                         busy={w: probe.measure() for w, probe in self.busy.items()},
+                         submit={m: probe.measure() for m, probe in self.submit.items()})
+
+    def close(self) -> None:
+        for probe in self.busy.values():
+            probe.close()
+        self.hold.close()
 
 
 def sample(session: Session, rng, on_round) -> Sampling:
     config = session.config
     session.pipeline.fill_random(rng)  # time on fresh random data, not the constants
     flusher = L2Flusher(session.info.l2_bytes) if config.flush_l2 else None
-    probes = busy_probes(session)
+    timer = ColdTimer(session.device, session.stream, flusher.flush) if flusher else session.timer
+    probes = Probes(session, flusher.flush if flusher else None)
     try:
         return run_rounds({mode.name: mode.step for mode in session.modes}, config.iters,
-                          session.timer, stop_rule(config), config.warmup_rounds, on_round,
-                          before_each=flusher.flush if flusher else None,
-                          monitor=lambda: read_conditions(session, probes))
+                          timer, stop_rule(config), config.warmup_rounds, on_round,
+                          monitor=probes.read)
     finally:
-        for probe in set(probes.values()):
-            probe.close()
+        probes.close()
         if flusher:
+            timer.close()
             flusher.release()
 
 
@@ -127,7 +136,8 @@ def check_mode(session: Session, mode, name: str, expected=None) -> Check:
     mode.step()
     session.stream.sync()
     expected = pipeline.reference() if expected is None else expected
-    return compare(name, pipeline.result(mode.fused_output), expected, config.rtol, config.atol)
+    return session.checker.compare(name, pipeline.result(mode.fused_output), expected,
+                                   config.rtol, config.atol)
 
 
 def verify_modes(session: Session, rng) -> list[Check]:
@@ -158,7 +168,8 @@ def measure_extras(session: Session, sampling: Sampling, rng, checks: list[Check
         return {"launch_floor": floor}
     lifecycle = time_graph_lifecycle(stream, pipeline.enqueue_stages)
     update, update_checks = graph_update_experiment(stream, pipeline, session.new_pipeline(),
-                                                    rng, config.rtol, config.atol)
+                                                    rng, session.checker,
+                                                    (config.rtol, config.atol))
     checks.extend(update_checks)
     return {"launch_floor": floor, "graph_lifecycle": lifecycle, "graph_update": update}
 

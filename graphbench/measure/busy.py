@@ -1,12 +1,18 @@
-"""GPU busy time per iteration, with no host gaps in it."""
+"""Figures measured behind a hold kernel, so the host's speed cannot leak in:
+GPU busy time per iteration (BusyProbe), and the host's cost to enqueue an
+iteration while the launch queue can neither drain nor fill (SubmitProbe)."""
 
 from __future__ import annotations
 
+import time
+
 from graphbench.measure.graphs import CapturedGraph, Enqueue
+from graphbench.record.model import BusyReading, SubmitReading
 
 BUSY_TARGET_US = 1000.0  # GPU time of one busy-time replay
 BUSY_MIN_ITERATIONS, BUSY_MAX_ITERATIONS = 10, 1000
-HOLD_START_US, HOLD_MAX_US = 100.0, 20_000.0  # GPU hold ahead of a busy-time replay
+HOLD_START_US, HOLD_MAX_US = 100.0, 20_000.0
+SUBMIT_LAUNCHES = 64  # launches enqueued per submit reading: far below what the queue holds
 
 
 def busy_iterations(per_iteration_us: float) -> int:
@@ -16,31 +22,70 @@ def busy_iterations(per_iteration_us: float) -> int:
     return int(min(BUSY_MAX_ITERATIONS, max(BUSY_MIN_ITERATIONS, wanted)))
 
 
-class BusyProbe:
-    """Many iterations captured into one graph, replayed behind a `hold`
-    kernel and timed with CUDA events.
+def submit_iterations(launches_per_iteration: int) -> int:
+    return max(2, SUBMIT_LAUNCHES // max(1, launches_per_iteration))
 
-    Without the hold the start event fires as soon as the host records it and
-    the GPU then waits for the graph's submission, so a slow host would read
-    as a slow GPU. With it the whole replay is queued before the GPU reaches
-    the start event; the probe checks that (the start event is still pending
-    when submission ends) and doubles the hold when it was not.
 
-    Measured once after every set of rounds, so its samples span the whole
-    sampling period like the rounds do, and drift shows up as noise."""
+class Hold:
+    """A one-thread kernel that keeps the GPU busy for `us` microseconds and
+    measures the SM clock while it spins. Whatever the host enqueues behind
+    it waits; the caller checks with an event that it was still holding once
+    the host was done (`covered`), and doubles the hold when it was not."""
 
-    def __init__(self, device, stream, enqueue: Enqueue, hold_kernel) -> None:
+    def __init__(self, device, stream, kernel) -> None:
+        import cupy
         from cuda.core import EventOptions, LaunchConfig
 
+        self._stream, self._kernel, self._config = stream, kernel, LaunchConfig(grid=1, block=1)
+        self._clock = cupy.zeros(2, dtype=cupy.uint64)
+        self.after = device.create_event(EventOptions(timing_enabled=True))
+        self.us = HOLD_START_US
+
+    def launch(self) -> None:
+        import numpy as np
+        from cuda.core import launch
+
+        self._stream.sync()
+        launch(self._stream, self._config, self._kernel, np.uint64(int(self.us * 1e3)),
+               self._clock.data.ptr)
+
+    def still_holding(self) -> bool:
+        return not self.after.is_done
+
+    def grow(self) -> bool:
+        """Double the hold; False once it is at its longest."""
+        if self.us >= HOLD_MAX_US:
+            return False
+        self.us *= 2
+        return True
+
+    def clock_mhz(self) -> float | None:
+        """SM cycles per microsecond during the last hold (after a sync)."""
+        cycles, ns = (int(x) for x in self._clock.get())
+        return cycles / ns * 1e3 if ns else None
+
+    def close(self) -> None:
+        self.after.close()
+
+
+class BusyProbe:
+    """Many iterations captured into one graph, replayed behind the hold and
+    timed with CUDA events: the GPU's own time per iteration. Measured once
+    after every set of rounds, so its samples span the sampling period."""
+
+    def __init__(self, device, stream, enqueue: Enqueue, hold: Hold, flush=None) -> None:
+        """`flush`: empty the L2 before every replay, for cold figures. The
+        replay then holds one iteration, so that iteration is the cold one."""
+        from cuda.core import EventOptions
+
         options = EventOptions(timing_enabled=True)
-        self._stream, self._enqueue = stream, enqueue
+        self._stream, self._enqueue, self.hold, self._flush = stream, enqueue, hold, flush
         self._start, self._end = device.create_event(options), device.create_event(options)
-        self._hold = (LaunchConfig(grid=1, block=1), hold_kernel)
-        self.hold_us = HOLD_START_US
         self._captured: CapturedGraph | None = None
-        self._build(BUSY_MIN_ITERATIONS)
+        self._build(1 if flush else BUSY_MIN_ITERATIONS)
         self.measure()  # warm-up; grows the hold until it covers submission
-        self._build(busy_iterations(self.measure()))
+        if not flush:
+            self._build(busy_iterations(self.measure().us))
         self.measure()  # warm-up of the final graph
 
     @property
@@ -51,25 +96,24 @@ class BusyProbe:
         self._close_graph()
         self._captured = CapturedGraph(self._stream, self._enqueue, iterations)
 
-    def measure(self) -> float:
+    def measure(self) -> BusyReading:
         """GPU microseconds per iteration, from one held replay."""
         while True:
             device_ms, covered = self._held_replay()
-            if covered or self.hold_us >= HOLD_MAX_US:
-                return device_ms * 1e3 / self.iterations
-            self.hold_us *= 2
+            if covered or not self.hold.grow():
+                return BusyReading(device_ms * 1e3 / self.iterations, self.hold.us, covered,
+                                   self.hold.clock_mhz())
 
     def _held_replay(self) -> tuple[float, bool]:
-        import numpy as np
-        from cuda.core import launch
-
-        stream, (config, kernel) = self._stream, self._hold
-        stream.sync()
-        launch(stream, config, kernel, np.uint64(int(self.hold_us * 1e3)))
+        stream = self._stream
+        if self._flush:
+            self._flush()
+        self.hold.launch()
+        stream.record(self.hold.after)
         stream.record(self._start)
         self._captured.graph.launch(stream)
         stream.record(self._end)
-        covered = not self._start.is_done  # the GPU was still holding: all was queued
+        covered = self.hold.still_holding()  # the GPU was still holding: all was queued
         stream.sync()
         return self._end - self._start, covered
 
@@ -82,3 +126,31 @@ class BusyProbe:
         self._close_graph()
         self._start.close()
         self._end.close()
+
+
+class SubmitProbe:
+    """The host's time to enqueue a few iterations of a mode behind the hold.
+
+    A timed round enqueues 1000 iterations; when the GPU is slower than the
+    host the launch queue fills and the host waits for room, so the round's
+    enqueue time becomes GPU time. Here the queue holds every launch while
+    the GPU is held, so the figure is the CPU's launch cost alone."""
+
+    def __init__(self, stream, step, launches_per_iteration: int, hold: Hold) -> None:
+        self._stream, self._step, self.hold = stream, step, hold
+        self.iterations = submit_iterations(launches_per_iteration)
+        self.measure()  # warm-up; grows the hold until it covers submission
+
+    def measure(self) -> SubmitReading:
+        step, clock = self._step, time.perf_counter
+        while True:
+            self.hold.launch()
+            self._stream.record(self.hold.after)
+            t0 = clock()
+            for _ in range(self.iterations):
+                step()
+            seconds = clock() - t0
+            covered = self.hold.still_holding()
+            self._stream.sync()
+            if covered or not self.hold.grow():
+                return SubmitReading(seconds / self.iterations * 1e6, covered)

@@ -20,6 +20,16 @@ class Mode:
         self.pipeline, self.stream = pipeline, stream
         self.step: Callable[[], None] = self._build_step()
 
+    @property
+    def workload(self) -> str:
+        """The GPU work one step runs: modes with the same workload share busy time."""
+        return "fused" if self.fused_output else "stages"
+
+    @property
+    def launches(self) -> int:
+        """Launch calls the host makes per step."""
+        return len(self.pipeline.stages)
+
     def _build_step(self) -> Callable[[], None]:
         raise NotImplementedError
 
@@ -40,6 +50,7 @@ class GraphMode(Mode):
     """The stages captured once into a graph, replayed with one launch per iteration."""
 
     name = "graph"
+    launches = 1
 
     def _build_step(self):
         self.captured = CapturedGraph(self.stream, self.pipeline.enqueue_stages)
@@ -55,6 +66,7 @@ class FusedMode(Mode):
 
     name = "fused"
     fused_output = True
+    launches = 1
 
     def _build_step(self):
         # RunConfig only offers this mode when the pipeline has a fused kernel

@@ -33,6 +33,23 @@ def grid_size(elements: int, block: int, multiprocessors: int | None) -> int:
     return max(1, blocks)
 
 
+def unrolled_launches(target, config, launches):
+    """A function that makes one `launch` call per stage, written out one
+    after another, its kernels and arguments in closure cells: the code a
+    person writes for a bare loop. A Python `for` over the stages cost the
+    individual step 1.5-2.3% over such a loop on the H200, which inflated
+    the graph speedup by as much."""
+    names = [f"k{i}, a{i}" for i in range(len(launches))]
+    body = "".join(f"        launch(target, config, k{i}, *a{i})\n" for i in range(len(launches)))
+    source = (f"def make(launch, target, config, {', '.join(names)}):\n"
+              f"    def enqueue_stages():\n{body or '        pass'}\n"
+              f"    return enqueue_stages\n")
+    namespace: dict = {}
+    exec(compile(source, "<graphbench unrolled launches>", "exec"), namespace)  # noqa: S102
+    flat = [item for kernel_args in launches for item in kernel_args]
+    return namespace["make"](launch, target, config, *flat)
+
+
 class Pipeline:
     def __init__(self, kernels: Mapping[str, object], stages: Sequence[Stage], elements: int,
                  block: int, multiprocessors: int | None) -> None:
@@ -78,13 +95,7 @@ class Pipeline:
     # of times: they hold everything in closure variables, so no attribute
     # lookup is measured as launch cost.
     def stage_enqueuer(self, target):
-        config, launches = self.launch_config, tuple(self.stage_launches)
-
-        def enqueue_stages() -> None:
-            for kernel, args in launches:
-                launch(target, config, kernel, *args)
-
-        return enqueue_stages
+        return unrolled_launches(target, self.launch_config, self.stage_launches)
 
     def fused_enqueuer(self, target):
         config, (kernel, args) = self.launch_config, self.fused_launch

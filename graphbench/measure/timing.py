@@ -6,7 +6,9 @@ The scheduling is independent of CUDA: `run_rounds` takes any object with a
 
 from __future__ import annotations
 
+import gc
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol
 
@@ -63,9 +65,38 @@ class EventTimer:
         self._end.close()
 
 
+class ColdTimer(EventTimer):
+    """Times every iteration alone, each after an L2 flush, and sums them
+    into a round: cold means cold for every timed iteration (nvbench's cold
+    mode), not for the first of a round. Each iteration's wall time then
+    includes its own synchronisation: a cold figure is a latency."""
+
+    def __init__(self, device, stream, flush: Callable[[], None]) -> None:
+        super().__init__(device, stream)
+        self._flush = flush
+
+    def time_round(self, step: Step, iters: int) -> Sample:
+        stream, clock, flush = self._stream, time.perf_counter, self._flush
+        wall = submit = device_ms = 0.0
+        for _ in range(iters):
+            flush()  # synchronous: the flush is over before the clock starts
+            stream.record(self._start)
+            t0 = clock()
+            step()
+            t1 = clock()
+            stream.record(self._end)
+            stream.sync()
+            t2 = clock()
+            wall, submit = wall + (t2 - t0), submit + (t1 - t0)
+            device_ms += self._end - self._start
+        return Sample(wall_s=wall, submit_s=submit, device_s=device_ms / 1e3)
+
+
 def round_order(names: list[str], round_index: int) -> list[str]:
-    """Alternate the modes' order each round so drift and warm-up effects hit all alike."""
-    return list(names) if round_index % 2 == 0 else list(reversed(names))
+    """Rotate the modes' order each round, so every mode takes every slot
+    (first after the probes between rounds included) and drift hits all alike."""
+    shift = round_index % len(names) if names else 0
+    return list(names[shift:]) + list(names[:shift])
 
 
 ProgressFn = Callable[[int, "str | None"], None]
@@ -98,6 +129,27 @@ def run_rounds(steps: Mapping[str, Step], iters: int, timer: RoundTimer, stop: S
 
     `before_each` runs before every timed round, outside the timed region (an
     L2 flush); `monitor` reads the device's state after each set of rounds."""
+    with gc_paused():
+        return _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before_each,
+                           monitor, clock)
+
+
+@contextmanager
+def gc_paused():
+    """No garbage collection inside timed loops, as timeit does: a
+    collection mid-round would be timed as launch cost."""
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before_each, monitor,
+                clock) -> Sampling:
     names = list(steps)
     warm_up(steps, iters, timer, warmup_rounds)
     samples: dict[str, list[Sample]] = {name: [] for name in names}

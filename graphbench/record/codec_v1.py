@@ -59,8 +59,9 @@ def _run(data: dict, sampling: dict, merged: bool) -> dict:
     run = {"seed": _take(data, "config", "seed"), "rounds": sampling.get("rounds", 0),
            "stop_reason": sampling.get("stop_reason", ""),
            "elapsed_s": sampling.get("elapsed_s", 0.0), "sampling_s": sampling.get("sampling_s"),
-           "modes": {name: _take(data, "modes", name, "samples") for name in data["modes"]},
-           "conditions": sampling.get("conditions", []),
+           "modes": {name: _mode(_take(data, "modes", name, "samples"), name)
+                     for name in data["modes"]},
+           "conditions": [_condition(c) for c in sampling.get("conditions", [])],
            "checks": [_check(c) for c in _take(data, "verification", "checks")],
            "environment": {} if merged else data.get("environment", {})}
     for section in EXTRA_SECTIONS:
@@ -69,6 +70,29 @@ def _run(data: dict, sampling: dict, merged: bool) -> dict:
                    if isinstance(entry, dict) and "samples" in entry}
         run[section] = samples or None
     return run
+
+
+def _workload(mode: str) -> str:
+    return "fused" if mode == "fused" else "stages"
+
+
+def _mode(samples, name: str):
+    """Version 1 copied each mode's busy readings into its samples; version 2
+    keeps them once per workload, in the conditions."""
+    if not isinstance(samples, dict):
+        return samples
+    kept = {k: v for k, v in samples.items() if k != "busy_us"}
+    return {**kept, "workload": _workload(name)}
+
+
+def _condition(condition):
+    if not isinstance(condition, dict):
+        return condition
+    busy = condition.get("busy_us") or {}
+    by_workload = {_workload(mode): {"us": us} for mode, us in busy.items()} \
+        if isinstance(busy, dict) else busy
+    kept = {k: v for k, v in condition.items() if k != "busy_us"}
+    return {**kept, "busy": by_workload}
 
 
 def _check(check):

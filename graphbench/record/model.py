@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 
 from graphbench.config import RunConfig, SweepConfig
+from graphbench.record.comparison import Comparison, Verdict  # noqa: F401 - part of the model
 
 TIME_METRICS = ("wall", "submit", "device", "busy")
 
@@ -63,27 +64,51 @@ class Check:
 
 
 @dataclass(frozen=True)
+class BusyReading:
+    """GPU time per iteration of one workload, from a replay queued behind a
+    hold kernel; the hold's length, whether it outlasted the host's
+    submission (else host time may be in the figure), and the SM clock the
+    hold kernel measured (clock64 against %globaltimer) just before."""
+
+    us: float
+    hold_us: float | None = None
+    covered: bool | None = None
+    sm_clock_mhz: float | None = None
+
+
+@dataclass(frozen=True)
+class SubmitReading:
+    """Host time per iteration to enqueue a few iterations behind a hold
+    kernel, so the launch queue can neither drain nor fill: the CPU's cost
+    of launching, free of back-pressure."""
+
+    us: float
+    covered: bool | None = None
+
+
+@dataclass(frozen=True)
 class Condition:
     """Device and host readings after one set of rounds."""
 
-    sm_clock_mhz: int | None = None
+    sm_clock_mhz: int | None = None           # NVML's reading
     throttle_reasons: tuple[str, ...] = ()
     host_probe_us: float | None = None
-    busy_us: dict[str, float] = field(default_factory=dict)
+    busy: dict[str, BusyReading] = field(default_factory=dict)      # by workload
+    submit: dict[str, SubmitReading] = field(default_factory=dict)  # by mode
 
 
 @dataclass(frozen=True)
 class ModeSamples:
-    """Per-iteration microseconds of one mode, one value per timed round;
-    busy holds one value per set of rounds (empty when it was not measured)."""
+    """Per-iteration microseconds of one mode, one value per timed round.
+
+    `workload` names the GPU work the mode runs ("stages" or "fused"):
+    modes with the same workload share one series of busy readings, since
+    the GPU does the same work for them."""
 
     wall_us: tuple[float, ...]
-    submit_us: tuple[float, ...]
+    submit_us: tuple[float, ...]   # enqueue time of the whole round (can back-pressure)
     device_us: tuple[float, ...]
-    busy_us: tuple[float, ...] = ()
-
-    def series(self, metric: str) -> tuple[float, ...]:
-        return getattr(self, f"{metric}_us")
+    workload: str = "stages"
 
 
 @dataclass(frozen=True)
@@ -183,9 +208,26 @@ class RunRecord:
         return tuple(self.runs[0].modes) if self.runs else ()
 
     def samples(self, mode: str, metric: str) -> tuple[float, ...]:
-        """One metric of one mode over every process's rounds, in order."""
+        """One metric of one mode over every process, in order: per round for
+        wall, submit and device; per set of rounds for busy (the mode's
+        workload's readings) and held_submit."""
+        if metric == "busy":
+            return tuple(r.us for r in self.busy_readings(mode))
+        if metric == "held_submit":
+            return tuple(c.submit[mode].us for c in self.conditions if mode in c.submit)
         return tuple(x for run in self.runs if mode in run.modes
-                     for x in run.modes[mode].series(metric))
+                     for x in getattr(run.modes[mode], f"{metric}_us"))
+
+    def workload(self, mode: str) -> str | None:
+        run = next((run for run in self.runs if mode in run.modes), None)
+        return run.modes[mode].workload if run else None
+
+    def busy_readings(self, mode: str) -> tuple[BusyReading, ...]:
+        workload = self.workload(mode)
+        return tuple(c.busy[workload] for c in self.conditions if workload in c.busy)
+
+    def modes_sharing_busy(self, mode: str) -> tuple[str, ...]:
+        return tuple(m for m in self.mode_names if self.workload(m) == self.workload(mode))
 
     def extra_samples(self, section: str):
         """launch_floor, graph_lifecycle or graph_update over every process
@@ -233,32 +275,3 @@ class SweepRecord:
     def point(self, elements: int, depth: int) -> RunRecord | None:
         return next((p for p in self.points if p.config.elements == elements
                      and p.config.depth == depth), None)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    metric: str
-    verdict: str
-    gated: bool
-    threshold: str
-    baseline: float | None = None
-    current: float | None = None
-    change: float | None = None       # relative, current vs baseline
-    p_value: float | None = None
-    noise: float | None = None        # the larger of the two records' noise
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Comparison:
-    verdicts: tuple[Verdict, ...]
-    notes: tuple[str, ...]
-    incompatible: tuple[str, ...]
-
-    @property
-    def regressions(self) -> list[Verdict]:
-        return [v for v in self.verdicts if v.gated and v.verdict == "slower"]
-
-    @property
-    def passed(self) -> bool:
-        return not self.regressions and not self.incompatible

@@ -38,26 +38,41 @@ def header(record: RunRecord, summary: RunSummary) -> Text:
 def timing_table(summary: RunSummary) -> Table:
     table = Table(title="us per iteration: median over rounds (IQR, min, max of wall)",
                   title_justify="left", header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False,
-                  caption="wall: host clock, synced  submit: host enqueue  device: CUDA events",
-                  caption_justify="left")
+                  caption=caption(summary), caption_justify="left")
     for column in ("mode", "wall", "IQR", "min", "max", "submit", "device", "CV", "speedup"):
         table.add_column(column, justify="left" if column == "mode" else "right", no_wrap=True)
     for name, mode in summary.modes.items():
         wall, speed = mode.wall, summary.speedup.get(name)
         shown = f"{speed.stats.median:.2f}x" if speed else "1.00x" if name == "individual" else ""
         table.add_row(name, us(wall.median), us(wall.iqr), us(wall.min), us(wall.max),
-                      us(mode.submit.median), us(mode.device.median), f"{wall.cv:.1%}", shown)
+                      us(mode.launch_cost.median), us(mode.device.median), f"{wall.cv:.1%}",
+                      shown)
     return table
 
 
+def caption(summary: RunSummary) -> str:
+    held = any(m.held_submit for m in summary.modes.values())
+    submit = "host enqueue behind a hold" if held else "host enqueue"
+    return f"wall: host clock, synced  submit: {submit}  device: CUDA events"
+
+
 def speedup_line(summary: RunSummary) -> Text | None:
+    """The headline: the median speedup, and what its interval covers."""
     entry = summary.speedup.get("graph")
     if not entry:
         return None
-    (low, high), s = entry.ci95, entry.stats
-    return Text.assemble(
+    (low, high), s = entry.interval, entry.stats
+    line = Text.assemble(
         ("graph speedup ", "bold"), (f"{s.median:.2f}x", "bold green"),
-        f"  95% CI {low:.2f}..{high:.2f}, IQR {s.q1:.2f}..{s.q3:.2f} over {s.n} paired rounds")
+        f"  median of {s.n} paired rounds, IQR {s.q1:.2f}..{s.q3:.2f}\n"
+        f"  {min(entry.coverage, 0.95):.0%} CI "
+        f"{low:.2f}..{high:.2f} {entry.scope}")
+    if entry.scope == "within one process":
+        line.append(" (another process may differ more)", style="dim")
+    if entry.coverage < 0.95:
+        line.append(f"\n  only {s.n} rounds: even their whole range covers the median "
+                    f"{entry.coverage:.0%} of the time", style="yellow")
+    return line
 
 
 def verification_lines(record: RunRecord) -> Text:
@@ -114,8 +129,13 @@ def breakdown_table(summary: RunSummary) -> Table:
         table.add_row(name, str(row.launches_per_iteration), us(row.submit_per_launch_us),
                       us(summary.modes[name].wall.median), us(busy) if busy is not None else "-",
                       us(row.idle_gap_us) if busy is not None else "-",
-                      "launch" if row.launch_bound else "GPU")
+                      bound_label(row))
     return table
+
+
+def bound_label(row) -> str:
+    label = "launch" if row.launch_bound else "GPU"
+    return f"{label}, queue full" if row.back_pressured else label
 
 
 def details_table(summary: RunSummary) -> Table:
