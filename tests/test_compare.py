@@ -142,7 +142,7 @@ def test_host_speed_difference_makes_host_bound_changes_ambiguous():
     comparison = compare_records(baseline, current)
     by_metric = {v.metric: v for v in comparison.verdicts}
     assert by_metric["graph.wall"].verdict == AMBIGUOUS and "host CPU speed" in by_metric["graph.wall"].note
-    assert by_metric["graph.busy"].verdict == SAME  # GPU time does not depend on the host
+    assert by_metric["individual.busy"].verdict == SAME  # GPU time does not depend on the host
     assert comparison.passed
 
 
@@ -165,3 +165,18 @@ def test_run_rejects_gate_options_without_baseline(capsys):
 def test_run_with_unreadable_baseline_fails_before_running(capsys):
     assert main(["run", "--baseline", path("corrupted")]) == 2
     assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_a_slower_kernel_is_one_regression_not_two():
+    """individual and graph modes run the same kernels: one busy series."""
+    from conftest import make_record
+    from tests_helpers import scaled_busy
+
+    baseline = make_record(seed=1, rounds=20)
+    slower = scaled_busy(make_record(seed=2, rounds=20), 1.12)
+    comparison = compare_records(baseline, slower)
+    regressions = [v.metric for v in comparison.regressions]
+    assert regressions == ["individual.busy", "fused.busy"]
+    busy = {v.metric: v for v in comparison.verdicts}["individual.busy"]
+    assert busy.note == "GPU time of individual, graph (one series)"
+    assert "graph.busy" not in {v.metric for v in comparison.verdicts}

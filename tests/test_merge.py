@@ -9,15 +9,7 @@ from graphbench.analyze.merge import merge_runs
 from graphbench.analyze.metrics import process_medians
 from graphbench.analyze.summary import summarize_run
 from graphbench.errors import RecordError
-
-
-def scaled_busy(record, factor):
-    """The same record with every workload's GPU busy time scaled by `factor`."""
-    run = record.runs[0]
-    conditions = tuple(dataclasses.replace(c, busy={w: dataclasses.replace(r, us=r.us * factor)
-                                                    for w, r in c.busy.items()})
-                       for c in run.conditions)
-    return dataclasses.replace(record, runs=(dataclasses.replace(run, conditions=conditions),))
+from tests_helpers import scaled_busy
 
 
 def test_merging_concatenates_the_runs_in_process_order():
@@ -54,7 +46,7 @@ def test_a_gate_against_a_merged_baseline_calls_process_drift_noise_not_regressi
     regressed = scaled_busy(make_record({"individual": 13.0, "graph": 6.2}, seed=98), 1.12)
     gate = compare_records(merge_runs(slow + fast), regressed)
     verdicts = {v.metric: v.verdict for v in gate.verdicts}
-    assert verdicts["graph.busy"] == SLOWER and not gate.passed
+    assert verdicts["individual.busy"] == SLOWER and not gate.passed
 
 
 def test_runs_with_different_configurations_do_not_merge():
@@ -110,4 +102,4 @@ def test_a_new_process_inside_the_baselines_process_spread_is_not_a_regression()
     assert verdicts["individual.wall"].noise > 0.15
     # the GPU's busy time is steady across processes, so +11% there still fails
     gate = compare_records(baseline, scaled_busy(current, 1.11))
-    assert not gate.passed and "graph.busy" in [v.metric for v in gate.regressions]
+    assert not gate.passed and "individual.busy" in [v.metric for v in gate.regressions]

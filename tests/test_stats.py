@@ -115,3 +115,25 @@ def test_prediction_noise_uses_the_t_quantile_of_its_degrees_of_freedom():
     sd, mean = np.std(medians, ddof=1), np.mean(medians)
     expected = scipy_stats.t.ppf(0.995, 5) * sd * np.sqrt(1 + 1 / 6) / mean
     assert prediction_noise(medians) == pytest.approx(expected)
+
+
+def test_the_intervals_real_coverage_is_reported_for_few_rounds():
+    from graphbench.analyze.stats import median_ci_coverage
+
+    assert median_ci_coverage(2) == pytest.approx(0.5)      # the range of 2 rounds
+    assert median_ci_coverage(5) == pytest.approx(0.9375)   # 1 - 2 / 2^5
+    for n in (6, 10, 77, 300):
+        j = median_ci_rank(n)
+        assert median_ci_coverage(n) == pytest.approx(1 - 2 * scipy_stats.binom.cdf(j, n, 0.5))
+        assert median_ci_coverage(n) >= 0.95
+
+
+def test_few_rounds_say_how_often_their_range_covers_the_median():
+    from conftest import make_record
+
+    from graphbench.report.run import run_report
+    from graphbench.report.tables import to_text
+
+    text = to_text(run_report(make_record(rounds=4)), width=100)
+    assert "88% CI" in text and "only 4 rounds" in text
+    assert "95% CI" in to_text(run_report(make_record(rounds=12)), width=100)

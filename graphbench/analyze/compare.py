@@ -25,7 +25,7 @@ ALPHA = 0.05
 MIN_RANK_TEST_ROUNDS = 8
 HOST_PROBE_TOLERANCE = 0.10
 DEFAULT_SPECS = ("speedup:5%",)
-DEFAULT_TIME_SPECS = ("{mode}.wall:10%", "{mode}.busy:5%")
+DEFAULT_WALL_SPEC, DEFAULT_BUSY_SPEC = "{mode}.wall:10%", "{mode}.busy:5%"
 
 
 @dataclass(frozen=True)
@@ -132,10 +132,22 @@ def host_speed_note(baseline: RunRecord, current: RunRecord) -> str:
 
 
 def default_specs(baseline: RunRecord, current: RunRecord) -> list[FailSpec]:
-    specs = [parse_spec(text) for text in DEFAULT_SPECS]
+    """Wall time per mode, and busy time once per GPU workload: individual
+    and graph modes share one busy series, so a slower kernel is one
+    regression, not two."""
+    specs, gated_workloads = [parse_spec(text) for text in DEFAULT_SPECS], set()
     for mode in (m for m in baseline.mode_names if m in current.mode_names):
-        specs += [parse_spec(text.format(mode=mode)) for text in DEFAULT_TIME_SPECS]
+        specs.append(parse_spec(DEFAULT_WALL_SPEC.format(mode=mode)))
+        if current.workload(mode) not in gated_workloads:
+            gated_workloads.add(current.workload(mode))
+            specs.append(parse_spec(DEFAULT_BUSY_SPEC.format(mode=mode)))
     return specs
+
+
+def shared_busy_note(record: RunRecord, metric: str) -> str:
+    mode, _, field = metric.partition(".")
+    sharing = record.modes_sharing_busy(mode) if field == "busy" else ()
+    return f"GPU time of {', '.join(sharing)} (one series)" if len(sharing) > 1 else ""
 
 
 def compare_records(baseline: RunRecord, current: RunRecord,
@@ -169,6 +181,9 @@ def verdict_for(spec: FailSpec, baseline: RunRecord, current: RunRecord, mismatc
     between = max(process_noise(baseline, spec.metric), process_noise(current, spec.metric))
     verdict = judge(spec, base, cur, gated, "" if gated else "different hardware: not gated",
                     between)
+    shared = shared_busy_note(current, spec.metric)
+    if shared and not verdict.note:
+        verdict = replace(verdict, note=shared)
     host_bound = spec.metric.startswith("speedup") or spec.metric.split(".")[-1] in HOST_BOUND
     if verdict.verdict in (SLOWER, FASTER) and host_bound and host_note:
         return replace(verdict, verdict=AMBIGUOUS, note=host_note)

@@ -14,16 +14,21 @@ def console(stderr: bool = False):
 
 @contextmanager
 def round_progress(total: int | None, enabled: bool, unit: str = "rounds"):
-    """Adaptive sampling has no known total: the bar then just pulses."""
+    """Adaptive sampling has no known total: the bar then just pulses.
+
+    No refresh thread: rich's would wake up during timed rounds, on the
+    launching thread's pinned CPU. The display is redrawn from the callback,
+    which runs between rounds."""
     if not enabled:
         yield None
         return
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("timing"), BarColumn(), TextColumn(f"{{task.completed}} {unit}"),
-                  TimeElapsedColumn(), console=console(stderr=True), transient=True) as progress:
+                  TimeElapsedColumn(), console=console(stderr=True), transient=True,
+                  auto_refresh=False) as progress:
         task = progress.add_task("rounds", total=total)
-        yield lambda done, reason: progress.update(task, completed=done)
+        yield lambda done, reason: progress.update(task, completed=done, refresh=True)
 
 
 @contextmanager
@@ -34,10 +39,11 @@ def sweep_progress(total: int, enabled: bool):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console(stderr=True), transient=True) as progress:
+                  TimeElapsedColumn(), console=console(stderr=True), transient=True,
+                  auto_refresh=False) as progress:
         task = progress.add_task("sweep", total=total)
 
         def on_point(index, count, config):
             progress.update(task, completed=index, description=f"{config.elements:,} elements, "
-                            f"depth {config.depth}")
+                            f"depth {config.depth}", refresh=True)
         yield on_point
