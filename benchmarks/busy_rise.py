@@ -41,6 +41,8 @@ SCENARIOS = {
     "float64_only": ["float64", "rounds"],
     "verify_unpinned": ["unpinned", "verify", "rounds"],
     "rounds_then_verify": ["rounds", "verify", "measure", "rounds"],
+    # graphbench's own verification and sampling, then the bare probe in the same process
+    "graphbench_sampling": ["verify", "sample"],
 }
 
 
@@ -90,7 +92,7 @@ def run_step(name: str, session, rng) -> None:
     import cupy
 
     from graphbench.analyze.stopping import FixedRounds
-    from graphbench.measure.benchmark import verify_modes
+    from graphbench.measure.benchmark import verify_modes  # noqa: F401
     from graphbench.measure.timing import run_rounds
     from graphbench.measure.verify import compare
 
@@ -115,6 +117,13 @@ def run_step(name: str, session, rng) -> None:
     elif name == "rounds":
         pipeline.fill_random(rng)
         run_rounds({m.name: m.step for m in session.modes}, 1000, session.timer, FixedRounds(10))
+    elif name == "sample":
+        from graphbench.measure.benchmark import sample
+
+        sampling = sample(session, rng, None)
+        return {"graphbench_busy_us": statistics.median(c.busy["stages"].us
+                                                        for c in sampling.conditions)}
+    return {}
 
 
 def child(scenario: str) -> None:
@@ -129,9 +138,8 @@ def child(scenario: str) -> None:
         probe = Probe(session)
         readings = [probe.reading("start")]
         for step in steps:
-            if step not in ("unpinned", "measure"):
-                run_step(step, session, rng)
-            readings.append(probe.reading(step))
+            extra = {} if step in ("unpinned", "measure") else run_step(step, session, rng)
+            readings.append({**probe.reading(step), **(extra or {})})
     print(json.dumps({"scenario": scenario, "readings": readings}))
 
 
@@ -151,7 +159,10 @@ def main() -> None:
             continue
         results.append(json.loads(out.stdout.strip().splitlines()[-1]))
         print(scenario, " | ".join(f"{r['step']}: {r['busy_us']:.3f} us {r['sm_mhz_measured']:.0f}"
-                                   f"/{r['sm_mhz_nvml']} MHz" for r in results[-1]["readings"]))
+                                   f"/{r['sm_mhz_nvml']} MHz" + (
+                                       f" graphbench {r['graphbench_busy_us']:.3f} us"
+                                       if "graphbench_busy_us" in r else "")
+                                   for r in results[-1]["readings"]))
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(results, handle, indent=1)

@@ -5,7 +5,7 @@
 set -u
 export PYTHONPATH=. PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/gbout}
-REC=$OUT/records
+REC=$(realpath -m "$OUT/records")
 mkdir -p "$REC"
 gb() { python3 -m graphbench "$@"; }
 timed() { local s=$EPOCHREALTIME; "$@"; local rc=$?; awk -v a="$s" -v b="$EPOCHREALTIME" -v c="$rc" -v cmd="$*" 'BEGIN{printf "wall_s=%.2f rc=%s :: %s\n", b-a, c, cmd}'; }
@@ -30,34 +30,47 @@ step_info() {
   python3 -c "import cuda.core, cupy, numpy; print('cuda.core', cuda.core.__version__, 'cupy', cupy.__version__)"
 }
 step_tests() { timed python3 -m pytest -q -m gpu -p no:cacheprovider tests 2>&1 | tail -15; }
+step_startup() {  # the default run's wall time against the tree before the redesign (.old, carried)
+  [ -d .old ] || { echo "no .old tree carried"; return; }
+  for i in 1 2 3; do
+    (cd .old && timed python3 -m graphbench run --no-progress > /dev/null)
+    timed gb run --no-progress --json "$REC/startup_$i.json" > /dev/null
+  done
+}
 step_runs() {
   gb kernels > /dev/null  # warm the compile cache
   timed gb run --verbose --json "$REC/h200_default.json" --no-progress
-  timed gb run --elements 1048576 --json "$REC/h200_elements_1048576.json" --no-progress | tail -4
-  timed gb run --elements 16777216 --json "$REC/h200_elements_16777216.json" --no-progress | tail -4
-  timed gb run --elements 16777216 --flush-l2 --json "$REC/h200_elements_16777216_flush_l2.json" --no-progress | tail -4
+  for n in 1048576 16777216; do
+    timed gb run --elements $n --verbose --json "$REC/h200_elements_$n.json" --no-progress | tail -22
+    timed gb run --elements $n --flush-l2 --verbose --json "$REC/h200_elements_${n}_flush_l2.json" --no-progress | tail -22
+  done
   for i in 1 2 3 4 5; do timed gb run --json "$REC/repeat_$i.json" --no-progress > /dev/null; done
   speedups "$REC"/repeat_*.json
-  timed python3 benchmarks/harness_overhead.py --json "$REC/harness_overhead.json"
+  timed python3 benchmarks/harness_overhead.py --json "$REC/h200_harness_overhead.json"
 }
-step_busy() { timed python3 benchmarks/busy_probe_check.py --processes 8 --json "$REC/h200_busy_probe_check.json"; }
+step_busy() { timed python3 benchmarks/busy_rise.py --json "$REC/h200_busy_rise.json"; }
+step_agreement() { timed python3 benchmarks/agreement.py --pairs 5 --json "$REC/h200_agreement.json"; }
+step_baseline() { timed gb run --processes 5 --gate-sizes 2^20,2^24 --json "$REC/h200_baseline.json" --no-progress | tail -3; }
 step_gate() {
-  timed gb run --processes 5 --json "$REC/h200_baseline.json" --no-progress | tail -3
+  [ -f "$REC/h200_baseline.json" ] || step_baseline
   for i in $(seq 1 10); do
-    gb run --no-progress --baseline "$REC/h200_baseline.json" --json "$REC/gate_same_$i.json" > "$REC/gate_same_$i.txt" 2>&1
+    gb run --no-progress --gate-sizes 2^20,2^24 --baseline "$REC/h200_baseline.json" --json "$REC/gate_same_$i.json" > "$REC/gate_same_$i.txt" 2>&1
     echo "unchanged gate $i: rc=$? $(grep -E 'PASS|FAIL' "$REC/gate_same_$i.txt" | tail -1)"
   done
-  for i in 1 2 3 4 5; do
-    gb run --no-progress --kernel-source benchmarks/slow_pipeline.cu --baseline "$REC/h200_baseline.json" --json "$REC/gate_slow_$i.json" > "$REC/gate_slow_$i.txt" 2>&1
-    echo "slow-build gate $i: rc=$? $(grep -E 'FAIL|PASS' "$REC/gate_slow_$i.txt" | tail -1)"
+  for build in slow_pipeline slow_bandwidth; do
+    for i in 1 2 3 4 5; do
+      gb run --no-progress --gate-sizes 2^20,2^24 --kernel-source benchmarks/$build.cu --baseline "$REC/h200_baseline.json" --json "$REC/gate_${build}_$i.json" > "$REC/gate_${build}_$i.txt" 2>&1
+      echo "$build gate $i: rc=$? $(grep -E 'FAIL|PASS' "$REC/gate_${build}_$i.txt" | tail -1)"
+    done
+    grep -B2 -A14 "metric " "$REC/gate_${build}_1.txt" | head -30
   done
-  grep -A12 "metric " "$REC/gate_slow_1.txt"
 }
+step_ab() { timed python3 benchmarks/ab_check.py --json "$REC/h200_ab.json"; }
 step_sweep() {
   timed gb sweep --elements 2^12..2^24:x4 --depth 1,4,16 --json "$REC/h200_sweep.json" --plot "$REC/h200_sweep.svg" --markdown "$REC/h200_sweep.md" --no-progress
   gb report "$REC/h200_sweep.json" --plot "$REC/h200_sweep.png" > "$REC/report.txt"
 }
 step_deviceall() { timed gb run --device all --no-progress --json "$REC/h200_device_all.json" | tail -3; }
-steps=${*:-info tests busy runs gate sweep deviceall}
+steps=${*:-info tests runs busy agreement baseline gate ab sweep deviceall}
 for s in $steps; do echo "=== $s"; "step_$s"; done 2>&1 | tee "$OUT/log.txt"
 tar -czf "$OUT/records.tar.gz" -C "$OUT" records && rm -rf "$REC"
