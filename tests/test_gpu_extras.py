@@ -7,7 +7,7 @@ from graphbench.analyze.summary import summarize_run
 from graphbench.cli import main
 from graphbench.config import RunConfig
 from graphbench.measure.benchmark import run_benchmark
-from graphbench.measure.busy import BUSY_MAX_ITERATIONS, BUSY_MIN_ITERATIONS, BusyProbe
+from graphbench.measure.busy import BUSY_MAX_ITERATIONS, BUSY_MIN_ITERATIONS, BusyProbe, Hold
 from graphbench.measure.kernels import HOLD_KERNEL
 from graphbench.measure.session import Session
 from graphbench.record.codec import read_run
@@ -52,16 +52,17 @@ def test_busy_time_is_within_wall_time(record):
 def test_busy_probe_grows_its_hold_until_the_replay_is_queued_behind_it():
     with Session(RunConfig(elements=4096, iters=10, rounds=1), None) as session:
         session.pipeline.fill_random(np.random.default_rng(0))
-        probe = BusyProbe(session.device, session.stream, session.pipeline.enqueue_fused,
-                          session.kernels[HOLD_KERNEL])
+        hold = Hold(session.device, session.stream, session.kernels[HOLD_KERNEL])
+        probe = BusyProbe(session.device, session.stream, session.pipeline.enqueue_fused, hold)
         try:
             assert BUSY_MIN_ITERATIONS < probe.iterations <= BUSY_MAX_ITERATIONS
-            probe.hold_us = 0.001  # 1 ns is over before the host has launched the graph
+            hold.us = 0.001  # 1 ns is over before the host has launched the graph
             busy = probe.measure()
-            assert probe.hold_us > 0.001
-            assert 0.1 < busy < 20  # one fused kernel on 4096 elements, in microseconds
+            assert hold.us > 0.001 and busy.hold_us == hold.us and busy.covered
+            assert 0.1 < busy.us < 20  # one fused kernel on 4096 elements, in microseconds
         finally:
             probe.close()
+            hold.close()
 
 
 def test_a_session_that_fails_while_opening_releases_what_it_opened(monkeypatch):
