@@ -19,6 +19,23 @@ import sys
 
 import numpy as np
 
+PROBE_KERNELS = r"""
+extern "C" __global__ void shuffle(const float* x, float* out, size_t n) {
+    float v = threadIdx.x < n ? x[threadIdx.x] : 0.0f;
+    for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if (threadIdx.x == 0) out[0] = v;
+}
+extern "C" __global__ void atomic(const float* x, float* out, size_t n) {
+    if (threadIdx.x < n) atomicAdd(out, x[threadIdx.x]);
+}
+extern "C" __global__ void shared(const float* x, float* out, size_t n) {
+    __shared__ float tile[256];
+    tile[threadIdx.x] = threadIdx.x < n ? x[threadIdx.x] : 0.0f;
+    __syncthreads();
+    if (threadIdx.x == 0) { float v = 0; for (int i = 0; i < 256; ++i) v += tile[i]; out[0] = v; }
+}
+"""
+
 CLOCK_PROBE = r"""
 extern "C" __global__ void clock_probe(unsigned long long ns, unsigned long long* out) {
     unsigned long long t0, t1, c0, c1;
@@ -40,6 +57,10 @@ SCENARIOS = {
     "reductions_only": ["reductions", "rounds"],
     "float64_only": ["float64", "rounds"],
     "verify_unpinned": ["unpinned", "verify", "rounds"],
+    # which kernels flip the state: a warp shuffle, a global atomic, shared memory
+    "shuffle_kernel": ["shuffle", "rounds"],
+    "atomic_kernel": ["atomic", "rounds"],
+    "shared_memory_kernel": ["shared", "rounds"],
     "rounds_then_verify": ["rounds", "verify", "measure", "rounds"],
     # graphbench's own verification and sampling, then the bare probe in the same process
     "graphbench_sampling": ["verify", "sample"],
@@ -88,20 +109,34 @@ class Probe:
                 "sm_mhz_measured": round(self.sm_mhz(), 1), "sm_mhz_nvml": nvml}
 
 
+def launch_probe_kernel(name: str, session, x) -> None:
+    import cupy
+    from cuda.core import LaunchConfig, Program, ProgramOptions, launch
+
+    code = Program(PROBE_KERNELS, "c++", ProgramOptions(arch=session.info.arch)).compile("cubin")
+    out = cupy.zeros(1, dtype=cupy.float32)
+    cupy.cuda.get_current_stream().synchronize()
+    launch(session.stream, LaunchConfig(grid=1, block=256), code.get_kernel(name), x.data.ptr,
+           out.data.ptr, np.uint64(x.size))
+    session.stream.sync()
+
+
 def run_step(name: str, session, rng) -> None:
     import cupy
 
     from graphbench.analyze.stopping import FixedRounds
     from graphbench.measure.benchmark import verify_modes  # noqa: F401
     from graphbench.measure.timing import run_rounds
-    from graphbench.measure.verify import compare
 
     pipeline = session.pipeline
     result, expected = pipeline.result(), pipeline.reference()
     if name == "verify":
         verify_modes(session, rng)
-    elif name == "compare":
-        compare("x", result, expected, 1e-5, 1e-5)
+    elif name == "compare":  # graphbench's comparison before it moved to the host
+        good = cupy.isclose(result, expected, rtol=1e-5, atol=1e-5)
+        error = cupy.abs(result.astype(cupy.float64) - expected.astype(cupy.float64))
+        error = cupy.where(cupy.isnan(error), cupy.inf, error)
+        _ = int(good.sum()), int(cupy.argmin(good)), float(error.max())
     elif name == "host_compare":
         np.isclose(result.get(), expected.get(), rtol=1e-5, atol=1e-5).all()
     elif name == "isclose":
@@ -112,6 +147,8 @@ def run_step(name: str, session, rng) -> None:
     elif name == "float64":
         result.astype(cupy.float64)
         cupy.cuda.get_current_stream().synchronize()
+    elif name in ("shuffle", "atomic", "shared"):
+        launch_probe_kernel(name, session, result)
     elif name == "free_pool":
         cupy.get_default_memory_pool().free_all_blocks()
     elif name == "rounds":

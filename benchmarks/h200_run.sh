@@ -8,7 +8,7 @@ OUT=${OUT:-/tmp/gbout}
 REC=$(realpath -m "$OUT/records")
 mkdir -p "$REC"
 gb() { python3 -m graphbench "$@"; }
-timed() { local s=$EPOCHREALTIME; "$@"; local rc=$?; awk -v a="$s" -v b="$EPOCHREALTIME" -v c="$rc" -v cmd="$*" 'BEGIN{printf "wall_s=%.2f rc=%s :: %s\n", b-a, c, cmd}'; }
+timed() { local s=$EPOCHREALTIME; "$@"; local rc=$?; awk -v a="$s" -v b="$EPOCHREALTIME" -v c="$rc" -v cmd="$*" 'BEGIN{printf "wall_s=%.2f rc=%s :: %s\n", b-a, c, cmd > "/dev/stderr"}'; }
 speedups() {  # speedup, noise and stop reason of each record given
   python3 - "$@" <<'PY'
 import sys
@@ -29,7 +29,7 @@ step_info() {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
   python3 -c "import cuda.core, cupy, numpy; print('cuda.core', cuda.core.__version__, 'cupy', cupy.__version__)"
 }
-step_tests() { timed python3 -m pytest -q -m gpu -p no:cacheprovider tests 2>&1 | tail -15; }
+step_tests() { timed python3 -m pytest -q -rf -m gpu -p no:cacheprovider tests > "$REC/gpu_tests.txt" 2>&1; grep -E "^(FAILED|ERROR|E  )|passed|failed" "$REC/gpu_tests.txt" | tail -30; }
 step_startup() {  # the default run's wall time against the tree before the redesign (.old, carried)
   [ -d .old ] || { echo "no .old tree carried"; return; }
   for i in 1 2 3; do

@@ -39,3 +39,31 @@ def test_reference_of_the_default_chain():
     got = reference(inputs, expand(DEFAULT_STAGES))
     np.testing.assert_allclose(got, (inputs["a"] + inputs["b"]) * inputs["c"] - inputs["a"])
     assert reference({"a": 1.0, "b": 2.0, "c": 3.0}, expand(DEFAULT_STAGES)) == 8.0
+
+
+def test_chunked_comparison_equals_one_pass(monkeypatch):
+    import graphbench.measure.verify as verify
+
+    rng = np.random.default_rng(5)
+    expected = rng.uniform(-1, 1, 10_007).astype(np.float32)
+    actual = expected.copy()
+    actual[[999, 1000, 5003]] += np.float32(0.5)
+    actual[7777] = np.inf
+    whole = compare("x", actual, expected, 1e-5, 1e-5)
+    monkeypatch.setattr(verify, "CHUNK", 1000)  # the bad elements straddle chunk edges
+    assert compare("x", actual, expected, 1e-5, 1e-5) == whole
+    assert (whole.bad_elements, whole.first_bad_index, whole.max_abs_error) == (4, 999, None)
+
+
+def test_untouched_counts_across_arrays_and_chunks(monkeypatch):
+    import graphbench.measure.verify as verify
+
+    from graphbench.measure.verify import untouched
+
+    monkeypatch.setattr(verify, "CHUNK", 3)
+    arrays = [np.full(7, np.nan, dtype=np.float32) for _ in range(2)]
+    assert untouched("old", arrays).passed
+    arrays[1][4] = 0.0
+    check = untouched("old", arrays)
+    assert (check.passed, check.elements, check.bad_elements, check.first_bad_index) == \
+        (False, 14, 1, 11)

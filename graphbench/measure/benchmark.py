@@ -24,7 +24,7 @@ from graphbench.measure.repoint import graph_update_experiment
 from graphbench.measure.session import Session
 from graphbench.measure.stages import reference
 from graphbench.measure.timing import ColdTimer, Sampling, run_rounds
-from graphbench.measure.verify import all_passed
+from graphbench.measure.verify import all_passed, compare
 from graphbench.record.model import (Check, Condition, Environment, ModeSamples, PipelineInfo,
                                      ProcessRun, RunRecord)
 
@@ -98,8 +98,8 @@ class Probes:
                 enqueue = pipeline.enqueue_fused if mode.fused_output else pipeline.enqueue_stages
                 self.busy[mode.workload] = BusyProbe(session.device, session.stream, enqueue,
                                                      self.hold, flush)
-        self.submit = {mode.name: SubmitProbe(session.stream, mode.step, mode.launches,
-                                              self.hold) for mode in session.modes}
+        self.submit = {mode.name: SubmitProbe(session.stream, mode, self.hold)
+                       for mode in session.modes}
 
     def read(self) -> Condition:
         return Condition(**self.session.monitor.read(),
@@ -136,8 +136,7 @@ def check_mode(session: Session, mode, name: str, expected=None) -> Check:
     mode.step()
     session.stream.sync()
     expected = pipeline.reference() if expected is None else expected
-    return session.checker.compare(name, pipeline.result(mode.fused_output), expected,
-                                   config.rtol, config.atol)
+    return compare(name, pipeline.result(mode.fused_output), expected, config.rtol, config.atol)
 
 
 def verify_modes(session: Session, rng) -> list[Check]:
@@ -168,8 +167,7 @@ def measure_extras(session: Session, sampling: Sampling, rng, checks: list[Check
         return {"launch_floor": floor}
     lifecycle = time_graph_lifecycle(stream, pipeline.enqueue_stages)
     update, update_checks = graph_update_experiment(stream, pipeline, session.new_pipeline(),
-                                                    rng, session.checker,
-                                                    (config.rtol, config.atol))
+                                                    rng, (config.rtol, config.atol))
     checks.extend(update_checks)
     return {"launch_floor": floor, "graph_lifecycle": lifecycle, "graph_update": update}
 

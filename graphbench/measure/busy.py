@@ -136,21 +136,21 @@ class SubmitProbe:
     enqueue time becomes GPU time. Here the queue holds every launch while
     the GPU is held, so the figure is the CPU's launch cost alone."""
 
-    def __init__(self, stream, step, launches_per_iteration: int, hold: Hold) -> None:
-        self._stream, self._step, self.hold = stream, step, hold
-        self.iterations = submit_iterations(launches_per_iteration)
+    def __init__(self, stream, mode, hold: Hold) -> None:
+        self._stream, self.hold = stream, hold
+        self._steps = mode.submit_steps(submit_iterations(mode.launches))
         self.measure()  # warm-up; grows the hold until it covers submission
 
     def measure(self) -> SubmitReading:
-        step, clock = self._step, time.perf_counter
+        steps, clock = self._steps, time.perf_counter
         while True:
             self.hold.launch()
             self._stream.record(self.hold.after)
             t0 = clock()
-            for _ in range(self.iterations):
+            for step in steps:
                 step()
             seconds = clock() - t0
             covered = self.hold.still_holding()
             self._stream.sync()
             if covered or not self.hold.grow():
-                return SubmitReading(seconds / self.iterations * 1e6, covered)
+                return SubmitReading(seconds / len(steps) * 1e6, covered)

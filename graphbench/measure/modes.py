@@ -11,6 +11,8 @@ from typing import Callable
 
 from graphbench.measure.graphs import CapturedGraph
 
+GRAPH_COPIES = 16  # graph instantiations the held submit probe launches once each
+
 
 class Mode:
     name = ""
@@ -29,6 +31,10 @@ class Mode:
     def launches(self) -> int:
         """Launch calls the host makes per step."""
         return len(self.pipeline.stages)
+
+    def submit_steps(self, count: int) -> list[Callable[[], None]]:
+        """`count` steps for the held submit probe, each enqueued once."""
+        return [self.step] * count
 
     def _build_step(self) -> Callable[[], None]:
         raise NotImplementedError
@@ -57,7 +63,21 @@ class GraphMode(Mode):
         launch_graph, stream = self.captured.graph.launch, self.stream
         return lambda: launch_graph(stream)
 
+    def submit_steps(self, count: int) -> list[Callable[[], None]]:
+        """Separately instantiated copies of the graph: graph.launch waits on
+        the host while an earlier launch of the same executable graph is
+        pending (406 us per launch behind a 20 ms hold on the H200), so one
+        graph launched again and again measures that wait, not the CPU's
+        cost of a launch."""
+        copies = [CapturedGraph(self.stream, self.pipeline.enqueue_stages)
+                  for _ in range(min(count, GRAPH_COPIES))]
+        self._copies = getattr(self, "_copies", []) + copies
+        stream = self.stream
+        return [lambda launch=copy.graph.launch: launch(stream) for copy in copies]
+
     def close(self) -> None:
+        for copy in getattr(self, "_copies", []):
+            copy.close()
         self.captured.close()
 
 

@@ -8,7 +8,7 @@ import time
 from typing import Hashable, Iterable
 
 from graphbench.measure.graphs import CapturedGraph, capture
-from graphbench.measure.verify import Check, GpuChecker
+from graphbench.measure.verify import Check, compare, untouched
 from graphbench.record.model import UpdateSamples
 
 
@@ -65,28 +65,27 @@ def _times_us(fn, reps: int) -> tuple[float, ...]:
     return tuple(times)
 
 
-def verify_repoint(repointer: GraphRepointer, old, new, rng, checker: GpuChecker,
-                   tolerance: tuple[float, float], method: str, apply) -> list[Check]:
+def verify_repoint(repointer: GraphRepointer, old, new, rng, tolerance: tuple[float, float],
+                   method: str, apply) -> list[Check]:
     """Fresh data in `new`, poison in both, re-point, replay once, check both."""
     new.fill_random(rng)
     old.poison()
     new.poison()
     apply(new)
     repointer.run_once()
-    return [checker.compare(f"graph update ({method}): new buffers", new.result(),
-                            new.reference(), *tolerance),
-            checker.untouched(f"graph update ({method}): old buffers not written", old.outputs)]
+    return [compare(f"graph update ({method}): new buffers", new.result(), new.reference(),
+                    *tolerance),
+            untouched(f"graph update ({method}): old buffers not written", old.outputs)]
 
 
-def graph_update_experiment(stream, old, new, rng, checker: GpuChecker,
-                            tolerance: tuple[float, float],
+def graph_update_experiment(stream, old, new, rng, tolerance: tuple[float, float],
                             reps: int = 10) -> tuple[UpdateSamples, list[Check]]:
     repointer = GraphRepointer(stream, old)
     try:
-        checks = verify_repoint(repointer, old, new, rng, checker, tolerance, "kernel nodes",
+        checks = verify_repoint(repointer, old, new, rng, tolerance, "kernel nodes",
                                 repointer.point_at)
         repointer.point_at(old)
-        checks += verify_repoint(repointer, old, new, rng, checker, tolerance, "whole graph",
+        checks += verify_repoint(repointer, old, new, rng, tolerance, "whole graph",
                                  repointer.update_from_capture)
         flip = iter([new, old] * reps)
         times = UpdateSamples(

@@ -15,7 +15,6 @@ from graphbench.measure.conditions import DeviceMonitor
 from graphbench.measure.pipeline import Pipeline, bytes_needed
 from graphbench.measure.stages import expand
 from graphbench.measure.timing import EventTimer
-from graphbench.measure.verify import GpuChecker
 
 MEMORY_HEADROOM = 0.9  # leave room for the context, CuPy's pool and fragmentation
 
@@ -79,7 +78,6 @@ class Session:
         self._exit.callback(self.stream.close)
         self.timer = EventTimer(self.device, self.stream)
         self._exit.callback(self.timer.close)
-        self.checker = GpuChecker(self.kernels, self.stream, self.info.multiprocessors)
         self.pipeline = self.new_pipeline()
         self.modes = build_modes(self.config.run_modes, self.pipeline, self.stream)
         self._exit.callback(close_modes, self.modes)
