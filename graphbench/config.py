@@ -70,6 +70,13 @@ class RunConfig:
                                        "record keeps its SHA-256")
     pin_cpu: bool = option(True, "--no-pin", "no-flag", "do not pin the launching thread to one "
                            "CPU near the GPU")
+    gate_sizes: tuple[int, ...] = option(
+        (), "--gate-sizes", "grid", "also run at these sizes, so a gate sees bandwidth, not only "
+        "per-kernel cost (e.g. 2^20,2^24: near L2 and far beyond; default none)", commands=(RUN,))
+    ab_source: str | None = option(None, "--ab", "path", "A/B: also build this .cu file as the "
+                                   "baseline and alternate its rounds with the candidate's "
+                                   "(--kernel-source, or the shipped kernels) in this process",
+                                   commands=(RUN,))
     block_size: int = BLOCK_SIZE
     rtol: float = TOLERANCE
     atol: float = TOLERANCE
@@ -93,6 +100,8 @@ class RunConfig:
                 raise ConfigError(name, f"must be 0 or more, got {getattr(self, name)}")
         if self.modes is not None:
             self._check_modes(self.modes)
+        if any(size <= 0 for size in self.gate_sizes):
+            raise ConfigError("gate_sizes", "needs positive element counts")
 
     def _check_modes(self, modes) -> None:
         unknown = [m for m in modes if m not in ALL_MODES]

@@ -99,7 +99,7 @@ def test_a_new_process_inside_the_baselines_process_spread_is_not_a_regression()
     gate = compare_records(baseline, current)
     verdicts = {v.metric: v for v in gate.verdicts}
     assert gate.passed and verdicts["individual.wall"].verdict != SLOWER
-    assert verdicts["individual.wall"].noise > 0.15
+    assert verdicts["individual.wall"].detectable > 0.15  # not gateable at 10% on this pair
     # the GPU's busy time is steady across processes, so +11% there still fails
     gate = compare_records(baseline, scaled_busy(current, 1.11))
     assert not gate.passed and "individual.busy" in [v.metric for v in gate.regressions]

@@ -45,7 +45,7 @@ def cmd_run(args) -> int:
             console().print(f"record written to {path}", style="dim")
         for check in (c for c in record.checks if not c.passed):
             print(f"graphbench: verification failed: {failure_text(check)}", file=sys.stderr)
-        if not record.verified:
+        if not all(point.verified for point in (record, *record.gate_points)):
             exit_code = EXIT_FAILED
         elif baseline is not None:
             markdown = per_device_path(args.markdown, device, len(devices)) if args.markdown else None
@@ -62,6 +62,14 @@ def _progress(args) -> bool:
 
 
 def measure(config: RunConfig, processes: int, show_progress: bool) -> RunRecord:
+    """The run, and the same run at each of its gate sizes."""
+    record = measure_one(replace(config, gate_sizes=()), processes, show_progress)
+    points = tuple(measure_one(replace(config, elements=size, gate_sizes=()), processes,
+                               show_progress) for size in config.gate_sizes)
+    return replace(record, gate_points=points) if points else record
+
+
+def measure_one(config: RunConfig, processes: int, show_progress: bool) -> RunRecord:
     """One run in this process, or `processes` fresh ones merged."""
     from graphbench.analyze.merge import merge_runs
     from graphbench.measure.benchmark import run_benchmark
@@ -185,21 +193,48 @@ def gate(baseline: RunRecord, current: RunRecord, args, baseline_name: str, curr
     """Compare, print, write the requested files, and choose the exit code."""
     from graphbench.analyze.compare import compare_records
     from graphbench.record.codec import COMPARE_SCHEMA, write_json, to_json
-    from graphbench.report.compare import comparison_markdown, comparison_report, decision_line
+    from graphbench.report.compare import comparison_markdown, comparison_report
+    from graphbench.report.run import failure_text
 
+    check_judgeable(baseline, "baseline")
+    if not current.verified:  # a wrong result is a failure whatever its speed
+        failed = next(c for c in current.checks if not c.passed)
+        print(f"graphbench: {current_name} failed verification: {failure_text(failed)}",
+              file=sys.stderr)
+        return EXIT_FAILED
+    check_judgeable(current, "current")
     comparison = compare_records(baseline, current, args.fail_on)
     console().print(comparison_report(comparison))
     markdown = markdown or args.markdown
     if markdown:
         write_text(markdown, comparison_markdown(comparison, baseline_name, current_name))
     if json_out:
-        write_json(json_out, {"schema": COMPARE_SCHEMA, "schema_version": 1,
+        write_json(json_out, {"schema": COMPARE_SCHEMA, "schema_version": 2,
                               "passed": comparison.passed,
                               "regressions": [v.metric for v in comparison.regressions],
                               **to_json(comparison)})
+    return gate_exit_code(comparison)
+
+
+def check_judgeable(record: RunRecord, side: str) -> None:
+    """Fail closed on a record the gate cannot judge."""
+    if not record.verified:
+        raise RecordError(f"the {side} record failed verification, so it cannot be judged",
+                          "make the baseline again from code that verifies")
+    if not record.mode_names or record.rounds == 0:
+        raise RecordError(f"the {side} record has no timed rounds", "give a complete record")
+
+
+def gate_exit_code(comparison) -> int:
+    from graphbench.report.compare import decision_line
+
     if comparison.incompatible:
         raise RecordError(f"records are not comparable: {'; '.join(comparison.incompatible)}",
                           "compare runs made with the same --elements and --iters")
+    if comparison.unjudged:
+        names = ", ".join(f"{v.metric} ({v.note})" for v in comparison.unjudged)
+        raise RecordError(f"cannot judge {names}",
+                          "gate only what both records measured (--fail-on), or remake one")
     if comparison.regressions:
         print(f"graphbench: {decision_line(comparison)}", file=sys.stderr)
         return EXIT_FAILED

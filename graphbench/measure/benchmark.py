@@ -18,7 +18,8 @@ from graphbench.config import RunConfig
 from graphbench.measure import provenance
 from graphbench.measure.busy import BusyProbe, Hold, SubmitProbe
 from graphbench.measure.costs import time_graph_lifecycle, time_launch_floor
-from graphbench.measure.kernels import EMPTY_KERNEL, HOLD_KERNEL, source_digest
+from graphbench.measure.kernels import (EMPTY_KERNEL, HOLD_KERNEL, load_harness_source,
+                                        source_digest)
 from graphbench.measure.l2 import L2Flusher
 from graphbench.measure.repoint import graph_update_experiment
 from graphbench.measure.session import Session
@@ -178,7 +179,8 @@ def describe_pipeline(session: Session) -> PipelineInfo:
                         kernel_launches_per_iteration=len(session.pipeline.stages),
                         grid=_dims(launch.grid), block=_dims(launch.block),
                         kernel_source=config.kernel_source or "shipped",
-                        kernel_source_sha256=source_digest(session.source))
+                        kernel_source_sha256=source_digest(session.source),
+                        harness_sha256=source_digest(load_harness_source()))
 
 
 def _dims(value) -> tuple[int, ...]:

@@ -15,7 +15,7 @@ class Verdict:
     current: float | None = None
     change: float | None = None       # relative, current vs baseline
     p_value: float | None = None
-    noise: float | None = None        # the larger of the two records' noise
+    detectable: float | None = None   # the smallest relative change this pair can detect
     note: str = ""
 
 
@@ -30,5 +30,10 @@ class Comparison:
         return [v for v in self.verdicts if v.gated and v.verdict == "slower"]
 
     @property
+    def unjudged(self) -> list[Verdict]:
+        """Gated metrics one record lacks: they cannot be judged, so no PASS."""
+        return [v for v in self.verdicts if v.gated and v.verdict == "missing"]
+
+    @property
     def passed(self) -> bool:
-        return not self.regressions and not self.incompatible
+        return not self.regressions and not self.incompatible and not self.unjudged

@@ -175,6 +175,9 @@ class PipelineInfo:
     block: tuple[int, ...]
     kernel_source: str = "shipped"
     kernel_source_sha256: str | None = None
+    harness_sha256: str | None = None      # the instrument's own kernels
+    ab_source: str | None = None           # A/B: the baseline build's source ...
+    ab_source_sha256: str | None = None    # ... whose modes are named MODE@base
 
 
 @dataclass(frozen=True)
@@ -198,6 +201,7 @@ class RunRecord:
     pipeline: PipelineInfo
     runs: tuple[ProcessRun, ...]
     legacy_processes: LegacyProcesses | None = None
+    gate_points: tuple[RunRecord, ...] = ()  # the same run at each of --gate-sizes
 
     @property
     def process_count(self) -> int:

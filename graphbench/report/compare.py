@@ -9,7 +9,7 @@ from graphbench.record.model import Comparison
 from graphbench.report.tables import markdown_table, simple_table, us
 
 VERDICT_STYLE = {"faster": "green", "same": "", "slower": "bold red", "ambiguous": "yellow",
-                 "incompatible": "bold red", "missing": "dim"}
+                 "incompatible": "bold red", "missing": "bold red", "not gateable": "yellow"}
 COMPARISON_COLUMNS = ("metric", "baseline", "current", "change", "gate", "verdict", "note")
 
 
@@ -32,9 +32,14 @@ def comparison_rows(comparison: Comparison) -> list[list[str]]:
 def decision_line(comparison: Comparison) -> str:
     if comparison.incompatible:
         return "INCOMPATIBLE: " + "; ".join(comparison.incompatible)
+    if comparison.unjudged:
+        return "ERROR: cannot judge " + ", ".join(v.metric for v in comparison.unjudged)
     if comparison.regressions:
         return "FAIL: regression in " + ", ".join(v.metric for v in comparison.regressions)
-    return "PASS: no gated metric is slower"
+    unable = [v.metric for v in comparison.verdicts if v.verdict == "not gateable"]
+    judged = sum(1 for v in comparison.verdicts if v.gated)
+    tail = f" ({len(unable)} not gateable on this pair: {', '.join(unable)})" if unable else ""
+    return f"PASS: none of {judged} gated metrics is slower{tail}"
 
 
 def comparison_report(comparison: Comparison) -> Group:

@@ -9,6 +9,7 @@ samples (tests/conftest.py), so they have exactly the shape `graphbench run
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -27,6 +28,18 @@ def scaled(**factors):
     return {mode: us * factors.get(mode, 1.0) for mode, us in BASE.items()}
 
 
+def fail_open_cases(current) -> dict:
+    """Records a gate once passed although it could not judge them."""
+    run = current.runs[0]
+    no_busy = tuple(replace(c, busy={}) for c in run.conditions)
+    return {
+        "failed_verification": make_record(BASE, rounds=20, seed=2, passed=False),
+        "zero_rounds": replace(current, runs=(replace(run, modes={}, rounds=0, conditions=()),)),
+        "no_busy": replace(current, runs=(replace(run, conditions=no_busy),)),
+        "without_fused": make_record({"individual": 14.0, "graph": 4.3}, rounds=20, seed=9),
+    }
+
+
 def main() -> None:
     records = {
         "baseline": make_record(BASE, rounds=20, seed=1),
@@ -40,8 +53,13 @@ def main() -> None:
                                                  info=device_info(name="NVIDIA H100 80GB HBM3")),
         "other_elements": make_record(BASE, rounds=20, seed=8, elements=65536),
     }
+    records.update(fail_open_cases(records["same_code"]))
     for name, record in records.items():
         write_record(HERE / f"{name}.json", record)
+    nan = run_document(records["same_code"])
+    nan["runs"][0]["modes"]["graph"]["wall_us"][2] = "nan"  # version 1's own spelling of NaN
+    write_json(HERE / "nan_samples.json", nan)
+    write_json(HERE / "null_config.json", {**run_document(records["same_code"]), "config": None})
     future = dict(run_document(records["baseline"]), schema_version=99)
     write_json(HERE / "future_schema.json", future)
     text = json.dumps(run_document(records["baseline"]))

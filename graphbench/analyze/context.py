@@ -1,0 +1,71 @@
+"""What differs between two records besides the code under test: hardware,
+host speed, kernel sources, pinning, package versions, measured SM clocks.
+Each difference is a note on the comparison; some change how it is judged."""
+
+from __future__ import annotations
+
+from graphbench.analyze.stats import median
+from graphbench.record.model import RunRecord
+
+CONFIG_KEYS = ("elements", "iters", "flush_l2", "stages", "depth")
+HOST_PROBE_TOLERANCE = 0.10
+CLOCK_TOLERANCE = 0.02
+PACKAGES = ("cuda-core", "cuda-bindings", "cupy-cuda13x")
+
+
+def config_mismatch(baseline: RunRecord, current: RunRecord) -> list[str]:
+    out = []
+    for key in CONFIG_KEYS:
+        b, c = getattr(baseline.config, key), getattr(current.config, key)
+        if b != c:
+            shown = (",".join(b), ",".join(c)) if isinstance(b, tuple) else (b, c)
+            out.append(f"{key} {shown[0]} vs {shown[1]}")
+    return out
+
+
+def same_hardware(baseline: RunRecord, current: RunRecord) -> bool:
+    return (baseline.device.name, baseline.device.driver_version) == \
+        (current.device.name, current.device.driver_version)
+
+
+def host_probe_median(record: RunRecord) -> float | None:
+    probes = [c.host_probe_us for c in record.conditions if c.host_probe_us]
+    return median(probes) if probes else None
+
+
+def host_speed_note(baseline: RunRecord, current: RunRecord) -> str:
+    """Non-empty when the host CPU ran at a different speed in the two records."""
+    b, c = host_probe_median(baseline), host_probe_median(current)
+    if b and c and abs(c - b) / b > HOST_PROBE_TOLERANCE:
+        return f"host CPU speed differs (probe {b:.0f} vs {c:.0f} us)"
+    return ""
+
+
+def measured_clock(record: RunRecord) -> float | None:
+    clocks = [r.sm_clock_mhz for c in record.conditions for r in c.busy.values() if r.sm_clock_mhz]
+    return median(clocks) if clocks else None
+
+
+def difference_notes(baseline: RunRecord, current: RunRecord) -> list[str]:
+    """Differences worth knowing that do not by themselves stop the gate."""
+    notes, b, c = [], baseline.pipeline, current.pipeline
+    if b.kernel_source_sha256 != c.kernel_source_sha256:
+        notes.append(f"kernel sources differ ({b.kernel_source} {_short(b.kernel_source_sha256)} "
+                     f"vs {c.kernel_source} {_short(c.kernel_source_sha256)})")
+    if b.harness_sha256 and c.harness_sha256 and b.harness_sha256 != c.harness_sha256:
+        notes.append("graphbench's own harness kernels differ: the instrument changed")
+    pinned = [{run.environment.pinned_cpu is not None for run in r.runs} for r in (baseline, current)]
+    if pinned[0] != pinned[1]:
+        notes.append("one record pinned its launching thread and the other did not")
+    for name in PACKAGES:
+        if baseline.packages.get(name) != current.packages.get(name):
+            notes.append(f"{name} {baseline.packages.get(name)} vs {current.packages.get(name)}")
+    clocks = measured_clock(baseline), measured_clock(current)
+    if all(clocks) and abs(clocks[1] - clocks[0]) / clocks[0] > CLOCK_TOLERANCE:
+        notes.append(f"measured SM clock differs ({clocks[0]:.0f} vs {clocks[1]:.0f} MHz): GPU "
+                     "time moves with it")
+    return notes
+
+
+def _short(digest: str | None) -> str:
+    return digest[:12] if digest else "?"

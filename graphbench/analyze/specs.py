@@ -1,0 +1,104 @@
+"""What the gate judges: `--fail-on` specs and the default gate.
+
+A spec is METRIC[@SIZE]:THRESHOLD, e.g. graph.wall:10%, individual.busy@2^24:5%,
+individual.wall:0.5us, speedup:5%. The default gate judges the components,
+each mode's wall time and each GPU workload's busy time (at the run's size and
+at every --gate-sizes size both records have); the speedup is shown but not
+gated unless asked for, since it falls when individual launches get faster.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from graphbench.config import ALL_MODES
+from graphbench.errors import UsageError
+from graphbench.record.model import TIME_METRICS, RunRecord
+
+SPEEDUP_METRICS = ("speedup", "speedup.fused")
+DEFAULT_SHOWN = ("speedup:5%",)  # shown, not gated
+DEFAULT_WALL, DEFAULT_BUSY = "{mode}.wall:10%", "{mode}.busy{size}:5%"
+_SPEC = re.compile(r"^([a-z_.]+)(?:@([0-9^e]+))?:(\d+(?:\.\d+)?)(%|us|x)$")
+
+
+@dataclass(frozen=True)
+class FailSpec:
+    metric: str                  # speedup, speedup.fused or MODE.FIELD
+    threshold: float             # a fraction when relative, else us or x
+    relative: bool
+    gated: bool = True           # False: shown for information only
+    size: int | None = None      # a --gate-sizes point; None: the run's own size
+
+    @property
+    def name(self) -> str:
+        return self.metric + (f"@{elements_label(self.size)}" if self.size else "")
+
+    @property
+    def text(self) -> str:
+        unit = "x" if self.metric.startswith("speedup") else "us"
+        return f"{self.threshold:.0%}" if self.relative else f"{self.threshold:g}{unit}"
+
+
+def elements_label(count: int) -> str:
+    exponent = count.bit_length() - 1
+    return f"2^{exponent}" if count == 1 << exponent else str(count)
+
+
+def parse_size(text: str) -> int:
+    try:
+        if "^" in text:
+            base, exponent = text.split("^", 1)
+            if int(exponent) > 40:
+                raise ValueError
+            return int(base) ** int(exponent)
+        return int(float(text)) if "e" in text else int(text)
+    except (ValueError, OverflowError):
+        raise UsageError(f"--fail-on size {text!r} is not an element count",
+                         "e.g. graph.busy@2^24:5%") from None
+
+
+def parse_spec(text: str, gated: bool = True) -> FailSpec:
+    match = _SPEC.match(text.strip())
+    if not match:
+        raise UsageError(f"--fail-on {text!r} is not METRIC[@SIZE]:THRESHOLD",
+                         "e.g. graph.wall:10%, individual.busy@2^24:5%, individual.wall:0.5us")
+    metric, size, number, unit = match.groups()
+    check_metric_name(metric)
+    speedup = metric.startswith("speedup")
+    if (speedup and unit == "us") or (not speedup and unit == "x"):
+        raise UsageError(f"--fail-on {text!r}: {metric} takes % or {'x' if speedup else 'us'}")
+    return FailSpec(metric, float(number) / 100 if unit == "%" else float(number), unit == "%",
+                    gated, parse_size(size) if size else None)
+
+
+def check_metric_name(metric: str) -> None:
+    if metric in SPEEDUP_METRICS:
+        return
+    mode, _, field = metric.partition(".")
+    if mode not in ALL_MODES or field not in TIME_METRICS:
+        raise UsageError(f"unknown metric {metric!r}",
+                         f"use speedup, speedup.fused or MODE.{{{','.join(TIME_METRICS)}}} "
+                         f"with MODE one of {', '.join(ALL_MODES)}")
+
+
+def default_specs(baseline: RunRecord) -> list[FailSpec]:
+    """Every mode's wall time, and busy time once per GPU workload (individual
+    and graph share one series: a slower kernel is one regression, not two),
+    at the run's size and at each of the baseline's gate sizes."""
+    specs = [parse_spec(text, gated=False) for text in DEFAULT_SHOWN]
+    specs += [parse_spec(DEFAULT_WALL.format(mode=mode)) for mode in baseline.mode_names]
+    for point in (baseline, *baseline.gate_points):
+        size = "" if point is baseline else f"@{point.config.elements}"
+        specs += [parse_spec(DEFAULT_BUSY.format(mode=mode, size=size))
+                  for mode in first_mode_per_workload(point)]
+    return specs
+
+
+def first_mode_per_workload(record: RunRecord) -> list[str]:
+    seen, modes = set(), []
+    for mode in record.mode_names:
+        if record.samples(mode, "busy") and record.workload(mode) not in seen:
+            seen.add(record.workload(mode))
+            modes.append(mode)
+    return modes
