@@ -52,7 +52,8 @@ def device_info(name: str = "NVIDIA H200", **changes) -> DeviceInfo:
 
 
 def workload(mode: str) -> str:
-    return "fused" if mode == "fused" else "stages"
+    kind, at, build = mode.partition("@")
+    return ("fused" if kind == "fused" else "stages") + at + build
 
 
 def synthetic_modes(wall_us: dict[str, float], rounds: int = 10, noise: float = 0.005,
@@ -111,7 +112,8 @@ def make_record(wall_us=None, rounds: int = 10, noise: float = 0.005, seed: int 
                 passed: bool = True, info: DeviceInfo | None = None, runs=None,
                 **config_changes) -> RunRecord:
     config = RunConfig(rounds=rounds, **config_changes)
-    run_modes = tuple((wall_us or {"individual": 14.0, "graph": 4.3, "fused": 4.6}))
+    run_modes = tuple(m for m in (wall_us or {"individual": 14.0, "graph": 4.3, "fused": 4.6})
+                      if "@" not in m)  # an A/B record's base modes are not configured modes
     config = config.resolved(modes=run_modes)
     runs = runs or (make_run(wall_us, rounds, noise, seed, passed, config=config),)
     pipeline = PipelineInfo(stages=config.stages, depth=config.depth,

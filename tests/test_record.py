@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import make_record
+
 
 from graphbench.analyze.summary import summarize_run
 from graphbench.errors import RecordError

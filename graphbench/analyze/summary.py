@@ -142,7 +142,7 @@ def breakdowns(record: RunRecord, modes: dict[str, ModeSummary]) -> dict[str, Br
     launches = record.pipeline.kernel_launches_per_iteration
     return {name: time_breakdown(m.wall.median, m.submit.median, m.device.median,
                                  m.busy.median if m.busy else None,
-                                 1 if name in SINGLE_LAUNCH_MODES else launches,
+                                 1 if name.split("@")[0] in SINGLE_LAUNCH_MODES else launches,
                                  m.held_submit.median if m.held_submit else None)
             for name, m in modes.items()}
 

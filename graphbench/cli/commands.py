@@ -6,9 +6,10 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from graphbench.cli.gate import cmd_compare, gate
 from graphbench.cli.progress import console, round_progress, sweep_progress
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_fields
-from graphbench.errors import EXIT_FAILED, EXIT_OK, RecordError, UsageError
+from graphbench.errors import EXIT_FAILED, EXIT_OK, UsageError
 from graphbench.record.model import RunRecord, SweepRecord
 
 
@@ -31,9 +32,11 @@ def cmd_run(args) -> int:
     from graphbench.report.tables import simple_table
 
     base = run_config(args)  # bad options fail before the driver is asked
+    if not (args.baseline or base.ab_source) and (args.fail_on or args.markdown):
+        raise UsageError("--fail-on and --markdown need --baseline FILE or --ab BASE.cu")
+    if args.baseline and base.ab_source:
+        raise UsageError("--ab gates against its own base build; leave out --baseline")
     baseline = read_run(args.baseline) if args.baseline else None  # fail before running
-    if not args.baseline and (args.fail_on or args.markdown):
-        raise UsageError("--fail-on and --markdown need --baseline FILE")
     devices = resolve_devices(args.device)
     records, exit_code = [], EXIT_OK
     for device in devices:
@@ -47,7 +50,7 @@ def cmd_run(args) -> int:
             print(f"graphbench: verification failed: {failure_text(check)}", file=sys.stderr)
         if not all(point.verified for point in (record, *record.gate_points)):
             exit_code = EXIT_FAILED
-        elif baseline is not None:
+        elif baseline is not None or base.ab_source:
             markdown = per_device_path(args.markdown, device, len(devices)) if args.markdown else None
             exit_code = max(exit_code, gate(baseline, record, args, args.baseline,
                                             args.json or "this run", markdown=markdown))
@@ -174,10 +177,20 @@ def show_runs(runs: list[tuple[str, RunRecord]], verbose: bool) -> list[str]:
         return []
     if len(runs) == 1:
         console().print(run_report(runs[0][1], verbose=verbose))
+        show_ab(runs[0][1])
         return [markdown_table(*runs_side_by_side([runs[0][1]], [runs[0][0]]))]
     columns, rows = runs_side_by_side([r for _, r in runs], [Path(p).name for p, _ in runs])
     console().print(simple_table("records side by side", columns, rows))
     return [markdown_table(columns, rows)]
+
+
+def show_ab(record: RunRecord) -> None:
+    """An A/B record also shows its candidate build against its base build."""
+    from graphbench.analyze.ab import compare_ab, is_ab
+    from graphbench.report.compare import comparison_report
+
+    if is_ab(record):
+        console().print(comparison_report(compare_ab(record)))
 
 
 def show_sweeps(sweeps: list[tuple[str, SweepRecord]]) -> list[str]:
@@ -188,70 +201,10 @@ def show_sweeps(sweeps: list[tuple[str, SweepRecord]]) -> list[str]:
     return [sweep_markdown(sweep) for _, sweep in sweeps]
 
 
-def gate(baseline: RunRecord, current: RunRecord, args, baseline_name: str, current_name: str,
-         json_out: str | None = None, markdown: str | None = None) -> int:
-    """Compare, print, write the requested files, and choose the exit code."""
-    from graphbench.analyze.compare import compare_records
-    from graphbench.record.codec import COMPARE_SCHEMA, write_json, to_json
-    from graphbench.report.compare import comparison_markdown, comparison_report
-    from graphbench.report.run import failure_text
-
-    check_judgeable(baseline, "baseline")
-    if not current.verified:  # a wrong result is a failure whatever its speed
-        failed = next(c for c in current.checks if not c.passed)
-        print(f"graphbench: {current_name} failed verification: {failure_text(failed)}",
-              file=sys.stderr)
-        return EXIT_FAILED
-    check_judgeable(current, "current")
-    comparison = compare_records(baseline, current, args.fail_on)
-    console().print(comparison_report(comparison))
-    markdown = markdown or args.markdown
-    if markdown:
-        write_text(markdown, comparison_markdown(comparison, baseline_name, current_name))
-    if json_out:
-        write_json(json_out, {"schema": COMPARE_SCHEMA, "schema_version": 2,
-                              "passed": comparison.passed,
-                              "regressions": [v.metric for v in comparison.regressions],
-                              **to_json(comparison)})
-    return gate_exit_code(comparison)
-
-
-def check_judgeable(record: RunRecord, side: str) -> None:
-    """Fail closed on a record the gate cannot judge."""
-    if not record.verified:
-        raise RecordError(f"the {side} record failed verification, so it cannot be judged",
-                          "make the baseline again from code that verifies")
-    if not record.mode_names or record.rounds == 0:
-        raise RecordError(f"the {side} record has no timed rounds", "give a complete record")
-
-
-def gate_exit_code(comparison) -> int:
-    from graphbench.report.compare import decision_line
-
-    if comparison.incompatible:
-        raise RecordError(f"records are not comparable: {'; '.join(comparison.incompatible)}",
-                          "compare runs made with the same --elements and --iters")
-    if comparison.unjudged:
-        names = ", ".join(f"{v.metric} ({v.note})" for v in comparison.unjudged)
-        raise RecordError(f"cannot judge {names}",
-                          "gate only what both records measured (--fail-on), or remake one")
-    if comparison.regressions:
-        print(f"graphbench: {decision_line(comparison)}", file=sys.stderr)
-        return EXIT_FAILED
-    return EXIT_OK
-
-
 def write_text(path: str, text: str) -> None:
     from graphbench.record.files import write_text_atomic
 
     write_text_atomic(path, text)
-
-
-def cmd_compare(args) -> int:
-    from graphbench.record.codec import read_run
-
-    baseline, current = read_run(args.baseline), read_run(args.current)
-    return gate(baseline, current, args, args.baseline, args.current, json_out=args.json)
 
 
 def cmd_kernels(args) -> int:

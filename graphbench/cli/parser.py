@@ -115,8 +115,9 @@ def add_compare(commands) -> None:
     compare = _subcommand(commands, "compare", "compare two result records (a CI gate)",
                           "Compare a current record with a baseline, metric by metric, and fail "
                           "on a significant regression.", COMPARE_EXAMPLES)
-    compare.add_argument("baseline", help="baseline record (graphbench run --json)")
-    compare.add_argument("current", help="current record")
+    compare.add_argument("baseline", help="baseline record (graphbench run --json), or one A/B "
+                         "record (graphbench run --ab)")
+    compare.add_argument("current", nargs="?", help="current record (none for an A/B record)")
     compare.add_argument("--json", metavar="FILE", help="write the verdicts as JSON")
     add_gate_options(compare)
 

@@ -90,13 +90,13 @@ class Probes:
     one; fused has its own), one submit probe per mode, NVML and the host."""
 
     def __init__(self, session: Session, flush) -> None:
-        pipeline = session.pipeline
         self.session = session
         self.hold = Hold(session.device, session.stream, session.kernels[HOLD_KERNEL])
         self.busy: dict[str, BusyProbe] = {}
         for mode in session.modes:
             if mode.workload not in self.busy:
-                enqueue = pipeline.enqueue_fused if mode.fused_output else pipeline.enqueue_stages
+                on = mode.pipeline  # an A/B base mode runs the base build's kernels
+                enqueue = on.enqueue_fused if mode.fused_output else on.enqueue_stages
                 self.busy[mode.workload] = BusyProbe(session.device, session.stream, enqueue,
                                                      self.hold, flush)
         self.submit = {mode.name: SubmitProbe(session.stream, mode, self.hold)
@@ -148,15 +148,14 @@ def verify_modes(session: Session, rng) -> list[Check]:
     pipeline = session.pipeline
     pipeline.fill_random(rng)
     checks = [check_mode(session, mode, mode.name) for mode in session.modes]
-    graph = next((mode for mode in session.modes if mode.name == "graph"), None)
-    if graph is not None:
+    for graph in (mode for mode in session.modes if mode.kind == "graph"):
         pipeline.fill_random(rng)
-        checks.append(check_mode(session, graph, "graph: replay with new data"))
+        checks.append(check_mode(session, graph, f"{graph.name}: replay with new data"))
         pipeline.fill_constant(**CONSTANT_INPUTS)
         constant = reference(CONSTANT_INPUTS, pipeline.stages)  # 8.0 for add,mul,sub
         expected = cupy.full(pipeline.elements, constant, dtype=cupy.float32)
-        checks.append(check_mode(session, graph, f"graph: constants a=1 b=2 c=3 give {constant:g}",
-                                 expected))
+        checks.append(check_mode(session, graph, f"{graph.name}: constants a=1 b=2 c=3 give "
+                                 f"{constant:g}", expected))
     return checks
 
 
@@ -180,7 +179,10 @@ def describe_pipeline(session: Session) -> PipelineInfo:
                         grid=_dims(launch.grid), block=_dims(launch.block),
                         kernel_source=config.kernel_source or "shipped",
                         kernel_source_sha256=source_digest(session.source),
-                        harness_sha256=source_digest(load_harness_source()))
+                        harness_sha256=source_digest(load_harness_source()),
+                        ab_source=config.ab_source,
+                        ab_source_sha256=source_digest(session.base_source)
+                        if session.base_source else None)
 
 
 def _dims(value) -> tuple[int, ...]:

@@ -14,18 +14,22 @@ from graphbench.measure.graphs import CapturedGraph
 GRAPH_COPIES = 16  # graph instantiations the held submit probe launches once each
 
 
+BASE_SUFFIX = "@base"  # A/B: the baseline build's modes are named graph@base, ...
+
+
 class Mode:
-    name = ""
+    kind = ""
     fused_output = False  # where the mode leaves its result
 
-    def __init__(self, pipeline, stream) -> None:
-        self.pipeline, self.stream = pipeline, stream
+    def __init__(self, pipeline, stream, suffix: str = "") -> None:
+        self.pipeline, self.stream, self.suffix = pipeline, stream, suffix
+        self.name = self.kind + suffix
         self.step: Callable[[], None] = self._build_step()
 
     @property
     def workload(self) -> str:
         """The GPU work one step runs: modes with the same workload share busy time."""
-        return "fused" if self.fused_output else "stages"
+        return ("fused" if self.fused_output else "stages") + self.suffix
 
     @property
     def launches(self) -> int:
@@ -46,7 +50,7 @@ class Mode:
 class IndividualMode(Mode):
     """One launch() per stage per iteration: the CPU pays every launch."""
 
-    name = "individual"
+    kind = "individual"
 
     def _build_step(self):
         return self.pipeline.stage_enqueuer(self.stream)
@@ -55,7 +59,7 @@ class IndividualMode(Mode):
 class GraphMode(Mode):
     """The stages captured once into a graph, replayed with one launch per iteration."""
 
-    name = "graph"
+    kind = "graph"
     launches = 1
 
     def _build_step(self):
@@ -84,7 +88,7 @@ class GraphMode(Mode):
 class FusedMode(Mode):
     """One kernel doing all stages: the floor a user reaches by fusing."""
 
-    name = "fused"
+    kind = "fused"
     fused_output = True
     launches = 1
 
@@ -93,14 +97,17 @@ class FusedMode(Mode):
         return self.pipeline.fused_enqueuer(self.stream)
 
 
-MODE_TYPES = {cls.name: cls for cls in (IndividualMode, GraphMode, FusedMode)}
+MODE_TYPES = {cls.kind: cls for cls in (IndividualMode, GraphMode, FusedMode)}
 
 
-def build_modes(names, pipeline, stream) -> list[Mode]:
+def build_modes(names, pipeline, stream, base_pipeline=None) -> list[Mode]:
+    """The modes asked for; with an A/B base pipeline, each once more on it."""
+    builds = [(pipeline, "")] + ([(base_pipeline, BASE_SUFFIX)] if base_pipeline else [])
     built: list[Mode] = []
     try:
         for name in names:
-            built.append(MODE_TYPES[name](pipeline, stream))
+            for on, suffix in builds:
+                built.append(MODE_TYPES[name](on, stream, suffix))
     except BaseException:
         close_modes(built)
         raise

@@ -8,6 +8,7 @@ returns: launches that follow never race with a fill or a poison.
 
 from __future__ import annotations
 
+import copy
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -65,6 +66,14 @@ class Pipeline:
                                           block=block)
         self.stage_launches = self._stage_launches(kernels)
         self.fused_launch = self._fused_launch(kernels) if is_default_chain(self.stages) else None
+
+    def with_kernels(self, kernels) -> "Pipeline":
+        """The same buffers, launched with other kernels (an A/B baseline build).
+        Only the original releases the buffers."""
+        other = copy.copy(self)
+        other.stage_launches = self._stage_launches(kernels)
+        other.fused_launch = self._fused_launch(kernels) if self.fused_launch else None
+        return other
 
     def _stage_launches(self, kernels) -> list[tuple[object, tuple]]:
         n = np.uint64(self.elements)

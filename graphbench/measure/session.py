@@ -53,6 +53,7 @@ class Session:
     def __init__(self, config: RunConfig, kernels: dict | None) -> None:
         self.config = config
         self.source = load_source(config.kernel_source)  # a bad path fails before the GPU is touched
+        self.base_source = load_source(config.ab_source) if config.ab_source else None
         # before the driver starts its threads, so they inherit the pinning
         self.pinned_cpu = pin_host_thread(config.device) if config.pin_cpu else None
         self.device = open_device(config.device)
@@ -60,6 +61,8 @@ class Session:
         self.stages = expand(config.stages, config.depth)
         ensure_memory(config, self.info, len(self.stages))
         self.kernels = kernels or load_kernels(self.info.arch, self.source)
+        self.base_kernels = load_kernels(self.info.arch, self.base_source) \
+            if self.base_source else None
         self._exit = ExitStack()
 
     def __enter__(self) -> "Session":
@@ -79,7 +82,8 @@ class Session:
         self.timer = EventTimer(self.device, self.stream)
         self._exit.callback(self.timer.close)
         self.pipeline = self.new_pipeline()
-        self.modes = build_modes(self.config.run_modes, self.pipeline, self.stream)
+        base = self.pipeline.with_kernels(self.base_kernels) if self.base_kernels else None
+        self.modes = build_modes(self.config.run_modes, self.pipeline, self.stream, base)
         self._exit.callback(close_modes, self.modes)
         self.monitor = DeviceMonitor(self.device)
 

@@ -1,0 +1,89 @@
+"""The A/B decision rule: paired round ratios of two builds in one process."""
+
+import dataclasses
+
+from conftest import make_record, synthetic_conditions
+
+from graphbench.analyze.ab import compare_ab, default_ab_specs, is_ab
+from graphbench.cli import main
+from graphbench.record.codec import write_record
+
+BUILD = {"individual": 14.0, "graph": 6.0, "fused": 4.6}
+
+
+def ab_record(factor=1.0, busy_factor=1.0, noise=0.005, seed=0, rounds=30):
+    walls = {**BUILD, **{f"{m}@base": us / factor for m, us in BUILD.items()}}
+    record = make_record(walls, rounds=rounds, noise=noise, seed=seed)
+    conditions = tuple(dataclasses.replace(c, busy={
+        w: dataclasses.replace(r, us=r.us * (busy_factor if "@" not in w else 1.0))
+        for w, r in c.busy.items()}) for c in synthetic_conditions(walls, rounds))
+    run = dataclasses.replace(record.runs[0], conditions=conditions)
+    pipeline = dataclasses.replace(record.pipeline, kernel_source="new.cu", ab_source="base.cu")
+    return dataclasses.replace(record, runs=(run,), pipeline=pipeline)
+
+
+def verdicts(record):
+    return {v.metric: v.verdict for v in compare_ab(record).verdicts}
+
+
+def test_an_ab_record_gates_each_mode_and_each_workload_once():
+    record = ab_record()
+    assert is_ab(record)
+    assert [s.name for s in default_ab_specs(record)] == [
+        "individual.wall", "graph.wall", "fused.wall", "individual.busy", "fused.busy"]
+
+
+def test_identical_builds_pass():
+    comparison = compare_ab(ab_record())
+    assert comparison.passed and set(verdicts(ab_record()).values()) == {"same"}
+
+
+def test_a_build_5_percent_slower_on_the_gpu_fails():
+    comparison = compare_ab(ab_record(busy_factor=1.05))
+    assert [v.metric for v in comparison.regressions] == ["individual.busy", "fused.busy"]
+
+
+def test_a_faster_build_passes_as_faster():
+    record = ab_record(factor=0.9, busy_factor=0.95)  # walls gate at 5%, busy at 2%
+    assert compare_ab(record).passed
+    assert verdicts(record)["graph.wall"] == "faster" and verdicts(record)["fused.busy"] == "faster"
+
+
+def test_a_host_side_regression_fails_on_the_walls():
+    record = ab_record(factor=1.33)  # one more launch of four per iteration
+    failed = [v.metric for v in compare_ab(record).regressions]
+    assert "individual.wall" in failed
+
+
+def test_noisy_builds_are_not_gateable_rather_than_failed():
+    record = ab_record(factor=1.06, noise=0.3, seed=3)
+    comparison = compare_ab(record)
+    assert comparison.passed
+    assert verdicts(record)["individual.wall"] == "not gateable"
+
+
+def test_compare_and_report_understand_an_ab_record(tmp_path, capsys):
+    import json
+
+    path = write_record(tmp_path / "ab.json", ab_record(busy_factor=1.05))
+    verdicts_file = tmp_path / "verdicts.json"
+    assert main(["compare", str(path), "--json", str(verdicts_file)]) == 1
+    captured = capsys.readouterr()
+    assert "individual.busy" in captured.out and "against base base.cu" in captured.out
+    assert "FAIL: regression in individual.busy" in captured.err
+    busy = next(v for v in json.loads(verdicts_file.read_text())["verdicts"]
+                if v["metric"] == "individual.busy")
+    assert busy["verdict"] == "slower" and busy["note"].startswith("paired ratio 1.05")
+    assert main(["report", str(path)]) == 0
+    assert "graph@base" in capsys.readouterr().out
+
+
+def test_compare_of_one_plain_record_says_what_it_needs(capsys, record, tmp_path):
+    path = write_record(tmp_path / "run.json", record)
+    assert main(["compare", str(path)]) == 2
+    assert "or one A/B record" in capsys.readouterr().err
+
+
+def test_ab_and_baseline_together_are_refused(capsys):
+    assert main(["run", "--ab", "base.cu", "--baseline", "b.json"]) == 2
+    assert "--ab gates against its own base build" in capsys.readouterr().err
