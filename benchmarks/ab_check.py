@@ -66,10 +66,10 @@ def cases(folder: Path) -> list[tuple[str, int, list[str]]]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--json")
-    parser.add_argument("--child", nargs="?", const="", help=argparse.SUPPRESS)
-    args, rest = parser.parse_known_args()
-    if args.child is not None:
-        return child_extra_launch(rest[0])
+    parser.add_argument("--child", metavar="RECORD", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        return child_extra_launch(args.child)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

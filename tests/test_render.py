@@ -38,3 +38,12 @@ def test_record_without_timing_still_renders():
         graph_update=None),))
     text = to_text(run_report(record))
     assert "VERIFICATION FAILED" in text and "graph speedup" not in text
+
+
+def test_gate_size_points_are_shown_once_per_workload():
+    import dataclasses
+
+    point = make_record(elements=2**24, rounds=5, seed=3)
+    record = dataclasses.replace(make_record(), gate_points=(point,))
+    text = to_text(run_report(record), width=100)
+    assert "16,777,216 elements: individual/graph 3.00, fused 3.00; verified" in text

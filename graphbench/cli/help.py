@@ -3,24 +3,37 @@
 RUN_EXAMPLES = """examples:
   graphbench run                               defaults: 4096 elements, 1000 iterations, device 0
   graphbench run --elements 2^20 --json out.json
-  graphbench run --max-noise 0.5% --max-time 10 more rounds until the speedup is known to 0.5%
-  graphbench run --rounds 20 --modes individual,graph   exactly 20 rounds, two modes
-  graphbench run --elements 2^24 --flush-l2 --verbose   cold-cache figures, all details
+  graphbench run --max-noise 0.5% --max-time 10
+  graphbench run --rounds 20 --modes individual,graph
+  graphbench run --elements 2^24 --flush-l2 --verbose
+  graphbench run --processes 5 --gate-sizes 2^20,2^24 --json baseline.json
+  graphbench run --gate-sizes 2^20,2^24 --baseline baseline.json
+  graphbench run --kernel-source new.cu --ab base.cu
 
-exit codes: 0 ok, 1 verification failed, 2 usage or environment error, 130 interrupted
+--max-noise 0.5% (or 0.005) stops once the speedup's 95% CI is within 0.5% of it.
+--ab alternates both builds' rounds in this process and gates new.cu on paired
+  ratios (default: each mode's wall 5%, each GPU workload's busy time 2%).
+exit codes: 0 ok, 1 verification failed or regression, 2 usage, environment or
+  bad-file error, 130 interrupted
 """
 
 COMPARE_EXAMPLES = """examples:
   graphbench compare results/h200_baseline.json new.json
-  graphbench compare base.json new.json --fail-on speedup:5% --fail-on graph.wall:10%
+  graphbench compare base.json new.json --fail-on graph.wall:10% --fail-on graph.busy@2^24:3%
   graphbench compare base.json new.json --markdown summary.md --json verdicts.json
+  graphbench compare ab.json                      an A/B record (run --ab): new against base
 
-metrics: speedup, speedup.fused, MODE.wall, MODE.submit, MODE.device, MODE.busy
-  (MODE: individual, graph, fused); thresholds in %, us (times) or x (speedups).
-default gate: speedup:5%, and per mode wall:10% and busy:5% when both records come
-  from the same device model and driver (otherwise times are shown, not gated).
-verdicts: faster, same, slower, ambiguous (too noisy to tell), incompatible, missing.
-exit codes: 0 pass, 1 regression, 2 usage error or unreadable / incompatible record
+metrics: MODE.wall, MODE.submit, MODE.device, MODE.busy (MODE: individual, graph,
+  fused), optionally @SIZE for a --gate-sizes point, and speedup, speedup.fused;
+  thresholds in %, us (times) or x (speedups).
+default gate: each mode's wall 10%, each GPU workload's busy time 5% (individual
+  and graph share one) at the run's size and every gate size; the speedup is
+  shown, not gated (it falls when individual launches get faster). Times are
+  gated only between records of the same device model and driver.
+verdicts: faster, same, slower, ambiguous, not gateable (the pair cannot detect
+  a change that small), incompatible, missing (a gated one is an error).
+exit codes: 0 pass, 1 regression or failed verification of the current record,
+  2 usage error, or a record or metric that cannot be judged
 """
 
 SWEEP_EXAMPLES = """examples:
@@ -30,15 +43,21 @@ SWEEP_EXAMPLES = """examples:
 
 Each point is a full verified run (adaptive sampling, --max-time per point).
 The record is rewritten after every point, so an interrupted sweep keeps its points.
+exit codes: 0 ok, 1 verification failed at a point, 2 usage, environment or
+  bad-file error, 130 interrupted
 """
 
 REPORT_EXAMPLES = """examples:
   graphbench report results/h200_default.json
   graphbench report run_a.json run_b.json --markdown summary.md     side by side
   graphbench report sweep.json --plot sweep.png
+
+exit codes: 0 ok, 2 usage error or unreadable record
 """
 
 KERNELS_EXAMPLES = """examples:
   graphbench kernels                 compile for sm_90 (no GPU needed)
   graphbench kernels --arch sm_100
+
+exit codes: 0 ok, 2 usage error or compile error (the compiler log follows)
 """

@@ -154,6 +154,21 @@ def details_table(summary: RunSummary) -> Table:
     return table
 
 
+def gate_point_lines(record: RunRecord) -> Text:
+    """The --gate-sizes points: GPU busy time per iteration and verification."""
+    lines = Text("at the gate sizes, GPU busy us per iteration:")
+    for point in record.gate_points:
+        summary, seen, shown = summarize_run(point), set(), []
+        for name, mode in summary.modes.items():
+            if mode.busy and point.workload(name) not in seen:  # one figure per GPU workload
+                seen.add(point.workload(name))
+                shown.append(f"{'/'.join((name, *mode.busy_shared_with))} {mode.busy.median:,.2f}")
+        busy = ", ".join(shown)
+        lines.append(f"\n  {point.config.elements:,} elements: {busy}; "
+                     f"{'verified' if point.verified else 'VERIFICATION FAILED'}")
+    return lines
+
+
 def warning_lines(summary: RunSummary) -> Text:
     lines = Text()
     for warning in summary.warnings:
@@ -170,6 +185,8 @@ def run_report(record: RunRecord, verbose: bool = False) -> Group:
     parts += [part for part in (speedup_line(summary), summary_lines(summary)) if part]
     if verbose and summary.breakdown:
         parts += [breakdown_table(summary), details_table(summary)]
+    if record.gate_points:
+        parts.append(gate_point_lines(record))
     parts.append(verification_lines(record))
     warnings = warning_lines(summary)
     if warnings:
