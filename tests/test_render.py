@@ -46,4 +46,4 @@ def test_gate_size_points_are_shown_once_per_workload():
     point = make_record(elements=2**24, rounds=5, seed=3)
     record = dataclasses.replace(make_record(), gate_points=(point,))
     text = to_text(run_report(record), width=100)
-    assert "16,777,216 elements: individual/graph 3.00, fused 3.00; verified" in text
+    assert "16,777,216 elements: individual/graph 3.01, fused 3.01; verified" in text
