@@ -56,9 +56,11 @@ def gate(baseline: RunRecord | None, current: RunRecord, args, baseline_name: st
 
 def check_judgeable(record: RunRecord, side: str) -> None:
     """Fail closed on a record the gate cannot judge."""
-    if not record.verified:
-        raise RecordError(f"the {side} record failed verification, so it cannot be judged",
-                          "make the baseline again from code that verifies")
+    for point in (record, *record.gate_points):
+        if not point.verified:
+            raise RecordError(f"the {side} record failed verification at "
+                              f"{point.config.elements:,} elements, so it cannot be judged",
+                              "make the record again from code that verifies")
     if not record.mode_names or record.rounds == 0:
         raise RecordError(f"the {side} record has no timed rounds", "give a complete record")
 
