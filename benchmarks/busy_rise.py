@@ -62,8 +62,9 @@ SCENARIOS = {
     "atomic_kernel": ["atomic", "rounds"],
     "shared_memory_kernel": ["shared", "rounds"],
     "rounds_then_verify": ["rounds", "verify", "measure", "rounds"],
-    # graphbench's own verification and sampling, then the bare probe in the same process
-    "graphbench_sampling": ["verify", "sample"],
+    # graphbench's order: its sampling, then its checks, then more rounds; the
+    # bare probe after each, in the same process
+    "graphbench_sampling": ["sample", "verify", "rounds"],
 }
 
 
@@ -125,7 +126,7 @@ def run_step(name: str, session, rng) -> None:
     import cupy
 
     from graphbench.analyze.stopping import FixedRounds
-    from graphbench.measure.benchmark import verify_modes  # noqa: F401
+    from graphbench.measure.benchmark import verify_modes
     from graphbench.measure.timing import run_rounds
 
     pipeline = session.pipeline
