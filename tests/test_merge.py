@@ -102,3 +102,8 @@ def test_a_new_process_inside_the_baselines_process_spread_is_not_a_regression()
     # the GPU's busy time is steady across processes, so +11% there still fails
     gate = compare_records(baseline, scaled_busy(current, 1.11))
     assert not gate.passed and "individual.busy" in [v.metric for v in gate.regressions]
+
+
+def test_processes_that_chose_their_own_iterations_still_merge():
+    records = [make_record(seed=1, iters=120), make_record(seed=2, iters=140)]
+    assert merge_runs(records).process_count == 2

@@ -14,7 +14,9 @@ from dataclasses import replace
 from graphbench.errors import RecordError
 from graphbench.record.model import RunRecord
 
-SAME_KEYS = ("elements", "iters", "stages", "depth", "modes", "flush_l2", "kernel_source")
+# Not iters: figures are per iteration, and a run that chooses its own
+# iterations (a --gate-sizes point, a sweep) may choose differently per process.
+SAME_KEYS = ("elements", "stages", "depth", "modes", "flush_l2", "kernel_source", "ab_source")
 
 
 def merge_runs(records: list[RunRecord]) -> RunRecord:
