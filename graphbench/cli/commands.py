@@ -65,12 +65,20 @@ def _progress(args) -> bool:
 
 
 def measure(config: RunConfig, processes: int, show_progress: bool) -> RunRecord:
-    """The run, and the same run at each of its gate sizes. A size point
-    chooses its own iterations (about 10 ms per round, as a sweep does):
-    1000 iterations at 2^24 elements would take half a second per round."""
+    """The run, and the same run at each of its gate sizes.
+
+    A size point runs in fresh processes even when the run itself does not:
+    after one run's checks, a second run in the same process measured 10%
+    more busy time at 2^20 elements on the H200 (see measure/benchmark.py),
+    and its baseline's points ran fresh. It chooses its own iterations
+    (about 10 ms per round, as a sweep does)."""
+    from graphbench.analyze.merge import merge_runs
+    from graphbench.measure.processes import run_processes
+
     record = measure_one(replace(config, gate_sizes=()), processes, show_progress)
-    points = tuple(measure_one(replace(config, elements=size, gate_sizes=(), iters=None),
-                               processes, show_progress) for size in config.gate_sizes)
+    points = tuple(merge_runs(run_processes(replace(config, elements=size, gate_sizes=(),
+                                                    iters=None), processes))
+                   for size in config.gate_sizes)
     return replace(record, gate_points=points) if points else record
 
 
