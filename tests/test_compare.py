@@ -265,7 +265,7 @@ def test_markdown_and_json_outputs(tmp_path, capsys):
     assert main(["compare", path("baseline"), path("graph_slower_20"), "--markdown", str(md),
                  "--json", str(js)]) == 1
     text = md.read_text()
-    assert "| metric | baseline | current | change | gate | verdict | note |" in text
+    assert "| metric | baseline | current | change | detects | gate | verdict | note |" in text
     assert "| graph.wall |" in text and "slower" in text and "**FAIL" in text
     data = json.loads(js.read_text())
     assert data["passed"] is False and data["regressions"] == ["graph.wall"]
@@ -279,3 +279,16 @@ def test_run_rejects_gate_options_without_baseline(capsys):
 def test_run_with_unreadable_baseline_fails_before_running(capsys):
     assert main(["run", "--baseline", path("corrupted")]) == 2
     assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_the_comparison_fits_80_columns_without_cutting_a_number():
+    from graphbench.report.compare import comparison_report
+    from graphbench.report.tables import to_text
+
+    small = make_record(rounds=20, seed=1)
+    baseline = dataclasses.replace(small, gate_points=(make_record(elements=2**24, seed=2),))
+    current = dataclasses.replace(make_record(rounds=20, seed=3),
+                                  gate_points=(make_record(elements=2**24, seed=4),))
+    text = to_text(comparison_report(compare_records(baseline, current)), width=80)
+    assert "…" not in text and max(len(line) for line in text.splitlines()) <= 80
+    assert "individual.busy@2^24" in text and "detect" in text

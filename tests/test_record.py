@@ -11,7 +11,7 @@ from graphbench.errors import RecordError
 from graphbench.record.codec import SCHEMA_VERSION, read_record, read_run, run_document, write_json, write_record
 from graphbench.record.model import RunRecord, SweepRecord
 
-RESULTS = Path(__file__).resolve().parents[1] / "results"
+RESULTS = Path(__file__).resolve().parents[1] / "results" / "v1"  # version-1 records
 
 
 def test_round_trip_gives_back_the_same_record(tmp_path, record):

@@ -10,7 +10,9 @@ from graphbench.report.tables import markdown_table, simple_table, us
 
 VERDICT_STYLE = {"faster": "green", "same": "", "slower": "bold red", "ambiguous": "yellow",
                  "incompatible": "bold red", "missing": "bold red", "not gateable": "yellow"}
-COMPARISON_COLUMNS = ("metric", "baseline", "current", "change", "gate", "verdict", "note")
+COMPARISON_COLUMNS = ("metric", "baseline", "current", "change", "detects", "gate", "verdict",
+                      "note")
+TERMINAL_COLUMNS = ("metric", "base", "current", "change", "detect", "gate", "verdict")
 
 
 def _value(metric: str, value: float | None) -> str:
@@ -23,9 +25,10 @@ def comparison_rows(comparison: Comparison) -> list[list[str]]:
     rows = []
     for v in comparison.verdicts:
         change = "-" if v.change is None else f"{v.change:+.1%}"
+        detects = "-" if v.detectable is None else f"{v.detectable:.1%}"
         gate = v.threshold if v.gated else f"({v.threshold})"
         rows.append([v.metric, _value(v.metric, v.baseline), _value(v.metric, v.current), change,
-                     gate, v.verdict, v.note])
+                     detects, gate, v.verdict, v.note])
     return rows
 
 
@@ -43,11 +46,15 @@ def decision_line(comparison: Comparison) -> str:
 
 
 def comparison_report(comparison: Comparison) -> Group:
-    rows = [row[:5] + [Text(row[5], style=VERDICT_STYLE[row[5]]), row[6]]
+    """The verdicts as a table that fits 80 columns; each metric's note is a
+    line under it rather than a column, so no number is ever cut short."""
+    rows = [row[:6] + [Text(row[6], style=VERDICT_STYLE[row[6]])]
             for row in comparison_rows(comparison)]
-    table = simple_table("baseline vs current: medians over rounds (times in us)",
-                         COMPARISON_COLUMNS, rows, wrap=("note",))
-    parts = [table] + [Text(f"note: {note}", style="dim") for note in comparison.notes]
+    table = simple_table("baseline vs current: medians, times in us (detects: the smallest "
+                         "change this pair can tell from noise)", TERMINAL_COLUMNS, rows, compact=True)
+    parts = [table] + [Text(f"  {v.metric}: {v.note}", style="dim")
+                       for v in comparison.verdicts if v.note]
+    parts += [Text(f"note: {note}", style="dim") for note in comparison.notes]
     style = "bold green" if comparison.passed else "bold red"
     parts.append(Text(decision_line(comparison), style=style))
     return Group(*parts)

@@ -29,8 +29,11 @@ def elements_text(count: float) -> str:
     return f"2^{exponent:.0f}" if exponent == int(exponent) else f"{count:,.0f}"
 
 
-def simple_table(title: str, columns, rows, wrap=()) -> Table:
-    table = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD)
+def simple_table(title: str, columns, rows, wrap=(), compact: bool = False) -> Table:
+    """compact: no padding at the table's edges and one space between
+    columns, for tables that must fit 80 columns without cutting a number."""
+    table = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD,
+                  pad_edge=not compact, collapse_padding=compact)
     for i, column in enumerate(columns):
         table.add_column(column, justify="left" if i == 0 or column in LEFT_COLUMNS else "right",
                          no_wrap=column not in wrap)
