@@ -292,3 +292,13 @@ def test_the_comparison_fits_80_columns_without_cutting_a_number():
     text = to_text(comparison_report(compare_records(baseline, current)), width=80)
     assert "…" not in text and max(len(line) for line in text.splitlines()) <= 80
     assert "individual.busy@2^24" in text and "detect" in text
+
+
+def test_a_record_without_checks_cannot_be_judged(tmp_path, capsys):
+    from graphbench.record.codec import write_record
+
+    current = read_record(path("same_code"))
+    current = dataclasses.replace(current, runs=(dataclasses.replace(current.runs[0], checks=()),))
+    unchecked = write_record(tmp_path / "unchecked.json", current)
+    assert main(["compare", path("baseline"), str(unchecked)]) == 2
+    assert "has no verification checks" in one_line_error(capsys)

@@ -34,8 +34,8 @@ def gate(baseline: RunRecord | None, current: RunRecord, args, baseline_name: st
 
     if baseline is not None:
         check_judgeable(baseline, "baseline")
-    if not current.verified:  # a wrong result is a failure whatever its speed
-        failed = next(c for c in current.checks if not c.passed)
+    failed = next((c for c in current.checks if not c.passed), None)
+    if failed is not None:  # a wrong result is a failure whatever its speed
         print(f"graphbench: {current_name} failed verification: {failure_text(failed)}",
               file=sys.stderr)
         return EXIT_FAILED
@@ -57,6 +57,9 @@ def gate(baseline: RunRecord | None, current: RunRecord, args, baseline_name: st
 def check_judgeable(record: RunRecord, side: str) -> None:
     """Fail closed on a record the gate cannot judge."""
     for point in (record, *record.gate_points):
+        if not point.checks:
+            raise RecordError(f"the {side} record has no verification checks, so it cannot be "
+                              "judged", "give a record written by graphbench run --json")
         if not point.verified:
             raise RecordError(f"the {side} record failed verification at "
                               f"{point.config.elements:,} elements, so it cannot be judged",
