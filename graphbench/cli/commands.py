@@ -37,7 +37,9 @@ def cmd_run(args) -> int:
     if args.baseline and base.ab_source:
         raise UsageError("--ab gates against its own base build; leave out --baseline")
     baseline = read_run(args.baseline) if args.baseline else None  # fail before running
+    check_outputs(args, None if args.device == "all" else args.device)
     devices = resolve_devices(args.device)
+    check_outputs(args, devices)
     records, exit_code = [], EXIT_OK
     for device in devices:
         record = measure(replace(base, device=device), args.processes, _progress(args))
@@ -58,6 +60,22 @@ def cmd_run(args) -> int:
         names = [f"device {r.device.index}" for r in records]
         console().print(simple_table("devices side by side", *runs_side_by_side(records, names)))
     return exit_code
+
+
+def check_outputs(args, devices: list[int] | None = None) -> None:
+    """Every output path and format, before any GPU work."""
+    from graphbench.record.files import check_writable
+    from graphbench.report.chart import check_chart_path
+
+    count = len(devices) if devices else 1
+    for option in ("json", "markdown", "plot"):
+        path = getattr(args, option, None)
+        if not path:
+            continue
+        if option == "plot":
+            check_chart_path(path)
+        for device in devices or [0]:
+            check_writable(per_device_path(path, device, count), f"--{option}")
 
 
 def _progress(args) -> bool:
@@ -118,7 +136,9 @@ def cmd_sweep(args) -> int:
     from graphbench.record.codec import write_record
 
     first = sweep_config(args)  # bad options fail before the driver is asked
+    check_outputs(args, None if args.device == "all" else args.device)
     devices = resolve_devices(args.device)
+    check_outputs(args, devices)
     sweeps = []
     for device in devices:
         config = replace(first, base=replace(first.base, device=device))
@@ -164,6 +184,7 @@ def cmd_report(args) -> int:
     from graphbench.record.codec import read_record
     from graphbench.report.chart import sweep_panels, write_chart
 
+    check_outputs(args)
     records = [(path, read_record(path)) for path in args.files]
     runs = [(p, r) for p, r in records if isinstance(r, RunRecord)]
     sweeps = [(p, r) for p, r in records if isinstance(r, SweepRecord)]

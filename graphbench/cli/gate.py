@@ -91,8 +91,10 @@ def write_text(path: str, text: str) -> None:
 
 
 def cmd_compare(args) -> int:
+    from graphbench.cli.commands import check_outputs
     from graphbench.record.codec import read_run
 
+    check_outputs(args)
     if args.current is None:  # one A/B record
         return gate(None, read_run(args.baseline), args, None, args.baseline, json_out=args.json)
     baseline, current = read_run(args.baseline), read_run(args.current)

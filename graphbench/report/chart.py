@@ -202,6 +202,19 @@ def png_chart(panels: list[Panel], path: Path) -> None:
     plt.close(figure)
 
 
+def check_chart_path(path: str) -> None:
+    """UsageError now for a chart that could not be written later."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".svg", ".png"):
+        raise UsageError(f"--plot {path}: the file must end in .svg or .png")
+    if suffix == ".png":
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise UsageError("PNG charts need matplotlib",
+                             "pip install matplotlib, or write an .svg instead") from None
+
+
 def write_chart(path: str, panels: list[Panel]) -> Path:
     """Write the chart as SVG or PNG, chosen by the file's suffix."""
     target = Path(path)
