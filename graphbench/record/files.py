@@ -40,6 +40,8 @@ def check_writable(path: str | os.PathLike, option: str) -> None:
         mode = target.stat().st_mode
     except FileNotFoundError:
         mode = None
+    except NotADirectoryError:
+        raise UsageError(f"{option} {path}: a folder on that path is not a directory") from None
     except OSError as exc:
         raise UsageError(f"{option} {path}: {exc.strerror or exc}") from None
     if mode is not None and stat.S_ISDIR(mode):
