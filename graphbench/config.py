@@ -87,6 +87,14 @@ class RunConfig:
         for name in ("iters", "rounds"):
             if getattr(self, name) is not None:
                 _require_positive(name, getattr(self, name))
+        for name, limit in LIMITS.items():
+            value = getattr(self, name)
+            if value is not None and value > limit:
+                raise ConfigError(name, f"is {value:,}, more than {limit:,}", LIMIT_REMEDY[name])
+        for size in self.gate_sizes:
+            if size > MAX_ELEMENTS:
+                raise ConfigError("gate_sizes", f"has {size:,}, more than {MAX_ELEMENTS:,}",
+                                  "no GPU holds that many elements")
         unknown_stages = [s for s in self.stages if s not in STAGE_TABLE]
         if unknown_stages or not self.stages:
             raise ConfigError("stages", f"has unknown stage(s) {', '.join(unknown_stages) or '(none)'}",
@@ -130,6 +138,15 @@ class RunConfig:
         return dataclasses.replace(self, **{"modes": self.run_modes, **changes})
 
 
+# Beyond these a value is a typo, not a benchmark: 2^34 float32 elements in the
+# six vectors of the shortest pipeline need 384 GiB, more than any GPU has.
+MAX_ELEMENTS, MAX_DEPTH = 2**34, 1024
+LIMITS = {"elements": MAX_ELEMENTS, "iters": 10**7, "rounds": 10**6, "min_rounds": 10**6,
+          "depth": MAX_DEPTH, "warmup_rounds": 10**4, "max_time": 86_400.0}
+LIMIT_REMEDY = {"elements": "no GPU holds that many elements", "iters": "",
+                "rounds": "", "min_rounds": "", "depth": "a deeper chain is a different "
+                "benchmark", "warmup_rounds": "", "max_time": "a day is the longest budget"}
+MAX_SWEEP_POINTS = 1000
 DEFAULT_THRESHOLD = 1.1
 
 
@@ -151,6 +168,13 @@ class SweepConfig:
         for name in ("elements", "depths"):
             if not getattr(self, name) or min(getattr(self, name)) <= 0:
                 raise ConfigError(name, "needs positive values")
+        points = len(self.elements) * len(self.depths)
+        if points > MAX_SWEEP_POINTS:
+            raise ConfigError("elements", f"and --depth make {points:,} points, more than "
+                              f"{MAX_SWEEP_POINTS:,}", "sweep a coarser grid (e.g. :x4)")
+        if max(self.elements) > MAX_ELEMENTS or max(self.depths) > MAX_DEPTH:
+            raise ConfigError("elements", "or --depth is beyond what any GPU runs",
+                              f"at most {MAX_ELEMENTS:,} elements and depth {MAX_DEPTH}")
 
     def points(self) -> list[RunConfig]:
         return [dataclasses.replace(self.base, elements=n, depth=d)

@@ -51,3 +51,38 @@ def test_library_errors_name_fields_and_the_cli_names_flags(capsys):
 
 def test_parse_list_splits_and_trims():
     assert parse_list("individual, graph,") == ("individual", "graph")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["run", "--elements", "9^999999999"], "--elements 9^999999999 is far too large"),
+    (["sweep", "--elements", "1..2^1000000"], "is far too large"),
+    (["run", "--elements", "2^99"], "is far too large"),
+    (["run", "--elements", "2^-1"], "must be a positive integer, got '2^-1'"),
+    (["run", "--elements=-2^2"], "must be a positive integer, got '-2^2'"),
+    (["run", "--elements", "2^40"], "no GPU holds that many elements"),
+    (["run", "--iters", "10^23"], "is far too large"),
+    (["run", "--depth", "2^40"], "--depth is 1,099,511,627,776, more than 1,024"),
+    (["sweep", "--elements", ",".join(str(n) for n in range(1, 1002))], "more than 1000 values"),
+    (["sweep", "--elements", ",".join(str(n) for n in range(1, 101)), "--depth", "1..2^5:x2,3,5,7,9,11,13"],
+     "make 1,200 points, more than 1,000"),
+    (["run", "--device", ""], "--device needs a device id"),
+])
+def test_sizes_and_counts_are_bounded_before_anything_runs(capsys, argv, message):
+    import time
+
+    from graphbench.cli import main
+
+    started = time.perf_counter()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert time.perf_counter() - started < 2  # refused, not computed
+
+
+def test_seed_and_warmup_take_the_forms_counts_take():
+    from graphbench.cli.commands import run_config
+    from graphbench.cli.parser import build_parser
+
+    args = build_parser().parse_args(["run", "--seed", "2^10", "--warmup", "0"])
+    config = run_config(args)
+    assert config.seed == 1024 and config.warmup_rounds == 0

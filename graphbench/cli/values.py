@@ -3,30 +3,51 @@ their messages, which is why they live in the CLI layer."""
 
 from __future__ import annotations
 
+import math
+
 from graphbench.errors import UsageError
+
+
+MAX_COUNT = 2**63  # nothing graphbench counts comes near; larger is a typo
 
 
 def parse_positive_int(text: str, option: str) -> int:
     """Parse a CLI count; accept 1e6-style and 2^20-style forms users type."""
-    value = _parse_int(text.strip(), option)
+    value = parse_count(text, option, "a positive integer")
     if value <= 0:
         raise UsageError(f"{option} must be a positive integer, got {value}")
     return value
 
 
-def _parse_int(text: str, option: str) -> int:
+def parse_count(text: str, option: str, expected: str = "a whole number") -> int:
+    """A whole number of 0 or more: 4096, 2^20, 1e6. Digits only, no sign, and
+    never a huge intermediate: 9^999999999 is refused, not computed."""
+    raw = text.strip()
     try:
-        if "^" in text:
-            base, exponent = text.split("^", 1)
-            return int(base) ** int(exponent)
-        if "e" in text.lower():
-            number = float(text)
-            if number != int(number):
+        if "^" in raw:
+            base, exponent = (int(part, 10) for part in _digits(raw.split("^", 1)))
+            if base > 1 and exponent * math.log2(base) > 64:
+                raise UsageError(f"{option} {text} is far too large")
+            value = base ** exponent
+        elif "e" in raw.lower():
+            number = float(raw)
+            if not number.is_integer() or number < 0:
                 raise ValueError
-            return int(number)
-        return int(text, 10)
-    except (ValueError, OverflowError):
-        raise UsageError(f"{option} must be a positive integer, got {text!r}") from None
+            value = int(number)
+        else:
+            value = int(_digits([raw])[0], 10)
+    except (ValueError, OverflowError):  # 1e999 is inf: OverflowError from int()
+        raise UsageError(f"{option} must be {expected}, got {text!r}",
+                         "e.g. 4096, 2^20 or 1e6") from None
+    if value > MAX_COUNT:
+        raise UsageError(f"{option} {text} is far too large")
+    return value
+
+
+def _digits(parts: list[str]) -> list[str]:
+    if not all(part.isdigit() and part.isascii() for part in parts):
+        raise ValueError
+    return parts
 
 
 def _convert(text: str, option: str, convert, expected: str):
@@ -37,7 +58,8 @@ def _convert(text: str, option: str, convert, expected: str):
 
 
 def parse_int(text: str, option: str) -> int:
-    return _convert(text, option, lambda t: int(t, 10), "a whole number")
+    """0 or more, in the forms counts take (seeds and warm-up rounds)."""
+    return parse_count(text, option)
 
 
 def parse_float(text: str, option: str) -> float:
@@ -59,6 +81,9 @@ def parse_list(text: str, option: str = "") -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
 
 
+MAX_GRID_POINTS = 1000
+
+
 def parse_grid(text: str, option: str) -> tuple[int, ...]:
     """A sweep axis: '4096,65536', '2^12..2^24' (doubling) or '2^12..2^24:x4'."""
     values: set[int] = set()
@@ -67,6 +92,8 @@ def parse_grid(text: str, option: str) -> tuple[int, ...]:
             values.update(_parse_range(part, option))
         else:
             values.add(parse_positive_int(part, option))
+        if len(values) > MAX_GRID_POINTS:
+            raise UsageError(f"{option} has more than {MAX_GRID_POINTS} values")
     if not values:
         raise UsageError(f"{option} needs at least one value, got {text!r}")
     return tuple(sorted(values))
@@ -90,6 +117,8 @@ def parse_device_spec(text: str, option: str = "--device"):
     """'0', '0,1' or 'all' (resolved once the driver is asked)."""
     if text.strip().lower() == "all":
         return "all"
+    if not parse_list(text):
+        raise UsageError(f"{option} needs a device id, a list such as 0,1, or all")
     try:
         ids = [int(part) for part in parse_list(text)]
     except ValueError:
