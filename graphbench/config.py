@@ -55,7 +55,8 @@ class RunConfig:
     stages: tuple[str, ...] = option(DEFAULT_STAGES, "--stages", "list", "the stage chain, "
                                      "from add,mul,sub (default add,mul,sub)")
     max_noise: float = option(0.01, "--max-noise", "fraction", "stop when the speedup's 95%% CI "
-                              "half-width is within PCT of its median (default 1%%)")
+                              "half-width is within PCT of its median: 1%% or 0.01 (a bare "
+                              "number is a fraction: 0.5 means 50%%; default 1%%)")
     min_rounds: int = option(10, "--min-rounds", "count", "rounds before the noise target is "
                              "checked (default {default})")
     max_time: float = option(2.0, "--max-time", "seconds", "sampling time budget per run "

@@ -65,3 +65,22 @@ def test_kernels_command_checks_a_kernel_source_variant(capsys):
 def test_missing_kernel_source_exits_2_before_touching_the_gpu(capsys, tmp_path):
     assert main(["run", "--kernel-source", str(tmp_path / "nope.cu")]) == 2
     assert "cannot read --kernel-source" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", "defines no kernel named vec_add, vec_mul, vec_sub, fused"),
+    (b'extern "C" __global__ void vec_add(const float* x, const float* y, float* o, size_t n) {}',
+     "defines no kernel named vec_mul, vec_sub, fused"),
+    (b"\xff\xfe\x00garbage", "is not a UTF-8 text file"),
+])
+def test_kernels_checks_a_variant_exactly_as_run_does(tmp_path, capsys, content, message):
+    variant = tmp_path / "variant.cu"
+    variant.write_bytes(content)
+    assert main(["kernels", "--kernel-source", str(variant)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_a_sub_commands_mistake_points_at_its_own_help(capsys):
+    assert main(["kernels", "--bogus"]) == 2
+    assert "see graphbench kernels --help" in capsys.readouterr().err

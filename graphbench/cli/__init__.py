@@ -19,12 +19,16 @@ def error_line(exc: GraphbenchError) -> str:
     return exc.one_line()
 
 
+GPU_COMMANDS = ("run", "sweep")
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     try:
         from graphbench.cli.commands import COMMANDS
         from graphbench.cli.parser import build_parser
 
-        args = build_parser().parse_args(argv)
+        args = parse(build_parser(), argv)
         if not args.command:
             build_parser().print_help()
             return EXIT_OK
@@ -37,5 +41,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"graphbench: error: {error_line(exc)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        print("graphbench: interrupted; GPU resources released", file=sys.stderr)
+        gpu = bool(argv) and argv[0] in GPU_COMMANDS
+        print(f"graphbench: interrupted{'; GPU resources released' if gpu else ''}",
+              file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def parse(parser, argv: list[str]):
+    """argparse reports a sub-command's unknown option through the top-level
+    parser; point the user at the sub-command's own help instead."""
+    from graphbench.errors import UsageError
+
+    try:
+        return parser.parse_args(argv)
+    except UsageError as exc:
+        command = next((a for a in argv if not a.startswith("-")), None)
+        if command in GPU_COMMANDS + ("report", "compare", "kernels") and \
+                exc.remedy == "see graphbench --help":
+            raise UsageError(exc.message, f"see graphbench {command} --help") from None
+        raise

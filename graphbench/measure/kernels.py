@@ -46,7 +46,10 @@ def load_source(path: str | None = None) -> str:
     if path is None:
         return (kernel_dir() / PIPELINE_FILE).read_text(encoding="utf-8")
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"--kernel-source {path} is not a UTF-8 text file",
+                         "give a CUDA C++ source file") from None
     except OSError as exc:
         raise UsageError(f"cannot read --kernel-source {path}: {exc.strerror or exc}") from None
 
@@ -117,9 +120,18 @@ def compile_report(arch: str, source: str | None = None) -> list[KernelResources
     writes no ptxas log) and parse per-kernel register and spill counts from
     `ptxas -v`."""
     arch = validate_arch(arch)
+    pipeline = _resources(source if source is not None else load_source(), arch)
+    missing = [name for name in PIPELINE_KERNELS if name not in {k.name for k in pipeline}]
+    if missing:  # the same rule `run` applies when it looks the kernels up
+        raise UsageError(f"the kernel source defines no kernel named {', '.join(missing)}",
+                         "a --kernel-source variant must define "
+                         f"{', '.join(PIPELINE_KERNELS)} as extern \"C\" __global__")
+    return pipeline + _resources(load_harness_source(), arch)
+
+
+def _resources(text: str, arch: str) -> list[KernelResources]:
     log = io.StringIO()
-    for text in (source or load_source(), load_harness_source()):
-        _compile(_program(text, arch, True), arch, logs=log)
+    _compile(_program(text, arch, True), arch, logs=log)
     return parse_ptxas_log(log.getvalue())
 
 
