@@ -94,7 +94,7 @@ def test_device_out_of_range_lists_devices(capsys):
 
 
 def test_too_many_elements_for_memory_says_needed_and_free(capsys):
-    assert main(["run", "--elements", str(2**40)]) == 2
+    assert main(["run", "--elements", str(2**33)]) == 2  # 192 GiB of buffers: within the bound, beyond any H200
     err = capsys.readouterr().err
     assert "GiB of device memory" in err and "free" in err
 

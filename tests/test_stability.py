@@ -102,3 +102,28 @@ def test_a_clock_below_the_maximum_during_timed_work_is_reported():
     (warning,) = probe_warnings(slow, 1980)
     assert warning.code == "clock-below-max" and "1755..1980 MHz" in warning.message
     assert probe_warnings(slow, None) == []  # no maximum known: nothing to compare with
+
+
+def test_a_skipped_measurement_is_a_warning_with_its_reason():
+    record = make_record()
+    note = "graph update not measured: its second set of buffers would need 144.00 GiB in all"
+    record = dataclasses.replace(record, runs=(dataclasses.replace(record.runs[0], skipped=(note,)),))
+    (warning,) = [w for w in record_warnings(record) if w.code == "skipped"]
+    assert warning.message == note and "--elements" in warning.remedy
+
+
+def test_memory_is_counted_for_the_modes_chosen():
+    import pytest as _pytest
+    from conftest import device_info
+
+    from graphbench.config import RunConfig
+    from graphbench.errors import DeviceError
+    from graphbench.measure.session import memory_plan
+
+    info = device_info(free_memory_bytes=139 * 2**30)
+    huge = 2147483653  # about 72 GiB per set of buffers on the H200
+    assert memory_plan(RunConfig(elements=huge, modes=("individual", "fused")), info, 3) is None
+    reason = memory_plan(RunConfig(elements=huge), info, 3)  # with graph: the update cannot fit
+    assert reason.startswith("graph update not measured")
+    with _pytest.raises(DeviceError, match="GiB of device memory"):
+        memory_plan(RunConfig(elements=2**34), info, 3)

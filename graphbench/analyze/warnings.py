@@ -98,6 +98,8 @@ def record_warnings(record: RunRecord, walls: Mapping[str, Sequence[float]],
         found.append(Warning("other-processes", "device", f"{len(others)} other process(es) use "
                              f"this GPU (pids {', '.join(map(str, others))})",
                              "run graphbench on an idle GPU"))
+    found += [Warning("skipped", "run", note, "free device memory, or choose a smaller "
+                      "--elements") for run in record.runs for note in run.skipped]
     if record.stop_reason == "time-budget":
         found.append(Warning("noise-target-missed", "sampling", "the time budget ran out with "
                              f"noise {noise:.1%}, above the {record.config.max_noise:.1%} target",

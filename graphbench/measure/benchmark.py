@@ -173,6 +173,9 @@ def measure_extras(session: Session, sampling: Sampling, rng) -> tuple[dict, lis
     if "graph" not in sampling.samples:
         return {"launch_floor": floor}, []
     lifecycle = time_graph_lifecycle(stream, pipeline.enqueue_stages)
+    if session.update_skipped:
+        return {"launch_floor": floor, "graph_lifecycle": lifecycle,
+                "skipped": (session.update_skipped,)}, []
     update, update_checks = graph_update_experiment(stream, pipeline, session.new_pipeline(),
                                                     rng, (config.rtol, config.atol))
     return {"launch_floor": floor, "graph_lifecycle": lifecycle,

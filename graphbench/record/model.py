@@ -164,6 +164,7 @@ class ProcessRun:
     graph_lifecycle: LifecycleSamples | None = None
     graph_update: UpdateSamples | None = None
     environment: Environment = field(default_factory=Environment)
+    skipped: tuple[str, ...] = ()  # what was not measured, and why
 
 
 @dataclass(frozen=True)
