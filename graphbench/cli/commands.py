@@ -42,7 +42,12 @@ def cmd_run(args) -> int:
     check_outputs(args, devices)
     records, exit_code = [], EXIT_OK
     for device in devices:
-        record = measure(replace(base, device=device), args.processes, _progress(args))
+        try:
+            record = measure(replace(base, device=device), args.processes, _progress(args))
+        except KeyboardInterrupt:
+            print("graphbench: run interrupted before it finished: no record written",
+                  file=sys.stderr)
+            raise
         records.append(record)
         console().print(run_report(record, verbose=args.verbose))
         if args.json:
@@ -131,10 +136,6 @@ def resolve_devices(spec) -> list[int]:
 
 
 def cmd_sweep(args) -> int:
-    from graphbench.measure.benchmark import run_benchmark
-    from graphbench.measure.sweep import run_sweep
-    from graphbench.record.codec import write_record
-
     first = sweep_config(args)  # bad options fail before the driver is asked
     check_outputs(args, None if args.device == "all" else args.device)
     devices = resolve_devices(args.device)
@@ -143,9 +144,7 @@ def cmd_sweep(args) -> int:
     for device in devices:
         config = replace(first, base=replace(first.base, device=device))
         path = per_device_path(args.json, device, len(devices)) if args.json else None
-        save = (lambda record, path=path: write_record(path, record)) if path else None
-        with sweep_progress(len(config.points()), _progress(args)) as on_point:
-            sweep = run_sweep(config, run_benchmark, save=save, on_point=on_point)
+        sweep = sweep_device(config, path, _progress(args))
         sweeps.append(sweep)
         show_sweep(sweep, args, device, len(devices), path)
     if len(sweeps) > 1:
@@ -155,6 +154,30 @@ def cmd_sweep(args) -> int:
               file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
+
+
+def sweep_device(config: SweepConfig, path: str | None, show_progress: bool) -> SweepRecord:
+    """One device's sweep, saved after every point; on Ctrl-C, say what was kept."""
+    from graphbench.measure.benchmark import run_benchmark
+    from graphbench.measure.sweep import run_sweep
+    from graphbench.record.codec import write_record
+
+    saved: list[SweepRecord] = []
+
+    def keep(record: SweepRecord) -> None:
+        saved[:] = [record]
+        if path:
+            write_record(path, record)
+
+    try:
+        with sweep_progress(len(config.points()), show_progress) as on_point:
+            return run_sweep(config, run_benchmark, save=keep, on_point=on_point)
+    except KeyboardInterrupt:
+        done = len(saved[0].points) if saved else 0
+        where = f"; {path} keeps them" if path else " (no --json: nothing written)"
+        print(f"graphbench: sweep interrupted after {done} of {len(config.points())} "
+              f"points{where}", file=sys.stderr)
+        raise
 
 
 def show_sweep(sweep: SweepRecord, args, device: int, devices: int, path: str | None) -> None:

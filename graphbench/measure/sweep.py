@@ -23,6 +23,8 @@ def run_sweep(config: SweepConfig, run_point: Callable[[RunConfig], RunRecord],
     """Run every point; `save` is called with the sweep record after each one."""
     sweep = new_sweep_record(config)
     points = config.points()
+    if save:  # the file exists from the start, so an interrupt always leaves a record
+        save(sweep)
     for index, point in enumerate(points):
         if on_point:
             on_point(index, len(points), point)
