@@ -115,7 +115,9 @@ def load_document(data, source: str) -> RunRecord | SweepRecord:
         data = upgrade(data, source)
     cls = RunRecord if schema == RUN_SCHEMA else SweepRecord
     try:
-        return decode(cls, data, "")
+        record = decode(cls, data, "")
+        check_consistent(record)
+        return record
     except RecordError as exc:
         raise RecordError(f"{source}: {exc.message}", exc.remedy) from None
 
@@ -175,6 +177,44 @@ def _decode_scalar(hint, value, path: str):
     if hint is str and not isinstance(value, str):
         raise RecordError(f"{path}: expected a string, got {_shown(value)}")
     return value
+
+
+def check_consistent(record, path: str = "") -> None:
+    """What the types cannot say: every mode of a run has one sample per
+    round, times are positive, and runs name the same modes."""
+    if isinstance(record, SweepRecord):
+        for i, point in enumerate(record.points):
+            check_consistent(point, f"points[{i}].")
+        return
+    modes = set(record.mode_names)
+    for i, run in enumerate(record.runs):
+        where = f"{path}runs[{i}]"
+        if set(run.modes) != modes:
+            raise RecordError(f"{where}.modes: not the modes of the first run")
+        for name, samples in run.modes.items():
+            for metric in ("wall", "submit", "device"):
+                values = getattr(samples, f"{metric}_us")
+                if len(values) != run.rounds:
+                    raise RecordError(f"{where}.modes.{name}.{metric}_us: {len(values)} samples "
+                                      f"for {run.rounds} rounds")
+                if any(v <= 0 for v in values) and metric != "submit":
+                    raise RecordError(f"{where}.modes.{name}.{metric}_us: a time that is not "
+                                      "positive")
+        _check_positive(run, where)
+    for i, point in enumerate(record.gate_points):
+        check_consistent(point, f"{path}gate_points[{i}].")
+
+
+def _check_positive(run, where: str) -> None:
+    readings = [r.us for c in run.conditions for r in (*c.busy.values(), *c.submit.values())]
+    extras = [v for section in (run.launch_floor, run.graph_lifecycle, run.graph_update)
+              if section for f in dataclasses.fields(section) for v in getattr(section, f.name)]
+    if any(v <= 0 for v in readings + extras):
+        raise RecordError(f"{where}: a measured time that is not positive")
+    if any(not getattr(section, f.name) for section in (run.launch_floor, run.graph_lifecycle,
+                                                        run.graph_update)
+           if section for f in dataclasses.fields(section)):
+        raise RecordError(f"{where}: a one-off cost with no samples")
 
 
 def _expect(value, kind, name: str, path: str):
