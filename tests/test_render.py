@@ -47,3 +47,28 @@ def test_gate_size_points_are_shown_once_per_workload():
     record = dataclasses.replace(make_record(), gate_points=(point,))
     text = to_text(run_report(record), width=100)
     assert "16,777,216 elements: individual/graph 3.01, fused 3.01; verified" in text
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("width", [40, 60, 80])
+def test_narrow_terminals_stack_the_figures_instead_of_cutting_them(width, record):
+    from graphbench.analyze.merge import merge_runs
+    from graphbench.record.codec import read_record
+    from graphbench.report.run import runs_side_by_side
+    from graphbench.report.sweep import sweep_report
+    from graphbench.report.tables import simple_table
+
+    from pathlib import Path
+
+    sweep = read_record(Path(__file__).resolve().parent / "records" / "sweep.json")
+    several = [make_record(seed=i) for i in range(15)]
+    side = simple_table("records side by side",
+                        *runs_side_by_side(several, [f"run_{i}.json" for i in range(15)]))
+    for renderable in (run_report(record, verbose=True), sweep_report(sweep), side,
+                       run_report(merge_runs(several[:3]))):
+        text = to_text(renderable, width=width)
+        assert "…" not in text, text
+        assert max(len(line) for line in text.splitlines()) <= width
+    assert "14.0" in to_text(run_report(record), width=40)  # the individual wall, whole

@@ -13,7 +13,7 @@ from rich.text import Text
 from graphbench.analyze.stats import Summary
 from graphbench.analyze.summary import RunSummary, summarize_run
 from graphbench.record.model import Check, RunRecord
-from graphbench.report.tables import byte_size, us
+from graphbench.report.tables import Responsive, byte_size, responsive, us
 
 STOP_TEXT = {"fixed-rounds": "fixed round count", "noise-target": "noise target reached",
              "time-budget": "TIME BUDGET RAN OUT before the noise target"}
@@ -35,19 +35,21 @@ def header(record: RunRecord, summary: RunSummary) -> Text:
     return text
 
 
-def timing_table(summary: RunSummary) -> Table:
+def timing_table(summary: RunSummary) -> Responsive:
     table = Table(title="us per iteration: median over rounds (IQR, min, max of wall)",
                   title_justify="left", header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False,
                   caption=caption(summary), caption_justify="left")
-    for column in ("mode", "wall", "IQR", "min", "max", "submit", "device", "CV", "speedup"):
+    columns = ("mode", "wall", "IQR", "min", "max", "submit", "device", "CV", "speedup")
+    for column in columns:
         table.add_column(column, justify="left" if column == "mode" else "right", no_wrap=True)
+    rows = []
     for name, mode in summary.modes.items():
         wall, speed = mode.wall, summary.speedup.get(name)
         shown = f"{speed.stats.median:.2f}x" if speed else "1.00x" if name == "individual" else ""
-        table.add_row(name, us(wall.median), us(wall.iqr), us(wall.min), us(wall.max),
-                      us(mode.launch_cost.median), us(mode.device.median), f"{wall.cv:.1%}",
-                      shown)
-    return table
+        rows.append([name, us(wall.median), us(wall.iqr), us(wall.min), us(wall.max),
+                     us(mode.launch_cost.median), us(mode.device.median), f"{wall.cv:.1%}", shown])
+        table.add_row(*rows[-1])
+    return responsive(table, columns, rows)
 
 
 def caption(summary: RunSummary) -> str:
@@ -119,18 +121,20 @@ def summary_lines(summary: RunSummary) -> Text:
     return lines
 
 
-def breakdown_table(summary: RunSummary) -> Table:
+def breakdown_table(summary: RunSummary) -> Responsive:
     table = Table(title="where the time goes, us per iteration", title_justify="left",
                   header_style="bold")
-    for column in ("mode", "launches", "submit/launch", "wall", "GPU busy", "GPU idle", "bound"):
+    columns = ("mode", "launches", "submit/launch", "wall", "GPU busy", "GPU idle", "bound")
+    for column in columns:
         table.add_column(column, justify="left" if column in ("mode", "bound") else "right")
+    rows = []
     for name, row in summary.breakdown.items():
         busy = row.busy_us
-        table.add_row(name, str(row.launches_per_iteration), us(row.submit_per_launch_us),
-                      us(summary.modes[name].wall.median), us(busy) if busy is not None else "-",
-                      us(row.idle_gap_us) if busy is not None else "-",
-                      bound_label(row))
-    return table
+        rows.append([name, str(row.launches_per_iteration), us(row.submit_per_launch_us),
+                     us(summary.modes[name].wall.median), us(busy) if busy is not None else "-",
+                     us(row.idle_gap_us) if busy is not None else "-", bound_label(row)])
+        table.add_row(*rows[-1])
+    return responsive(table, columns, rows)
 
 
 def bound_label(row) -> str:
@@ -138,11 +142,13 @@ def bound_label(row) -> str:
     return f"{label}, queue full" if row.back_pressured else label
 
 
-def details_table(summary: RunSummary) -> Table:
+def details_table(summary: RunSummary) -> Responsive:
     table = Table(title="one-off costs, us (median, min..max)", title_justify="left",
                   header_style="bold")
-    for column in ("what", "median", "min", "max", "n"):
+    columns = ("what", "median", "min", "max", "n")
+    for column in columns:
         table.add_column(column, justify="left" if column == "what" else "right")
+    rows = []
     sections = (("launch floor", summary.launch_floor), ("graph lifecycle", summary.lifecycle),
                 ("graph update", summary.update))
     for section, entry in sections:
@@ -150,8 +156,9 @@ def details_table(summary: RunSummary) -> Table:
             s = getattr(entry, f.name)
             if isinstance(s, Summary):  # the lifecycle's build total and payback are not rows
                 what = f.name.removesuffix("_us").replace("_", " ")
-                table.add_row(f"{section}: {what}", us(s.median), us(s.min), us(s.max), str(s.n))
-    return table
+                rows.append([f"{section}: {what}", us(s.median), us(s.min), us(s.max), str(s.n)])
+                table.add_row(*rows[-1])
+    return responsive(table, columns, rows)
 
 
 def gate_point_lines(record: RunRecord) -> Text:

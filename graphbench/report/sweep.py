@@ -64,8 +64,24 @@ def sweep_report(sweep: SweepRecord, width: int = 80) -> Group:
     parts = [head, simple_table("graph speedup and graph wall us/iter", *sweep_rows(sweep))]
     parts.append(simple_table(f"where the speedup falls below {sweep.config.threshold:g}x",
                               *crossover_rows(sweep)))
-    parts.append(Text(terminal_chart(sweep_panels(sweep)[0], width=min(width, 100))))
+    parts.append(FittedChart(sweep_panels(sweep)[0], most=min(width, 100)))
     return Group(*parts)
+
+
+class FittedChart:
+    """The terminal chart drawn to the terminal's width (at most `most`)."""
+
+    MIN_WIDTH = 30
+
+    def __init__(self, panel, most: int) -> None:
+        self.panel, self.most = panel, most
+
+    def __rich_console__(self, console, options):
+        width = min(options.max_width, self.most)
+        if width < self.MIN_WIDTH:
+            yield Text(f"({self.panel.title}: the chart needs {self.MIN_WIDTH} columns)")
+            return
+        yield Text(terminal_chart(self.panel, width=width))
 
 
 def sweep_markdown(sweep: SweepRecord) -> str:

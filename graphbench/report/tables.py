@@ -29,9 +29,44 @@ def elements_text(count: float) -> str:
     return f"2^{exponent:.0f}" if exponent == int(exponent) else f"{count:,.0f}"
 
 
-def simple_table(title: str, columns, rows, wrap=(), compact: bool = False) -> Table:
+class Responsive:
+    """A table where it fits, else the same figures stacked: one block per
+    row, one figure per line. Rich would otherwise squeeze a wide table into
+    a narrow terminal by cutting every number to an ellipsis."""
+
+    def __init__(self, table: Table, columns, rows, min_width: int) -> None:
+        self.table, self.columns, self.rows, self.min_width = table, columns, rows, min_width
+
+    def __rich_console__(self, console, options):
+        if options.max_width >= self.min_width:
+            yield self.table
+            return
+        if self.table.title:
+            yield Text(str(self.table.title), style="bold")
+        for row in self.rows:
+            cells = [cell.plain if isinstance(cell, Text) else str(cell) for cell in row]
+            yield Text(cells[0], style="bold")
+            for column, cell in zip(self.columns[1:], cells[1:]):
+                if cell:
+                    yield Text(f"  {column or '-'}: {cell}")
+        if self.table.caption:
+            yield Text(str(self.table.caption), style="dim")
+
+
+def measured_width(table: Table) -> int:
+    """The width `table` needs to show every cell whole."""
+    console = Console(file=io.StringIO(), width=1000, color_system=None)
+    return console.measure(table).maximum
+
+
+def responsive(table: Table, columns, rows) -> Responsive:
+    return Responsive(table, columns, rows, measured_width(table))
+
+
+def simple_table(title: str, columns, rows, wrap=(), compact: bool = False) -> Responsive:
     """compact: no padding at the table's edges and one space between
-    columns, for tables that must fit 80 columns without cutting a number."""
+    columns, for tables that must fit 80 columns without cutting a number.
+    Narrower than the table needs, the rows are stacked instead."""
     table = Table(title=title, title_justify="left", header_style="bold", box=box.SIMPLE_HEAD,
                   pad_edge=not compact, collapse_padding=compact)
     for i, column in enumerate(columns):
@@ -39,7 +74,7 @@ def simple_table(title: str, columns, rows, wrap=(), compact: bool = False) -> T
                          no_wrap=column not in wrap)
     for row in rows:
         table.add_row(*row)
-    return table
+    return responsive(table, columns, rows)
 
 
 def markdown_table(columns, rows) -> str:
