@@ -77,3 +77,27 @@ def test_python_m_graphbench_run_prints_no_traceback():
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert result.stderr.startswith("graphbench: error: ")
+
+
+def test_threshold_takes_the_form_speedups_print_in():
+    from graphbench.cli.commands import sweep_config
+    from graphbench.cli.parser import build_parser
+
+    assert sweep_config(build_parser().parse_args(["sweep", "--threshold", "1.5x"])).threshold == 1.5
+
+
+@pytest.mark.parametrize("command", ["run", "sweep", "report", "compare", "kernels"])
+def test_every_commands_help_states_its_exit_codes_and_examples(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert "examples:" in out and "exit codes: 0" in out
+
+
+def test_the_max_noise_example_runs_as_copied(capsys):
+    """Each example line is a command and nothing else: copy-paste works."""
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    lines = [line.strip() for line in capsys.readouterr().out.splitlines()
+             if line.strip().startswith("graphbench run --max-noise")]
+    assert lines == ["graphbench run --max-noise 0.5% --max-time 10"]
