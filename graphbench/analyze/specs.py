@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from graphbench.config import ALL_MODES
+from graphbench.config import ALL_MODES, MAX_ELEMENTS
+from graphbench.counts import parse_count
 from graphbench.errors import UsageError
 from graphbench.record.model import TIME_METRICS, RunRecord
 
@@ -46,16 +47,11 @@ def elements_label(count: int) -> str:
 
 
 def parse_size(text: str) -> int:
-    try:
-        if "^" in text:
-            base, exponent = text.split("^", 1)
-            if int(exponent) > 40:
-                raise ValueError
-            return int(base) ** int(exponent)
-        return int(float(text)) if "e" in text else int(text)
-    except (ValueError, OverflowError):
-        raise UsageError(f"--fail-on size {text!r} is not an element count",
-                         "e.g. graph.busy@2^24:5%") from None
+    size = parse_count(text, "--fail-on size", "an element count")
+    if not 0 < size <= MAX_ELEMENTS:
+        raise UsageError(f"--fail-on size {text} is not an element count a GPU can hold",
+                         "e.g. graph.busy@2^24:5%")
+    return size
 
 
 def parse_spec(text: str, gated: bool = True) -> FailSpec:

@@ -10,6 +10,7 @@ from graphbench.cli.gate import cmd_compare, gate
 from graphbench.cli.progress import console, round_progress, sweep_progress
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_fields
 from graphbench.errors import EXIT_FAILED, EXIT_OK, UsageError
+from graphbench.record.files import write_text_atomic
 from graphbench.record.model import RunRecord, SweepRecord
 
 
@@ -37,9 +38,7 @@ def cmd_run(args) -> int:
     if args.baseline and base.ab_source:
         raise UsageError("--ab gates against its own base build; leave out --baseline")
     baseline = read_run(args.baseline) if args.baseline else None  # fail before running
-    check_outputs(args, None if args.device == "all" else args.device)
-    devices = resolve_devices(args.device)
-    check_outputs(args, devices)
+    devices = checked_devices(args)
     records, exit_code = [], EXIT_OK
     for device in devices:
         try:
@@ -65,6 +64,17 @@ def cmd_run(args) -> int:
         names = [f"device {r.device.index}" for r in records]
         console().print(simple_table("devices side by side", *runs_side_by_side(records, names)))
     return exit_code
+
+
+def checked_devices(args) -> list[int]:
+    """The devices to run on, with every output path checked for them: before
+    the driver is asked, unless `all` leaves the list to the driver."""
+    if args.device != "all":
+        check_outputs(args, args.device)
+        return args.device
+    devices = resolve_devices(args.device)
+    check_outputs(args, devices)
+    return devices
 
 
 def check_outputs(args, devices: list[int] | None = None) -> None:
@@ -137,9 +147,7 @@ def resolve_devices(spec) -> list[int]:
 
 def cmd_sweep(args) -> int:
     first = sweep_config(args)  # bad options fail before the driver is asked
-    check_outputs(args, None if args.device == "all" else args.device)
-    devices = resolve_devices(args.device)
-    check_outputs(args, devices)
+    devices = checked_devices(args)
     sweeps = []
     for device in devices:
         config = replace(first, base=replace(first.base, device=device))
@@ -191,7 +199,7 @@ def show_sweep(sweep: SweepRecord, args, device: int, devices: int, path: str | 
         chart = write_chart(per_device_path(args.plot, device, devices), sweep_panels(sweep))
         console().print(f"chart written to {chart}", style="dim")
     if args.markdown:
-        write_text(per_device_path(args.markdown, device, devices), sweep_markdown(sweep))
+        write_text_atomic(per_device_path(args.markdown, device, devices), sweep_markdown(sweep))
 
 
 def show_crossovers(sweeps: list[SweepRecord]) -> None:
@@ -218,7 +226,7 @@ def cmd_report(args) -> int:
         console().print(f"chart written to {write_chart(args.plot, sweep_panels(sweeps[0][1]))}",
                         style="dim")
     if args.markdown:
-        write_text(args.markdown, "\n\n".join(markdown) + "\n")
+        write_text_atomic(args.markdown, "\n\n".join(markdown) + "\n")
     return EXIT_OK
 
 
@@ -254,11 +262,6 @@ def show_sweeps(sweeps: list[tuple[str, SweepRecord]]) -> list[str]:
         console().print(sweep_report(sweep))
     return [sweep_markdown(sweep) for _, sweep in sweeps]
 
-
-def write_text(path: str, text: str) -> None:
-    from graphbench.record.files import write_text_atomic
-
-    write_text_atomic(path, text)
 
 
 def cmd_kernels(args) -> int:

@@ -8,6 +8,7 @@ import sys
 
 from graphbench.cli.progress import console
 from graphbench.errors import EXIT_FAILED, EXIT_OK, RecordError, UsageError
+from graphbench.record.files import write_text_atomic
 from graphbench.record.model import RunRecord
 
 
@@ -45,7 +46,7 @@ def gate(baseline: RunRecord | None, current: RunRecord, args, baseline_name: st
     console().print(comparison_report(comparison))
     markdown = markdown or args.markdown
     if markdown:
-        write_text(markdown, comparison_markdown(comparison, baseline_name, current_name))
+        write_text_atomic(markdown, comparison_markdown(comparison, baseline_name, current_name))
     if json_out:
         write_json(json_out, {"schema": COMPARE_SCHEMA, "schema_version": 2,
                               "passed": comparison.passed,
@@ -83,11 +84,6 @@ def gate_exit_code(comparison) -> int:
         return EXIT_FAILED
     return EXIT_OK
 
-
-def write_text(path: str, text: str) -> None:
-    from graphbench.record.files import write_text_atomic
-
-    write_text_atomic(path, text)
 
 
 def cmd_compare(args) -> int:

@@ -1,0 +1,41 @@
+"""Counts as users type them: 4096, 2^20, 1e6. Shared by the command line
+and the gate's --fail-on sizes; messages name the option they came from."""
+
+from __future__ import annotations
+
+import math
+
+from graphbench.errors import UsageError
+
+MAX_COUNT = 2**63  # nothing graphbench counts comes near; larger is a typo
+
+
+def parse_count(text: str, option: str, expected: str = "a whole number") -> int:
+    """A whole number of 0 or more: 4096, 2^20, 1e6. Digits only, no sign, and
+    never a huge intermediate: 9^999999999 is refused, not computed."""
+    raw = text.strip()
+    try:
+        if "^" in raw:
+            base, exponent = (int(part, 10) for part in _digits(raw.split("^", 1)))
+            if base > 1 and exponent * math.log2(base) > 64:
+                raise UsageError(f"{option} {text} is far too large")
+            value = base ** exponent
+        elif "e" in raw.lower():
+            number = float(raw)
+            if not number.is_integer() or number < 0:
+                raise ValueError
+            value = int(number)
+        else:
+            value = int(_digits([raw])[0], 10)
+    except (ValueError, OverflowError):  # 1e999 is inf: OverflowError from int()
+        raise UsageError(f"{option} must be {expected}, got {text!r}",
+                         "e.g. 4096, 2^20 or 1e6") from None
+    if value > MAX_COUNT:
+        raise UsageError(f"{option} {text} is far too large")
+    return value
+
+
+def _digits(parts: list[str]) -> list[str]:
+    if not all(part.isdigit() and part.isascii() for part in parts):
+        raise ValueError
+    return parts
