@@ -70,6 +70,32 @@ step_sweep() {
   timed gb sweep --elements 2^12..2^24:x4 --depth 1,4,16 --json "$REC/h200_sweep.json" --plot "$REC/h200_sweep.svg" --markdown "$REC/h200_sweep.md" --no-progress
   gb report "$REC/h200_sweep.json" --plot "$REC/h200_sweep.png" > "$REC/report.txt"
 }
+step_badinputs() {  # issue 13 on the GPU: interrupt, unwritable output, a > 2^31 element count
+  cat > /tmp/sigint_gb.py <<'PY'
+import runpy, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # the device shell ignores SIGINT
+sys.argv = ["graphbench"] + sys.argv[1:]
+runpy.run_module("graphbench", run_name="__main__")
+PY
+  python3 /tmp/sigint_gb.py sweep --elements 2^12..2^24:x4 --depth 1,4 --json "$REC/interrupted_sweep.json" --no-progress > "$REC/interrupted.txt" 2>&1 &
+  local pid=$!; sleep 12; kill -INT $pid; wait $pid; echo "interrupted sweep: rc=$? (130 expected)"; tail -2 "$REC/interrupted.txt"
+  gb report "$REC/interrupted_sweep.json" > "$REC/interrupted_report.txt" 2>&1; echo "report of it: rc=$?"; head -12 "$REC/interrupted_report.txt"
+  mkdir -p /tmp/ro && chmod 555 /tmp/ro
+  timed gb run --json /tmp/ro/x.json --no-progress; echo "unwritable (root ignores modes, so a missing dir too):"
+  timed gb run --json /nonexistent/dir/x.json --no-progress
+  timed gb run --json /proc/version --no-progress
+  timed gb run --elements 2147483653 --modes individual,fused --iters 2 --rounds 2 --no-progress --json "$REC/elements_2147483653.json"
+}
+step_ladder() {  # issue 14: every rung at three sizes, the bare cross-check, the sweep
+  gb kernels > /dev/null
+  for n in 4096 1048576 16777216; do
+    timed gb run --modes all --elements $n --verbose --json "$REC/h200_ladder_$n.json" --no-progress
+  done
+  timed python3 benchmarks/harness_overhead.py --json "$REC/h200_harness_overhead.json"
+}
+step_laddersweep() {
+  timed gb sweep --modes all --elements 2^12..2^24:x4 --depth 1,4,16 --json "$REC/h200_ladder_sweep.json" --plot "$REC/h200_ladder_sweep.svg" --markdown "$REC/h200_ladder_sweep.md" --no-progress
+}
 step_deviceall() { timed gb run --device all --no-progress --json "$REC/h200_device_all.json" | tail -3; }
 steps=${*:-info tests runs busy agreement baseline gate ab sweep deviceall}
 for s in $steps; do echo "=== $s"; "step_$s"; done 2>&1 | tee "$OUT/log.txt"

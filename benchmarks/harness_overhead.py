@@ -18,29 +18,6 @@ import time
 import numpy as np
 
 
-def bare_individual(stream, config, launches, iters):
-    from cuda.core import launch
-
-    (k1, a1), (k2, a2), (k3, a3) = launches
-    stream.sync()
-    t0 = time.perf_counter()
-    for _ in range(iters):
-        launch(stream, config, k1, *a1)
-        launch(stream, config, k2, *a2)
-        launch(stream, config, k3, *a3)
-    stream.sync()
-    return time.perf_counter() - t0
-
-
-def bare_graph(stream, graph, iters):
-    stream.sync()
-    t0 = time.perf_counter()
-    for _ in range(iters):
-        graph.launch(stream)
-    stream.sync()
-    return time.perf_counter() - t0
-
-
 def bare_floor(stream, empty_kernel, graph, count) -> dict:
     """Empty-kernel launches and one-node graph replays, written out bare."""
     from cuda.core import LaunchConfig, launch
@@ -119,11 +96,126 @@ def compare_floor_and_lifecycle(stream, empty_kernel, pipeline, pairs=40, count=
             for key in ours}
 
 
+def bare_rungs(stream, pipeline, kernels, iters: int, unroll: int) -> dict:
+    """For each rung, a round of its calls written out bare (no graphbench
+    mode, step or timer): returns {rung: (round function, iterations)}."""
+    import ctypes
+
+    from cuda.bindings import driver as drv
+    from cuda.core import LaunchConfig, launch
+
+    config, pdl = pipeline.launch_config, pipeline.pdl_config
+    (k1, a1), (k2, a2), (k3, a3) = pipeline.stage_launches
+    (p1, b1), (p2, b2), (p3, b3) = pipeline.pdl_launches
+    kf, af = pipeline.fused_launch
+
+    def timed(body, count):
+        def run():
+            stream.sync()
+            t0 = time.perf_counter()
+            body(count)
+            stream.sync()
+            return time.perf_counter() - t0
+        return run
+
+    def individual(n):
+        for _ in range(n):
+            launch(stream, config, k1, *a1)
+            launch(stream, config, k2, *a2)
+            launch(stream, config, k3, *a3)
+
+    def pdl_launches(n):
+        for _ in range(n):
+            launch(stream, pdl, p1, *b1)
+            launch(stream, pdl, p2, *b2)
+            launch(stream, pdl, p3, *b3)
+
+    keep = []  # ctypes argument memory outlives every launch
+
+    def packed(args):
+        values = [ctypes.c_void_p(a) if isinstance(a, int) else ctypes.c_uint64(int(a))
+                  for a in args]
+        array = (ctypes.c_void_p * len(values))(*[ctypes.addressof(v) for v in values])
+        keep.append((values, array))
+        return ctypes.addressof(array)
+
+    grid, block, s = int(config.grid[0]), int(config.block[0]), drv.CUstream(int(stream.handle))
+    (f1, q1), (f2, q2), (f3, q3) = [(drv.CUfunction(int(k.handle)), packed(a))
+                                    for k, a in pipeline.stage_launches]
+    cu = drv.cuLaunchKernel
+
+    def driver(n):
+        for _ in range(n):
+            cu(f1, grid, 1, 1, block, 1, 1, 0, s, q1, 0)
+            cu(f2, grid, 1, 1, block, 1, 1, 0, s, q2, 0)
+            cu(f3, grid, 1, 1, block, 1, 1, 0, s, q3, 0)
+
+    def fused(n):
+        for _ in range(n):
+            launch(stream, config, kf, *af)
+
+    def graph_of(enqueue_body, copies=1):
+        b = stream.create_graph_builder()
+        b.begin_building()
+        for _ in range(copies):
+            enqueue_body(b)
+        b.end_building()
+        graph = b.complete()
+        graph.upload(stream)
+        keep.append((b, graph))
+        return graph
+
+    def stages(target):
+        launch(target, config, k1, *a1)
+        launch(target, config, k2, *a2)
+        launch(target, config, k3, *a3)
+
+    def stages_pdl(target):
+        launch(target, pdl, p1, *b1)
+        launch(target, pdl, p2, *b2)
+        launch(target, pdl, p3, *b3)
+
+    import cupy
+    counter, target = cupy.zeros(1, dtype=cupy.uint32), cupy.full(1, iters, dtype=cupy.uint32)
+    cupy.cuda.get_current_stream().synchronize()
+    one = LaunchConfig(grid=1, block=1)
+
+    def device_loop(b):
+        condition = b.create_condition(default_value=1)
+        launch(b, one, kernels["loop_reset"], counter.data.ptr, target.data.ptr)
+        body = b.while_loop(condition)
+        body.begin_building()
+        stages(body)
+        launch(body, one, kernels["loop_count"], condition, counter.data.ptr)
+        body.end_building()
+        keep.append(body)
+
+    graphs = {"graph": graph_of(stages), "graph-pdl": graph_of(stages_pdl),
+              "unrolled": graph_of(stages, unroll), "loop": graph_of(device_loop)}
+
+    def replay(graph):
+        def body(n):
+            for _ in range(n):
+                graph.launch(stream)
+        return body
+
+    calls = {"unrolled": max(1, round(iters / unroll)), "loop": 1}
+    bodies = {"individual": individual, "driver": driver, "pdl": pdl_launches, "fused": fused,
+              **{name: replay(graph) for name, graph in graphs.items()}}
+    per_call = {"unrolled": unroll, "loop": iters}
+    rungs = {name: (timed(body, calls.get(name, iters)), calls.get(name, iters) *
+                    per_call.get(name, 1)) for name, body in bodies.items()}
+    rungs["_keep"] = (keep, counter, target)
+    return rungs
+
+
 def main() -> None:
     import cupy
 
+    from graphbench.ladder import LADDER
     from graphbench.measure.device import describe, open_device, pin_host_thread
-    from graphbench.measure.modes import GraphMode, IndividualMode
+    from graphbench.measure.kernels import EMPTY_KERNEL
+    from graphbench.measure.modes import build_modes, close_modes
     from graphbench.measure.pipeline import Pipeline
     from graphbench.measure.session import load_kernels
     from graphbench.measure.stages import DEFAULT_STAGES, expand
@@ -132,7 +224,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--elements", type=int, default=4096)
     parser.add_argument("--iters", type=int, default=1000)
-    parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--unroll", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=60)
     parser.add_argument("--json")
     args = parser.parse_args()
 
@@ -140,46 +233,55 @@ def main() -> None:
     device = open_device(0)
     info = describe(device)
     stream = device.create_stream()
-    pipeline = Pipeline(load_kernels(info.arch), expand(DEFAULT_STAGES), args.elements, 256,
+    kernels = load_kernels(info.arch)
+    pipeline = Pipeline(kernels, expand(DEFAULT_STAGES), args.elements, 256,
                         info.multiprocessors)
     pipeline.fill_random(np.random.default_rng(0))
-    individual, graph = IndividualMode(pipeline, stream), GraphMode(pipeline, stream)
+    modes = {m.name: m for m in build_modes(LADDER, pipeline, stream, kernels=kernels,
+                                             unroll=args.unroll)}
+    for mode in modes.values():
+        mode.set_round_iterations(args.iters)
     timer = EventTimer(device, stream)
-    runs = {"graphbench individual": lambda: timer.time_round(individual.step, args.iters).wall_s,
-            "bare individual": lambda: bare_individual(stream, pipeline.launch_config,
-                                                       pipeline.stage_launches, args.iters),
-            "graphbench graph": lambda: timer.time_round(graph.step, args.iters).wall_s,
-            "bare graph": lambda: bare_graph(stream, graph.captured.graph, args.iters)}
-    for run in runs.values():  # warm-up
+    bare = bare_rungs(stream, pipeline, kernels, args.iters, args.unroll)
+    runs = {}
+    for name, mode in modes.items():
+        calls = mode.calls_per_round(args.iters)
+        iterations = calls * mode.iterations_per_call
+        runs[f"graphbench {name}"] = (lambda m=mode, c=calls: timer.time_round(m.step, c).wall_s,
+                                      iterations)
+        runs[f"bare {name}"] = bare[name]
+    for run, _ in runs.values():  # warm-up
         run()
     walls = {name: [] for name in runs}
     for r in range(args.rounds):
         names = list(runs) if r % 2 == 0 else list(reversed(runs))
         for name in names:
-            walls[name].append(runs[name]() / args.iters * 1e6)
+            run, iterations = runs[name]
+            walls[name].append(run() / iterations * 1e6)
     medians = {name: statistics.median(v) for name, v in walls.items()}
     # The host's speed drifts over seconds on a shared VM: compare each
     # graphbench round with the bare round run right beside it.
+    ratios = {mode: [g / b for g, b in zip(walls[f"graphbench {mode}"], walls[f"bare {mode}"])]
+              for mode in modes}
     result = {"device": info.name, "elements": args.elements, "iters": args.iters,
-              "rounds": args.rounds, "median_wall_us": medians,
-              "ratio_graphbench_over_bare": {
-                  mode: statistics.median(g / b for g, b in zip(walls[f"graphbench {mode}"],
-                                                                walls[f"bare {mode}"]))
-                  for mode in ("individual", "graph")}}
-    from graphbench.measure.kernels import EMPTY_KERNEL
+              "unroll": args.unroll, "rounds": args.rounds, "median_wall_us": medians,
+              "ratio_graphbench_over_bare": {m: statistics.median(r) for m, r in ratios.items()},
+              "ratio_iqr": {m: [float(q) for q in np.percentile(r, [25, 75])]
+                            for m, r in ratios.items()}}
     result["floor_and_lifecycle"] = compare_floor_and_lifecycle(
-        stream, load_kernels(info.arch)[EMPTY_KERNEL], pipeline)
+        stream, kernels[EMPTY_KERNEL], pipeline)
     for key, row in result["floor_and_lifecycle"].items():
         print(f"{key:18s} graphbench {row['graphbench_us']:9.2f} us  bare {row['bare_us']:9.2f} us"
               f"  ratio {row['ratio']:.3f}")
-    for name, value in medians.items():
-        print(f"{name:24s} {value:8.3f} us/iter")
-    for mode, ratio in result["ratio_graphbench_over_bare"].items():
-        print(f"{mode:10s} graphbench/bare = {ratio:.4f}")
+    for mode in modes:
+        low, high = result["ratio_iqr"][mode]
+        print(f"{mode:10s} graphbench {medians['graphbench ' + mode]:8.3f}  bare "
+              f"{medians['bare ' + mode]:8.3f} us/iter  ratio "
+              f"{result['ratio_graphbench_over_bare'][mode]:.4f} (IQR {low:.3f}..{high:.3f})")
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(result, handle, indent=2)
-    graph.close()
+    close_modes(modes.values())
     timer.close()
     del cupy
 

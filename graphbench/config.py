@@ -14,9 +14,10 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from graphbench.errors import ConfigError
+from graphbench.ladder import ALL, DEFAULT_MODES, LADDER
 from graphbench.measure.stages import DEFAULT_STAGES, STAGE_TABLE, expand, is_default_chain
 
-ALL_MODES = ("individual", "graph", "fused")
+ALL_MODES = LADDER
 BLOCK_SIZE = 256
 TOLERANCE = 1e-5  # rtol = atol for float32 values of order one
 RUN, SWEEP = "run", "sweep"
@@ -48,8 +49,11 @@ class RunConfig:
                         "reading the previous one's output (default {default})", commands=(RUN,),
                         metavar="K")
     modes: tuple[str, ...] | None = option(
-        None, "--modes", "list", "comma-separated subset of individual,graph,fused (default: all "
-        "the pipeline has; fused exists for add,mul,sub at depth 1)", commands=(RUN,))
+        None, "--modes", "list", "comma-separated rungs of the launch ladder: individual, driver, "
+        "pdl, graph, graph-pdl, unrolled, loop, fused; or all (default individual,graph,fused; "
+        "fused exists for add,mul,sub at depth 1)")
+    unroll: int = option(10, "--unroll", "count", "iterations captured into one graph by the "
+                         "unrolled rung (default {default})", metavar="K")
     warmup_rounds: int = option(1, "--warmup", "int", "untimed warm-up rounds per mode "
                                 "(default {default})", commands=(RUN,))
     stages: tuple[str, ...] = option(DEFAULT_STAGES, "--stages", "list", "the stage chain, "
@@ -83,7 +87,7 @@ class RunConfig:
     atol: float = TOLERANCE
 
     def __post_init__(self) -> None:
-        for name in ("elements", "min_rounds", "depth", "block_size"):
+        for name in ("elements", "min_rounds", "depth", "block_size", "unroll"):
             _require_positive(name, getattr(self, name))
         for name in ("iters", "rounds"):
             if getattr(self, name) is not None:
@@ -113,10 +117,16 @@ class RunConfig:
             raise ConfigError("gate_sizes", "needs positive element counts")
 
     def _check_modes(self, modes) -> None:
+        if ALL in modes:
+            if len(modes) > 1:
+                raise ConfigError("modes", "has all and other modes", "give all on its own")
+            return
         unknown = [m for m in modes if m not in ALL_MODES]
         if unknown or not modes:
             raise ConfigError("modes", f"has unknown mode(s) {', '.join(unknown) or '(none)'}",
-                              f"choose from {', '.join(ALL_MODES)}")
+                              f"choose from {', '.join(ALL_MODES)}, or all")
+        if len(set(modes)) != len(modes):
+            raise ConfigError("modes", "names a mode twice")
         if "graph" in modes and "individual" not in modes:
             # The speedup and the graph's replay checks need both.
             raise ConfigError("modes", "with graph also needs individual")
@@ -129,10 +139,26 @@ class RunConfig:
         return is_default_chain(expand(self.stages, self.depth))
 
     @property
+    def ladder(self) -> bool:
+        """--modes all: rungs this device or kernel source cannot run are
+        reported unavailable rather than refused."""
+        return self.modes == (ALL,)
+
+    @property
     def run_modes(self) -> tuple[str, ...]:
-        if self.modes is not None:
-            return self.modes
-        return ALL_MODES if self.fused_available else ("individual", "graph")
+        """The modes asked for, in ladder order; all and the default leave
+        out fused where the chain has no fused kernel."""
+        wanted = LADDER if self.ladder else self.modes or DEFAULT_MODES
+        implied = self.modes is None or self.ladder
+        return tuple(m for m in LADDER if m in wanted
+                     and not (m == "fused" and implied and not self.fused_available))
+
+    @property
+    def unavailable_by_config(self) -> dict[str, str]:
+        """Rungs --modes all leaves out for this pipeline, with the reason."""
+        if self.ladder and not self.fused_available:
+            return {"fused": "no fused kernel for this stage chain (only add,mul,sub at depth 1)"}
+        return {}
 
     def resolved(self, **changes) -> "RunConfig":
         """The configuration as a record stores it: modes named, not implied."""
@@ -142,10 +168,10 @@ class RunConfig:
 # Beyond these a value is a typo, not a benchmark: 2^34 float32 elements in the
 # six vectors of the shortest pipeline need 384 GiB, more than any GPU has.
 MAX_ELEMENTS, MAX_DEPTH = 2**34, 1024
-LIMITS = {"elements": MAX_ELEMENTS, "iters": 10**7, "rounds": 10**6, "min_rounds": 10**6,
+LIMITS = {"elements": MAX_ELEMENTS, "iters": 10**7, "unroll": 1000, "rounds": 10**6, "min_rounds": 10**6,
           "depth": MAX_DEPTH, "warmup_rounds": 10**4, "max_time": 86_400.0}
 LIMIT_REMEDY = {"elements": "no GPU holds that many elements", "iters": "",
-                "rounds": "", "min_rounds": "", "depth": "a deeper chain is a different "
+                "rounds": "", "min_rounds": "", "unroll": "a longer graph is a different benchmark", "depth": "a deeper chain is a different "
                 "benchmark", "warmup_rounds": "", "max_time": "a day is the longest budget"}
 MAX_SWEEP_POINTS = 1000
 DEFAULT_THRESHOLD = 1.1

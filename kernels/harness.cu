@@ -22,3 +22,22 @@ extern "C" __global__ void hold(unsigned long long ns, unsigned long long* clock
     clock_out[0] = (unsigned long long)(clock64() - cycles);
     clock_out[1] = now - start;
 }
+
+// The device-side loop of the `loop` rung: a graph whose while-loop node runs
+// the pipeline's stages and then loop_count, until loop_count sets the
+// loop's condition to 0. loop_reset runs once before the loop node, so every
+// launch of the graph runs *target iterations (the host sets target before
+// timing). NVRTC needs cudaGraphSetConditional declared (cuda.core's own
+// graph tests declare it the same way).
+extern "C" __device__ __cudart_builtin__ void CUDARTAPI
+cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value);
+
+extern "C" __global__ void loop_reset(unsigned int* counter, const unsigned int* target) {
+    *counter = *target;
+}
+
+extern "C" __global__ void loop_count(cudaGraphConditionalHandle handle, unsigned int* counter) {
+    // never below zero: a target of 0 runs one iteration, not 2^32
+    unsigned int left = *counter > 1u ? --*counter : (*counter = 0u);
+    cudaGraphSetConditional(handle, left != 0u);
+}

@@ -44,3 +44,39 @@ extern "C" __global__ void fused(const float* __restrict__ a,
         out[i] = __fsub_rn(__fmul_rn(ai + b[i], c[i]), ai);
     }
 }
+
+// Programmatic dependent launch (PDL) variants of the stages, for the pdl and
+// graph-pdl rungs (compute capability 9.0+). Launched with programmatic
+// stream serialization, a stage may start while its predecessor is still
+// running: it waits at griddepcontrol.wait until the predecessor has
+// finished and its writes are visible, so nothing is read early. Waiting
+// before any memory access also orders this stage's writes after the reads
+// of every earlier kernel. The predecessor lets its dependant launch once its
+// own loop is done (launch_dependents), so the dependant's launch overlaps
+// the predecessor's tail. NVRTC declares neither cudaGridDependencySynchronize
+// nor cudaTriggerProgrammaticLaunchCompletion, so they are written as the
+// PTX they compile to; below sm_90 they compile to nothing, and graphbench
+// does not offer these rungs there.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define GRID_DEPENDENCY_WAIT() asm volatile("griddepcontrol.wait;" ::: "memory")
+#define TRIGGER_DEPENDENTS() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
+#else
+#define GRID_DEPENDENCY_WAIT()
+#define TRIGGER_DEPENDENTS()
+#endif
+
+#define PDL_STAGE(name, op)                                                    \
+    extern "C" __global__ void name(const float* __restrict__ x,               \
+                                    const float* __restrict__ y,               \
+                                    float* __restrict__ out, size_t N) {       \
+        GRID_DEPENDENCY_WAIT();                                                \
+        for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < N;  \
+             i += (size_t)gridDim.x * blockDim.x) {                            \
+            out[i] = x[i] op y[i];                                             \
+        }                                                                      \
+        TRIGGER_DEPENDENTS();                                                  \
+    }
+
+PDL_STAGE(vec_add_pdl, +)
+PDL_STAGE(vec_mul_pdl, *)
+PDL_STAGE(vec_sub_pdl, -)

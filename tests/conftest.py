@@ -53,7 +53,9 @@ def device_info(name: str = "NVIDIA H200", **changes) -> DeviceInfo:
 
 def workload(mode: str) -> str:
     kind, at, build = mode.partition("@")
-    return ("fused" if kind == "fused" else "stages") + at + build
+    work = "fused" if kind == "fused" else "stages-pdl" if kind in ("pdl", "graph-pdl") \
+        else "stages"
+    return work + at + build
 
 
 def synthetic_modes(wall_us: dict[str, float], rounds: int = 10, noise: float = 0.005,
@@ -82,8 +84,8 @@ def synthetic_conditions(wall_us: dict[str, float], rounds: int, host_probe_us: 
 EXTRAS = {
     "launch_floor": LaunchFloorSamples(kernel_launch_us=(4.1, 4.2, 4.0),
                                        graph_replay_us=(5.9, 6.0, 5.8)),
-    "graph_lifecycle": LifecycleSamples(capture_us=(40.0,) * 3, instantiate_us=(30.0,) * 3,
-                                        upload_us=(10.0,) * 3, first_launch_us=(12.0,) * 3),
+    "lifecycles": {"graph": LifecycleSamples(capture_us=(40.0,) * 3, instantiate_us=(30.0,) * 3,
+                                             upload_us=(10.0,) * 3, first_launch_us=(12.0,) * 3)},
     "graph_update": UpdateSamples(node_update_us=(6.0,) * 3, whole_graph_update_us=(50.0,) * 3,
                                   recapture_instantiate_us=(70.0,) * 3),
 }

@@ -76,7 +76,7 @@ def test_a_session_that_fails_while_opening_releases_what_it_opened(monkeypatch)
             closed.append("timer")
             super().close()
 
-    def failing_modes(names, pipeline, stream, base=None):
+    def failing_modes(names, pipeline, stream, *rest):
         raise RuntimeError("build failed")
 
     monkeypatch.setattr(session_module, "EventTimer", RecordingTimer)

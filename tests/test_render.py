@@ -34,7 +34,7 @@ def test_failure_names_mode_error_and_index():
 def test_record_without_timing_still_renders():
     record = make_record(passed=False)
     record = dataclasses.replace(record, runs=(dataclasses.replace(
-        record.runs[0], modes={}, rounds=0, launch_floor=None, graph_lifecycle=None,
+        record.runs[0], modes={}, rounds=0, launch_floor=None, lifecycles={},
         graph_update=None),))
     text = to_text(run_report(record))
     assert "VERIFICATION FAILED" in text and "graph speedup" not in text

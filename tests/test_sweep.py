@@ -131,7 +131,7 @@ def test_report_renders_sweep_and_writes_markdown_and_plot(tmp_path, capsys):
     md, svg = tmp_path / "s.md", tmp_path / "s.svg"
     assert main(["report", str(SWEEP), "--markdown", str(md), "--plot", str(svg)]) == 0
     out = capsys.readouterr().out
-    assert "where the speedup falls below 1.1x" in out and "depth 4" in out
+    assert "speedup over individual falls below 1.1x" in out and "depth 4" in out
     assert "| elements | depth 1 | depth 4 | fits in L2 |" in md.read_text()
     assert svg.stat().st_size > 0
 

@@ -50,7 +50,7 @@ class Breakdown:
     """Per iteration: the host's cost per launch call, and the part of the
     wall time the GPU spent idle (waiting for launches) rather than computing."""
 
-    launches_per_iteration: int
+    launches_per_iteration: float
     submit_per_launch_us: float
     device_us: float
     busy_us: float | None
@@ -79,7 +79,7 @@ def back_pressured(round_submit_us: float, held_submit_us: float | None) -> bool
 
 
 def time_breakdown(wall_us: float, round_submit_us: float, device_us: float,
-                   busy_us: float | None, launches: int,
+                   busy_us: float | None, launches: float,
                    held_submit_us: float | None = None) -> Breakdown:
     submit = held_submit_us if held_submit_us is not None else round_submit_us
     return Breakdown(launches, submit / launches, device_us, busy_us,

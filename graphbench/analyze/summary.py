@@ -4,6 +4,7 @@ all read a RunSummary; none of them recomputes a figure on its own."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, fields
 
 from graphbench.analyze.derived import (Breakdown, CacheState, break_even_iterations,
@@ -12,11 +13,11 @@ from graphbench.analyze.stats import (Summary, median_ci, median_ci_coverage, pa
                                       summarize)
 from graphbench.analyze.stopping import headline_noise
 from graphbench.analyze.warnings import Warning, record_warnings
+from graphbench.ladder import LADDER, launches_per_iteration
 from graphbench.measure.stages import expand
 from graphbench.record.model import TIME_METRICS, RunRecord
 
 BUILD_PHASES = ("capture_us", "instantiate_us", "upload_us")
-SINGLE_LAUNCH_MODES = ("graph", "fused")  # one launch call per iteration
 
 
 @dataclass(frozen=True)
@@ -78,12 +79,18 @@ class RunSummary:
     speedup: dict[str, SpeedupSummary]
     noise: float | None
     launch_floor: FloorSummary | None
-    lifecycle: LifecycleSummary | None
+    lifecycles: dict[str, LifecycleSummary]  # by graph mode
     update: UpdateSummary | None
     breakdown: dict[str, Breakdown]
     cache: CacheState
     warnings: tuple[Warning, ...]
     verified: bool
+    unavailable: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    @property
+    def lifecycle(self) -> LifecycleSummary | None:
+        """The graph rung's one-off costs (the headline's)."""
+        return self.lifecycles.get("graph")
 
 
 def summarize_run(record: RunRecord) -> RunSummary:
@@ -94,12 +101,13 @@ def summarize_run(record: RunRecord) -> RunSummary:
     return RunSummary(
         modes=modes, speedup=speedups(walls, interval_scope(record)), noise=noise,
         launch_floor=floor,
-        lifecycle=lifecycle(record, modes),
+        lifecycles=lifecycles(record, modes),
         update=_summaries(UpdateSummary, record.extra_samples("graph_update")),
         breakdown=breakdowns(record, modes) if floor else {},
         cache=cache_state(record.config.elements, expand(record.config.stages, record.config.depth),
                           record.device.l2_bytes, record.config.flush_l2),
-        warnings=tuple(record_warnings(record, walls, noise)), verified=record.verified)
+        warnings=tuple(record_warnings(record, walls, noise)), verified=record.verified,
+        unavailable=record.unavailable)
 
 
 def mode_summary(record: RunRecord, name: str) -> ModeSummary:
@@ -117,10 +125,11 @@ def interval_scope(record: RunRecord) -> str:
 
 def speedups(walls: dict[str, tuple[float, ...]], scope: str = "within one process"
              ) -> dict[str, SpeedupSummary]:
+    """individual wall / wall of every other rung (not the A/B base build's)."""
     if "individual" not in walls:
         return {}
     result = {}
-    for other in SINGLE_LAUNCH_MODES:
+    for other in LADDER[1:]:
         if other in walls:
             ratios = paired_ratios(walls["individual"], walls[other])
             result[other] = SpeedupSummary(summarize(ratios), median_ci(ratios),
@@ -128,21 +137,29 @@ def speedups(walls: dict[str, tuple[float, ...]], scope: str = "within one proce
     return result
 
 
-def lifecycle(record: RunRecord, modes: dict[str, ModeSummary]) -> LifecycleSummary | None:
-    samples = record.extra_samples("graph_lifecycle")
-    if samples is None or "graph" not in modes or "individual" not in modes:
-        return None
-    phases = {f.name: summarize(getattr(samples, f.name)) for f in fields(samples)}
-    build = sum(phases[name].median for name in BUILD_PHASES)
-    return LifecycleSummary(**phases, build_us=build, break_even_iterations=break_even_iterations(
-        build, modes["individual"].wall.median, modes["graph"].wall.median))
+def lifecycles(record: RunRecord, modes: dict[str, ModeSummary]) -> dict[str, LifecycleSummary]:
+    """Each graph rung's one-off costs, and the iterations after which its
+    saving per iteration against individual launches has paid for them."""
+    result = {}
+    for name in modes:
+        samples = record.lifecycle_samples(name)
+        if samples is None or "individual" not in modes:
+            continue
+        phases = {f.name: summarize(getattr(samples, f.name)) for f in fields(samples)}
+        build = sum(phases[phase].median for phase in BUILD_PHASES)
+        result[name] = LifecycleSummary(**phases, build_us=build,
+                                        break_even_iterations=break_even_iterations(
+                                            build, modes["individual"].wall.median,
+                                            modes[name].wall.median))
+    return result
 
 
 def breakdowns(record: RunRecord, modes: dict[str, ModeSummary]) -> dict[str, Breakdown]:
-    launches = record.pipeline.kernel_launches_per_iteration
+    stage_launches, cfg = record.pipeline.kernel_launches_per_iteration, record.config
     return {name: time_breakdown(m.wall.median, m.submit.median, m.device.median,
                                  m.busy.median if m.busy else None,
-                                 1 if name.split("@")[0] in SINGLE_LAUNCH_MODES else launches,
+                                 launches_per_iteration(name, stage_launches, cfg.unroll,
+                                                        cfg.iters),
                                  m.held_submit.median if m.held_submit else None)
             for name, m in modes.items()}
 

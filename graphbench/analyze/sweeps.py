@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from graphbench.analyze.derived import Crossover, crossover, working_set_bytes
 from graphbench.analyze.summary import summarize_run
+from graphbench.ladder import ladder_order
 from graphbench.measure.stages import expand
 from graphbench.record.model import RunRecord, SweepRecord
 
@@ -13,28 +14,30 @@ from graphbench.record.model import RunRecord, SweepRecord
 @dataclass(frozen=True)
 class CrossoverRow:
     depth: int
+    mode: str
     crossover: Crossover
     fits_in_l2: bool | None
 
 
-def point_speedup(point: RunRecord) -> float | None:
-    entry = summarize_run(point).speedup.get("graph")
-    return entry.stats.median if entry else None
+def point_speedups(point: RunRecord) -> dict[str, float]:
+    """Each rung's median speedup over individual launches at one point."""
+    return {mode: entry.stats.median for mode, entry in summarize_run(point).speedup.items()}
 
 
 def crossover_table(sweep: SweepRecord) -> list[CrossoverRow]:
-    """Per depth: where the graph speedup falls below the threshold, and
-    whether a working set of that size still fits in L2."""
+    """Per depth and rung: where the rung's speedup over individual launches
+    falls below the threshold, and whether a working set of that size still
+    fits in L2."""
     l2 = sweep.device.l2_bytes if sweep.device else None
-    speedups = {id(p): point_speedup(p) for p in sweep.points}
+    speedups = {id(p): point_speedups(p) for p in sweep.points}
     rows = []
     for depth in sweep.config.depths:
-        series = [(p.config.elements, speedups[id(p)]) for p in sweep.points
-                  if p.config.depth == depth and speedups[id(p)] is not None]
-        if not series:
-            continue
-        found = crossover(series, sweep.config.threshold)
-        fits = None if found.elements is None or l2 is None else \
-            working_set_bytes(int(found.elements), expand(sweep.config.base.stages, depth)) <= l2
-        rows.append(CrossoverRow(depth, found, fits))
+        at_depth = [p for p in sweep.points if p.config.depth == depth]
+        for mode in ladder_order({m for p in at_depth for m in speedups[id(p)]}):
+            series = [(p.config.elements, speedups[id(p)][mode]) for p in at_depth
+                      if mode in speedups[id(p)]]
+            found = crossover(series, sweep.config.threshold)
+            fits = None if found.elements is None or l2 is None else working_set_bytes(
+                int(found.elements), expand(sweep.config.base.stages, depth)) <= l2
+            rows.append(CrossoverRow(depth, mode, found, fits))
     return rows

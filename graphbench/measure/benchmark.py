@@ -66,11 +66,18 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
                          pipeline=describe_pipeline(session), runs=(run,))
 
 
+def round_iterations(session: Session) -> dict[str, int]:
+    """Pipeline iterations in one round of each mode: its calls times the
+    iterations one call runs (what per-iteration figures divide by)."""
+    return {mode.name: mode.calls_per_round(session.config.iters) * mode.iterations_per_call
+            for mode in session.modes}
+
+
 def process_run(session: Session, sampling: Sampling | None, checks: list[Check],
                 extras: dict, elapsed_s: float) -> ProcessRun:
-    config = session.config
+    config, iterations = session.config, round_iterations(session)
     workloads = {mode.name: mode.workload for mode in session.modes}
-    modes = {name: ModeSamples(*(tuple(sampling.per_iteration_us(name, metric, config.iters))
+    modes = {name: ModeSamples(*(tuple(sampling.per_iteration_us(name, metric, iterations[name]))
                                  for metric in ("wall", "submit", "device")),
                                workload=workloads[name])
              for name in (sampling.samples if sampling else {})}
@@ -80,15 +87,24 @@ def process_run(session: Session, sampling: Sampling | None, checks: list[Check]
         sampling_s=sampling.elapsed_s if sampling else None, modes=modes,
         conditions=tuple(sampling.conditions) if sampling else (), checks=tuple(checks),
         environment=Environment(session.monitor.other_processes(), session.pinned_cpu),
-        **extras)
+        unavailable=session.unavailable, **extras)
 
 
 def calibrate_iters(session: Session) -> int:
     """Iterations for one round of the slowest mode to last about ROUND_TARGET_S."""
-    slowest = session.modes[0]  # individual launches, or the only mode asked for
+    slowest = session.modes[0]  # individual launches, or the first rung asked for
     session.timer.time_round(slowest.step, 2)  # warm-up
-    per_iteration = session.timer.time_round(slowest.step, 5).wall_s / 5
+    per_iteration = session.timer.time_round(slowest.step, 5).wall_s / (
+        5 * slowest.iterations_per_call)
     return int(min(MAX_AUTO_ITERS, max(MIN_AUTO_ITERS, ROUND_TARGET_S / per_iteration)))
+
+
+def workload_enqueue(mode):
+    """One iteration of the GPU work `mode` runs, for the busy probe's graph.
+    An A/B base mode runs the base build's kernels (its own pipeline)."""
+    on = mode.pipeline
+    return on.enqueue_fused if mode.fused_output else \
+        on.enqueue_stages_pdl if mode.pdl else on.enqueue_stages
 
 
 class Probes:
@@ -102,10 +118,8 @@ class Probes:
         self.busy: dict[str, BusyProbe] = {}
         for mode in session.modes:
             if mode.workload not in self.busy:
-                on = mode.pipeline  # an A/B base mode runs the base build's kernels
-                enqueue = on.enqueue_fused if mode.fused_output else on.enqueue_stages
-                self.busy[mode.workload] = BusyProbe(session.device, session.stream, enqueue,
-                                                     self.hold, flush)
+                self.busy[mode.workload] = BusyProbe(session.device, session.stream,
+                                                     workload_enqueue(mode), self.hold, flush)
         self.submit = {mode.name: SubmitProbe(session.stream, mode, self.hold)
                        for mode in session.modes}
 
@@ -124,9 +138,12 @@ def sample(session: Session, rng, on_round) -> Sampling:
     config = session.config
     flusher = L2Flusher(session.info.l2_bytes) if config.flush_l2 else None
     timer = ColdTimer(session.device, session.stream, flusher.flush) if flusher else session.timer
+    for mode in session.modes:
+        mode.set_round_iterations(config.iters)
     probes = Probes(session, flusher.flush if flusher else None)
+    calls = {mode.name: mode.calls_per_round(config.iters) for mode in session.modes}
     try:
-        return run_rounds({mode.name: mode.step for mode in session.modes}, config.iters,
+        return run_rounds({mode.name: mode.step for mode in session.modes}, calls,
                           timer, stop_rule(config), config.warmup_rounds, on_round,
                           monitor=probes.read)
     finally:
@@ -154,7 +171,7 @@ def verify_modes(session: Session, rng) -> list[Check]:
     pipeline = session.pipeline
     pipeline.fill_random(rng)
     checks = [check_mode(session, mode, mode.name) for mode in session.modes]
-    for graph in (mode for mode in session.modes if mode.kind == "graph"):
+    for graph in (mode for mode in session.modes if mode.is_graph):
         pipeline.fill_random(rng)
         checks.append(check_mode(session, graph, f"{graph.name}: replay with new data"))
         pipeline.fill_constant(**CONSTANT_INPUTS)
@@ -166,20 +183,20 @@ def verify_modes(session: Session, rng) -> list[Check]:
 
 
 def measure_extras(session: Session, sampling: Sampling, rng) -> tuple[dict, list[Check]]:
-    """Launch floor, and (with a graph mode) graph lifecycle and update costs,
-    with the update's own checks."""
+    """Launch floor; each graph rung's lifecycle; with the graph rung, the
+    update costs, with the update's own checks."""
     stream, pipeline, config = session.stream, session.pipeline, session.config
-    floor = time_launch_floor(stream, session.kernels[EMPTY_KERNEL])
+    extras: dict = {"launch_floor": time_launch_floor(stream, session.kernels[EMPTY_KERNEL]),
+                    "lifecycles": {mode.name: time_graph_lifecycle(stream, mode.capture_enqueue,
+                                                                   mode.captured_iterations)
+                                   for mode in session.modes if mode.is_graph}}
     if "graph" not in sampling.samples:
-        return {"launch_floor": floor}, []
-    lifecycle = time_graph_lifecycle(stream, pipeline.enqueue_stages)
+        return extras, []
     if session.update_skipped:
-        return {"launch_floor": floor, "graph_lifecycle": lifecycle,
-                "skipped": (session.update_skipped,)}, []
+        return {**extras, "skipped": (session.update_skipped,)}, []
     update, update_checks = graph_update_experiment(stream, pipeline, session.new_pipeline(),
                                                     rng, (config.rtol, config.atol))
-    return {"launch_floor": floor, "graph_lifecycle": lifecycle,
-            "graph_update": update}, update_checks
+    return {**extras, "graph_update": update}, update_checks
 
 
 def describe_pipeline(session: Session) -> PipelineInfo:

@@ -137,7 +137,7 @@ class SubmitProbe:
     the GPU is held, so the figure is the CPU's launch cost alone."""
 
     def __init__(self, stream, mode, hold: Hold) -> None:
-        self._stream, self.hold = stream, hold
+        self._stream, self.hold, self._mode = stream, hold, mode
         self._steps = mode.submit_steps(submit_iterations(mode.launches))
         self.measure()  # warm-up; grows the hold until it covers submission
 
@@ -153,4 +153,5 @@ class SubmitProbe:
             covered = self.hold.still_holding()
             self._stream.sync()
             if covered or not self.hold.grow():
-                return SubmitReading(seconds / len(steps) * 1e6, covered)
+                per_call = seconds / len(steps) * 1e6
+                return SubmitReading(per_call / self._mode.iterations_per_call, covered)

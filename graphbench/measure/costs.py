@@ -13,13 +13,16 @@ from graphbench.record.model import LaunchFloorSamples, LifecycleSamples
 FLOOR_LAUNCHES = 1000
 
 
-def time_graph_lifecycle(stream, enqueue: Enqueue, reps: int = 10) -> LifecycleSamples:
-    """Capture, instantiate (complete), upload and first launch, each timed alone."""
+def time_graph_lifecycle(stream, enqueue: Enqueue, iterations: int = 1,
+                         reps: int = 10) -> LifecycleSamples:
+    """Capture (of `iterations` enqueues), instantiate (complete), upload and
+    first launch, each timed alone. The first launch runs everything the
+    graph holds: a device loop's first launch runs all its iterations."""
     clock, phases = time.perf_counter, [[], [], [], []]
     for _ in range(reps):
         stream.sync()
         t0 = clock()
-        builder = capture(stream, enqueue)
+        builder = capture(stream, enqueue, iterations)
         t1 = clock()
         graph = builder.complete()
         t2 = clock()

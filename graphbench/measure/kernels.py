@@ -24,10 +24,19 @@ from graphbench.errors import CompileError, UsageError
 PIPELINE_FILE, HARNESS_FILE = "pipeline.cu", "harness.cu"
 STAGE_KERNELS = ("vec_add", "vec_mul", "vec_sub")
 FUSED_KERNEL = "fused"
-PIPELINE_KERNELS = STAGE_KERNELS + (FUSED_KERNEL,)
+PIPELINE_KERNELS = STAGE_KERNELS + (FUSED_KERNEL,)  # every kernel source defines these
+PDL_SUFFIX = "_pdl"  # a stage's PDL-aware variant, for the pdl and graph-pdl rungs
+
+
+def pdl_name(kernel: str) -> str:
+    return kernel + PDL_SUFFIX
+
+
+PDL_KERNELS = tuple(pdl_name(k) for k in STAGE_KERNELS)  # optional in a variant
 EMPTY_KERNEL, HOLD_KERNEL = "empty", "hold"
-HARNESS_KERNELS = (EMPTY_KERNEL, HOLD_KERNEL)
-KERNEL_NAMES = PIPELINE_KERNELS + HARNESS_KERNELS
+LOOP_RESET_KERNEL, LOOP_COUNT_KERNEL = "loop_reset", "loop_count"
+HARNESS_KERNELS = (EMPTY_KERNEL, HOLD_KERNEL, LOOP_RESET_KERNEL, LOOP_COUNT_KERNEL)
+KERNEL_NAMES = PIPELINE_KERNELS + PDL_KERNELS + HARNESS_KERNELS
 CACHE_ENV = "GRAPHBENCH_CACHE_DIR"
 
 

@@ -1,40 +1,61 @@
-"""The ways of running one pipeline iteration, behind one interface.
+"""The rungs of the launch ladder (graphbench.ladder), behind one interface.
 
-A mode owns whatever it built (a graph) and exposes `step`, the callable the
-timing loop calls once per iteration; `step` does nothing but enqueue work,
-so the harness adds no cost of its own to what is measured.
+A mode owns whatever it built (a graph, packed arguments) and exposes
+`step`, the callable the timing loop calls; `step` does nothing but enqueue
+work, so the harness adds no cost of its own to what is measured. One call
+of `step` runs `iterations_per_call` pipeline iterations: 1 for most rungs,
+--unroll for unrolled, --iters for the device loop.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from graphbench.measure.graphs import CapturedGraph
+from graphbench.ladder import MODE_SEPARATOR
+from graphbench.measure.driver import driver_enqueuer
+from graphbench.measure.graphs import CapturedGraph, Enqueue
+from graphbench.measure.loop import DeviceLoop
 
 GRAPH_COPIES = 16  # graph instantiations the held submit probe launches once each
-
-
-BASE_SUFFIX = "@base"  # A/B: the baseline build's modes are named graph@base, ...
+LOOP_COPIES = 4    # fewer for the device loop: each copy holds a conditional node
+BASE_SUFFIX = MODE_SEPARATOR + "base"  # A/B: the baseline build's modes are graph@base, ...
 
 
 class Mode:
     kind = ""
     fused_output = False  # where the mode leaves its result
+    pdl = False           # runs the PDL-aware stage kernels
+    is_graph = False
+    launches_per_call = 0  # 0: one per stage
 
-    def __init__(self, pipeline, stream, suffix: str = "") -> None:
+    def __init__(self, pipeline, stream, suffix: str = "", kernels=None, unroll: int = 1) -> None:
         self.pipeline, self.stream, self.suffix = pipeline, stream, suffix
+        self.kernels, self.unroll = kernels, unroll
         self.name = self.kind + suffix
         self.step: Callable[[], None] = self._build_step()
 
     @property
     def workload(self) -> str:
-        """The GPU work one step runs: modes with the same workload share busy time."""
-        return ("fused" if self.fused_output else "stages") + self.suffix
+        """The GPU work one iteration runs: modes with the same workload
+        share busy time (the same kernels, launched the same way)."""
+        work = "fused" if self.fused_output else "stages-pdl" if self.pdl else "stages"
+        return work + self.suffix
+
+    @property
+    def iterations_per_call(self) -> int:
+        return 1
 
     @property
     def launches(self) -> int:
-        """Launch calls the host makes per step."""
-        return len(self.pipeline.stages)
+        """Launch calls the host makes per call of `step`."""
+        return self.launches_per_call or len(self.pipeline.stages)
+
+    def calls_per_round(self, iters: int) -> int:
+        """Calls of `step` in a round of about `iters` iterations."""
+        return max(1, round(iters / self.iterations_per_call))
+
+    def set_round_iterations(self, iters: int) -> None:
+        """The run's --iters, once known (the device loop runs that many)."""
 
     def submit_steps(self, count: int) -> list[Callable[[], None]]:
         """`count` steps for the held submit probe, each enqueued once."""
@@ -56,14 +77,51 @@ class IndividualMode(Mode):
         return self.pipeline.stage_enqueuer(self.stream)
 
 
-class GraphMode(Mode):
-    """The stages captured once into a graph, replayed with one launch per iteration."""
+class DriverMode(Mode):
+    """cuLaunchKernel per stage with arguments packed once."""
 
-    kind = "graph"
-    launches = 1
+    kind = "driver"
 
     def _build_step(self):
-        self.captured = CapturedGraph(self.stream, self.pipeline.enqueue_stages)
+        p = self.pipeline
+        return driver_enqueuer(self.stream, p.launch_config, p.stage_launches)
+
+
+class PdlMode(Mode):
+    """launch() per stage with programmatic dependent launch."""
+
+    kind = "pdl"
+    pdl = True
+
+    def _build_step(self):
+        return self.pipeline.stage_enqueuer(self.stream, pdl=True)
+
+
+class GraphMode(Mode):
+    """The stages captured once into a graph, replayed with one launch per call."""
+
+    kind = "graph"
+    is_graph = True
+    launches_per_call = 1
+
+    @property
+    def capture_enqueue(self) -> Enqueue:
+        """What one call's graph holds, captured onto a builder."""
+        return self.pipeline.enqueue_stages
+
+    @property
+    def captured_iterations(self) -> int:
+        return 1
+
+    @property
+    def iterations_per_call(self) -> int:
+        return self.captured_iterations
+
+    def _capture(self) -> CapturedGraph:
+        return CapturedGraph(self.stream, self.capture_enqueue, self.captured_iterations)
+
+    def _build_step(self):
+        self.captured = self._capture()
         launch_graph, stream = self.captured.graph.launch, self.stream
         return lambda: launch_graph(stream)
 
@@ -73,8 +131,7 @@ class GraphMode(Mode):
         pending (406 us per launch behind a 20 ms hold on the H200), so one
         graph launched again and again measures that wait, not the CPU's
         cost of a launch."""
-        copies = [CapturedGraph(self.stream, self.pipeline.enqueue_stages)
-                  for _ in range(min(count, GRAPH_COPIES))]
+        copies = [self._capture() for _ in range(min(count, GRAPH_COPIES))]
         self._copies = getattr(self, "_copies", []) + copies
         stream = self.stream
         return [lambda launch=copy.graph.launch: launch(stream) for copy in copies]
@@ -82,7 +139,67 @@ class GraphMode(Mode):
     def close(self) -> None:
         for copy in getattr(self, "_copies", []):
             copy.close()
-        self.captured.close()
+        if hasattr(self, "captured"):
+            self.captured.close()
+
+
+class GraphPdlMode(GraphMode):
+    """The PDL launches captured into one graph: programmatic edges between stages."""
+
+    kind = "graph-pdl"
+    pdl = True
+
+    @property
+    def capture_enqueue(self) -> Enqueue:
+        return self.pipeline.enqueue_stages_pdl
+
+
+class UnrolledMode(GraphMode):
+    """--unroll iterations captured into one graph, launched once per K."""
+
+    kind = "unrolled"
+
+    @property
+    def captured_iterations(self) -> int:
+        return self.unroll
+
+
+class LoopMode(GraphMode):
+    """One graph whose device-side while loop runs --iters iterations per launch."""
+
+    kind = "loop"
+
+    def _build_step(self):
+        self.loop = DeviceLoop(self.kernels, self.pipeline.enqueue_stages)
+        return super()._build_step()
+
+    @property
+    def capture_enqueue(self) -> Enqueue:
+        return self.loop.enqueue
+
+    @property
+    def iterations_per_call(self) -> int:
+        return self.loop.iterations
+
+    def set_round_iterations(self, iters: int) -> None:
+        self.loop.set_iterations(iters)
+
+    def submit_steps(self, count: int) -> list[Callable[[], None]]:
+        """Copies of the loop graph that each run one iteration: what the host
+        pays to launch does not depend on how long the loop runs, and each
+        held reading then waits for a few iterations, not a few rounds."""
+        self._probe_loop = DeviceLoop(self.kernels, self.pipeline.enqueue_stages)
+        copies = [CapturedGraph(self.stream, self._probe_loop.enqueue)
+                  for _ in range(min(count, LOOP_COPIES))]
+        self._copies = getattr(self, "_copies", []) + copies
+        stream = self.stream
+        return [lambda launch=copy.graph.launch: launch(stream) for copy in copies]
+
+    def close(self) -> None:
+        super().close()
+        self.loop.close()
+        if hasattr(self, "_probe_loop"):
+            self._probe_loop.close()
 
 
 class FusedMode(Mode):
@@ -90,24 +207,26 @@ class FusedMode(Mode):
 
     kind = "fused"
     fused_output = True
-    launches = 1
+    launches_per_call = 1
 
     def _build_step(self):
         # RunConfig only offers this mode when the pipeline has a fused kernel
         return self.pipeline.fused_enqueuer(self.stream)
 
 
-MODE_TYPES = {cls.kind: cls for cls in (IndividualMode, GraphMode, FusedMode)}
+MODE_TYPES = {cls.kind: cls for cls in (IndividualMode, DriverMode, PdlMode, GraphMode,
+                                        GraphPdlMode, UnrolledMode, LoopMode, FusedMode)}
 
 
-def build_modes(names, pipeline, stream, base_pipeline=None) -> list[Mode]:
+def build_modes(names, pipeline, stream, base_pipeline=None, kernels=None,
+                unroll: int = 1) -> list[Mode]:
     """The modes asked for; with an A/B base pipeline, each once more on it."""
     builds = [(pipeline, "")] + ([(base_pipeline, BASE_SUFFIX)] if base_pipeline else [])
     built: list[Mode] = []
     try:
         for name in names:
             for on, suffix in builds:
-                built.append(MODE_TYPES[name](on, stream, suffix))
+                built.append(MODE_TYPES[name](on, stream, suffix, kernels, unroll))
     except BaseException:
         close_modes(built)
         raise

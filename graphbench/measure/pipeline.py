@@ -14,7 +14,7 @@ from typing import Mapping, Sequence
 import numpy as np
 from cuda.core import LaunchConfig, launch
 
-from graphbench.measure.kernels import FUSED_KERNEL
+from graphbench.measure.kernels import FUSED_KERNEL, pdl_name
 from graphbench.measure.stages import FIRST_INPUT, Stage, is_default_chain, reference
 
 INPUT_NAMES = ("a", "b", "c")
@@ -62,25 +62,32 @@ class Pipeline:
         self.inputs = {name: cupy.empty(elements, dtype=cupy.float32) for name in INPUT_NAMES}
         self.outputs = [cupy.empty(elements, dtype=cupy.float32) for _ in self.stages]
         self.fused_output = cupy.empty(elements, dtype=cupy.float32)
-        self.launch_config = LaunchConfig(grid=grid_size(elements, block, multiprocessors),
-                                          block=block)
+        grid = grid_size(elements, block, multiprocessors)
+        self.launch_config = LaunchConfig(grid=grid, block=block)
+        # PDL: each stage may launch while its predecessor finishes (see pipeline.cu)
+        self.pdl_config = LaunchConfig(grid=grid, block=block,
+                                       programmatic_stream_serialization=True)
+        self._set_kernels(kernels)
+
+    def _set_kernels(self, kernels) -> None:
         self.stage_launches = self._stage_launches(kernels)
+        self.pdl_launches = self._stage_launches(kernels, pdl_name) \
+            if all(pdl_name(s.kernel) in kernels for s in self.stages) else None
         self.fused_launch = self._fused_launch(kernels) if is_default_chain(self.stages) else None
 
     def with_kernels(self, kernels) -> "Pipeline":
         """The same buffers, launched with other kernels (an A/B baseline build).
         Only the original releases the buffers."""
         other = copy.copy(self)
-        other.stage_launches = self._stage_launches(kernels)
-        other.fused_launch = self._fused_launch(kernels) if self.fused_launch else None
+        other._set_kernels(kernels)
         return other
 
-    def _stage_launches(self, kernels) -> list[tuple[object, tuple]]:
+    def _stage_launches(self, kernels, name=lambda kernel: kernel) -> list[tuple[object, tuple]]:
         n = np.uint64(self.elements)
         launches, previous = [], self.inputs[FIRST_INPUT]
         for stage, out in zip(self.stages, self.outputs):
             args = (previous.data.ptr, self.inputs[stage.operand].data.ptr, out.data.ptr, n)
-            launches.append((kernels[stage.kernel], args))
+            launches.append((kernels[name(stage.kernel)], args))
             previous = out
         return launches
 
@@ -96,6 +103,12 @@ class Pipeline:
         for kernel, args in self.stage_launches:
             launch(target, config, kernel, *args)
 
+    def enqueue_stages_pdl(self, target) -> None:
+        """The PDL-aware stages, launched with programmatic stream serialization."""
+        config = self.pdl_config
+        for kernel, args in self.pdl_launches:
+            launch(target, config, kernel, *args)
+
     def enqueue_fused(self, target) -> None:
         kernel, args = self.fused_launch
         launch(target, self.launch_config, kernel, *args)
@@ -103,7 +116,9 @@ class Pipeline:
     # The enqueuers below are for the timing loop, which calls them thousands
     # of times: they hold everything in closure variables, so no attribute
     # lookup is measured as launch cost.
-    def stage_enqueuer(self, target):
+    def stage_enqueuer(self, target, pdl: bool = False):
+        if pdl:
+            return unrolled_launches(target, self.pdl_config, self.pdl_launches)
         return unrolled_launches(target, self.launch_config, self.stage_launches)
 
     def fused_enqueuer(self, target):
@@ -140,4 +155,4 @@ class Pipeline:
     def release(self) -> None:
         """Drop the buffers; CuPy returns them to its pool."""
         self.inputs, self.outputs, self.fused_output = {}, [], None
-        self.stage_launches, self.fused_launch = [], None
+        self.stage_launches, self.pdl_launches, self.fused_launch = [], None, None

@@ -7,9 +7,10 @@ from contextlib import ExitStack
 
 from graphbench.config import RunConfig
 from graphbench.errors import DeviceError, UsageError
+from graphbench.measure.availability import choose_modes, unavailable_modes
 from graphbench.measure.device import DeviceInfo, describe, open_device, pin_host_thread
-from graphbench.measure.kernels import (HARNESS_KERNELS, PIPELINE_KERNELS, compile_cubin,
-                                        load_harness_source, load_source)
+from graphbench.measure.kernels import (HARNESS_KERNELS, PDL_KERNELS, PIPELINE_KERNELS,
+                                        compile_cubin, load_harness_source, load_source)
 from graphbench.measure.modes import build_modes, close_modes
 from graphbench.measure.conditions import DeviceMonitor
 from graphbench.measure.pipeline import Pipeline, bytes_needed
@@ -41,11 +42,15 @@ def memory_plan(config: RunConfig, info: DeviceInfo, n_stages: int) -> str | Non
 def load_kernels(arch: str, source: str | None = None) -> dict:
     """The pipeline's kernels (shipped or a variant) and the harness's own."""
     source = source if source is not None else load_source()  # "" is a (bad) variant too
-    return {**_kernels(compile_cubin(source, arch), PIPELINE_KERNELS),
+    pipeline = compile_cubin(source, arch)
+    return {**_kernels(pipeline, PIPELINE_KERNELS),
+            **_kernels(pipeline, PDL_KERNELS, required=False),
             **_kernels(compile_cubin(load_harness_source(), arch), HARNESS_KERNELS)}
 
 
-def _kernels(module, names: tuple[str, ...]) -> dict:
+def _kernels(module, names: tuple[str, ...], required: bool = True) -> dict:
+    """The named kernels of `module`; an optional one it lacks is left out
+    (a variant without PDL kernels simply has no PDL rungs)."""
     from cuda.core._utils.cuda_utils import CUDAError
 
     kernels = {}
@@ -53,9 +58,11 @@ def _kernels(module, names: tuple[str, ...]) -> dict:
         try:
             kernels[name] = module.get_kernel(name)
         except CUDAError:
-            raise UsageError(f"the kernel source defines no kernel named {name}",
-                             "a --kernel-source variant must define "
-                             f"{', '.join(PIPELINE_KERNELS)} as extern \"C\" __global__") from None
+            if required:
+                raise UsageError(f"the kernel source defines no kernel named {name}",
+                                 "a --kernel-source variant must define "
+                                 f"{', '.join(PIPELINE_KERNELS)} as extern \"C\" __global__"
+                                 ) from None
     return kernels
 
 
@@ -73,7 +80,15 @@ class Session:
         self.kernels = kernels or load_kernels(self.info.arch, self.source)
         self.base_kernels = load_kernels(self.info.arch, self.base_source) \
             if self.base_source else None
+        self.unavailable = self._available_modes()
         self._exit = ExitStack()
+
+    def _available_modes(self) -> dict[str, str]:
+        """The rungs this device or kernel source cannot run, and why."""
+        sets = [self.kernels] + ([self.base_kernels] if self.base_kernels else [])
+        reasons = unavailable_modes(self.config.run_modes, self.info, sets)
+        self.config, unavailable = choose_modes(self.config, reasons)
+        return unavailable
 
     def __enter__(self) -> "Session":
         try:
@@ -93,7 +108,8 @@ class Session:
         self._exit.callback(self.timer.close)
         self.pipeline = self.new_pipeline()
         base = self.pipeline.with_kernels(self.base_kernels) if self.base_kernels else None
-        self.modes = build_modes(self.config.run_modes, self.pipeline, self.stream, base)
+        self.modes = build_modes(self.config.run_modes, self.pipeline, self.stream, base,
+                                 self.kernels, self.config.unroll)
         self._exit.callback(close_modes, self.modes)
         self.monitor = DeviceMonitor(self.device)
 

@@ -114,19 +114,29 @@ class Sampling:
         return [s.per_iteration_us(iters)[metric] for s in self.samples[mode]]
 
 
-def warm_up(steps: Mapping[str, Step], iters: int, timer: RoundTimer, rounds: int) -> None:
+Calls = "int | Mapping[str, int]"  # calls of each step per round: one count, or by mode
+
+
+def calls_of(calls, name: str) -> int:
+    return calls[name] if isinstance(calls, Mapping) else calls
+
+
+def warm_up(steps: Mapping[str, Step], iters, timer: RoundTimer, rounds: int) -> None:
     for w in range(rounds):
         for name in round_order(list(steps), w):
-            timer.time_round(steps[name], iters)
+            timer.time_round(steps[name], calls_of(iters, name))
 
 
-def run_rounds(steps: Mapping[str, Step], iters: int, timer: RoundTimer, stop: StopRule,
+def run_rounds(steps: Mapping[str, Step], iters, timer: RoundTimer, stop: StopRule,
                warmup_rounds: int = 1, on_round: ProgressFn | None = None,
                before_each: Callable[[], None] | None = None,
                monitor: Callable[[], object] | None = None,
                clock: Callable[[], float] = time.perf_counter) -> Sampling:
     """Warm up every mode, then time interleaved rounds until `stop` says why to stop.
 
+    `iters`: calls of each step per round, one count for all or a count by
+    mode (a step of the unrolled rung runs K iterations, so it is called
+    iters / K times).
     `before_each` runs before every timed round, outside the timed region (an
     L2 flush); `monitor` reads the device's state after each set of rounds."""
     with gc_paused():
@@ -160,7 +170,7 @@ def _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before_each,
         for name in round_order(names, rounds_done):
             if before_each:
                 before_each()
-            sample = timer.time_round(steps[name], iters)
+            sample = timer.time_round(steps[name], calls_of(iters, name))
             samples[name].append(sample)
             walls[name].append(sample.wall_s)
         rounds_done += 1

@@ -11,6 +11,9 @@ Format history of graphbench/run and graphbench/sweep:
 - version 2: configuration and raw samples per process (`runs`); statistics
   are derived on load. The writer adds a `summary` block of derived figures
   for tools such as jq; the reader never reads it.
+- version 3: the launch ladder. A process's `graph_lifecycle` became
+  `lifecycles` by graph mode, and `unavailable` names the rungs that could
+  not run, with why (read from version 2 by `upgrade_v2`).
 """
 
 from __future__ import annotations
@@ -28,8 +31,8 @@ from graphbench.record.files import read_text, write_text_atomic
 from graphbench.record.model import RunRecord, SweepRecord
 
 RUN_SCHEMA, SWEEP_SCHEMA, COMPARE_SCHEMA = "graphbench/run", "graphbench/sweep", "graphbench/compare"
-SCHEMA_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+SCHEMA_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 
 
 # --- writing -------------------------------------------------------------------
@@ -113,6 +116,8 @@ def load_document(data, source: str) -> RunRecord | SweepRecord:
         from graphbench.record.codec_v1 import upgrade
 
         data = upgrade(data, source)
+    if version in (1, 2):
+        data = upgrade_v2(data)
     cls = RunRecord if schema == RUN_SCHEMA else SweepRecord
     try:
         record = decode(cls, data, "")
@@ -120,6 +125,31 @@ def load_document(data, source: str) -> RunRecord | SweepRecord:
         return record
     except RecordError as exc:
         raise RecordError(f"{source}: {exc.message}", exc.remedy) from None
+
+
+def upgrade_v2(data):
+    """A version-2 document as version 3: every process's graph_lifecycle
+    becomes lifecycles.graph. Anything malformed is left for the reader to
+    name."""
+    if not isinstance(data, dict):
+        return data
+    data = dict(data)
+    for key in ("points", "gate_points"):
+        if isinstance(data.get(key), list):
+            data[key] = [upgrade_v2(point) for point in data[key]]
+    if isinstance(data.get("runs"), list):
+        data["runs"] = [_upgrade_run(run) for run in data["runs"]]
+    return data
+
+
+def _upgrade_run(run):
+    if not isinstance(run, dict) or "graph_lifecycle" not in run:
+        return run
+    run = dict(run)
+    lifecycle = run.pop("graph_lifecycle")
+    if lifecycle is not None:
+        run["lifecycles"] = {"graph": lifecycle}
+    return run
 
 
 def decode(hint, value, path: str):
@@ -207,12 +237,12 @@ def check_consistent(record, path: str = "") -> None:
 
 def _check_positive(run, where: str) -> None:
     readings = [r.us for c in run.conditions for r in (*c.busy.values(), *c.submit.values())]
-    extras = [v for section in (run.launch_floor, run.graph_lifecycle, run.graph_update)
+    sections = (run.launch_floor, *run.lifecycles.values(), run.graph_update)
+    extras = [v for section in sections
               if section for f in dataclasses.fields(section) for v in getattr(section, f.name)]
     if any(v <= 0 for v in readings + extras):
         raise RecordError(f"{where}: a measured time that is not positive")
-    if any(not getattr(section, f.name) for section in (run.launch_floor, run.graph_lifecycle,
-                                                        run.graph_update)
+    if any(not getattr(section, f.name) for section in sections
            if section for f in dataclasses.fields(section)):
         raise RecordError(f"{where}: a one-off cost with no samples")
 

@@ -138,8 +138,7 @@ class UpdateSamples:
     recapture_instantiate_us: tuple[float, ...]
 
 
-EXTRA_TYPES = {"launch_floor": LaunchFloorSamples, "graph_lifecycle": LifecycleSamples,
-               "graph_update": UpdateSamples}
+EXTRA_TYPES = {"launch_floor": LaunchFloorSamples, "graph_update": UpdateSamples}
 
 
 @dataclass(frozen=True)
@@ -161,10 +160,11 @@ class ProcessRun:
     conditions: tuple[Condition, ...]
     checks: tuple[Check, ...]
     launch_floor: LaunchFloorSamples | None = None
-    graph_lifecycle: LifecycleSamples | None = None
+    lifecycles: dict[str, LifecycleSamples] = field(default_factory=dict)  # by graph mode
     graph_update: UpdateSamples | None = None
     environment: Environment = field(default_factory=Environment)
     skipped: tuple[str, ...] = ()  # what was not measured, and why
+    unavailable: dict[str, str] = field(default_factory=dict)  # rungs that cannot run here, why
 
 
 @dataclass(frozen=True)
@@ -235,13 +235,17 @@ class RunRecord:
         return tuple(m for m in self.mode_names if self.workload(m) == self.workload(mode))
 
     def extra_samples(self, section: str):
-        """launch_floor, graph_lifecycle or graph_update over every process
-        that measured it; None when none did."""
-        parts = [getattr(run, section) for run in self.runs if getattr(run, section)]
-        if not parts:
-            return None
-        return EXTRA_TYPES[section](**{f.name: tuple(x for part in parts for x in getattr(part, f.name))
-                                       for f in fields(EXTRA_TYPES[section])})
+        """launch_floor or graph_update over every process that measured it;
+        None when none did."""
+        return _pooled(EXTRA_TYPES[section], [getattr(run, section) for run in self.runs])
+
+    def lifecycle_samples(self, mode: str) -> LifecycleSamples | None:
+        """A graph mode's one-off costs over every process that measured them."""
+        return _pooled(LifecycleSamples, [run.lifecycles.get(mode) for run in self.runs])
+
+    @property
+    def unavailable(self) -> dict[str, str]:
+        return {m: why for run in self.runs for m, why in run.unavailable.items()}
 
     @property
     def conditions(self) -> tuple[Condition, ...]:
@@ -265,6 +269,15 @@ class RunRecord:
     @property
     def stop_reason(self) -> str:
         return ", ".join(sorted({run.stop_reason for run in self.runs}))
+
+
+def _pooled(cls, parts):
+    """One `cls` whose every series is the concatenation of the parts' (None: no parts)."""
+    parts = [part for part in parts if part]
+    if not parts:
+        return None
+    return cls(**{f.name: tuple(x for part in parts for x in getattr(part, f.name))
+                  for f in fields(cls)})
 
 
 @dataclass(frozen=True)

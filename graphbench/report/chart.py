@@ -11,6 +11,7 @@ from pathlib import Path
 
 from graphbench.analyze.summary import summarize_run
 from graphbench.errors import UsageError
+from graphbench.ladder import ladder_order
 from graphbench.record.model import SweepRecord
 
 MARKERS = "*o+x#@%&"
@@ -48,7 +49,28 @@ def sweep_panels(sweep: SweepRecord) -> list[Panel]:
                 walls.append(Series(f"{mode} d{depth}", *map(tuple, zip(*with_mode))))
     return [Panel("graph speedup (individual / graph wall)", "speedup", tuple(speedups),
                   sweep.config.threshold),
-            Panel("wall time per iteration", "us", tuple(walls))]
+            Panel("wall time per iteration", "us", tuple(walls))] + ladder_panels(sweep)
+
+
+def ladder_panels(sweep: SweepRecord) -> list[Panel]:
+    """One panel per depth with every rung's wall time against elements,
+    when the sweep ran more rungs than individual, graph and fused."""
+    modes = ladder_order({m for p in sweep.points for m in p.mode_names})
+    if set(modes) <= {"individual", "graph", "fused"}:
+        return []
+    panels = []
+    for depth in sweep.config.depths:
+        summaries = sorted(((p.config.elements, summarize_run(p)) for p in sweep.points
+                            if p.config.depth == depth), key=lambda pair: pair[0])
+        series = []
+        for mode in modes:
+            points = [(n, s.modes[mode].wall.median) for n, s in summaries if mode in s.modes]
+            if points:
+                series.append(Series(mode, *map(tuple, zip(*points))))
+        if series:
+            panels.append(Panel(f"every rung, depth {depth}: wall per iteration", "us",
+                                tuple(series)))
+    return panels
 
 
 def _bounds(panel: Panel, log_y: bool) -> tuple[float, float, float, float]:

@@ -10,6 +10,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from graphbench.analyze.ladder import ladder
 from graphbench.analyze.stats import Summary
 from graphbench.analyze.summary import RunSummary, summarize_run
 from graphbench.record.model import Check, RunRecord
@@ -36,26 +37,55 @@ def header(record: RunRecord, summary: RunSummary) -> Text:
 
 
 def timing_table(summary: RunSummary) -> Responsive:
-    table = Table(title="us per iteration: median over rounds (IQR, min, max of wall)",
+    """The launch ladder: one row per rung, most host work first."""
+    table = Table(title="the launch ladder, us per iteration (median over rounds)",
                   title_justify="left", header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False,
                   caption=caption(summary), caption_justify="left")
-    columns = ("mode", "wall", "IQR", "min", "max", "submit", "device", "CV", "speedup")
+    columns = ("mode", "wall", "IQR", "submit", "busy", "idle", "speedup", "x floor")
     for column in columns:
         table.add_column(column, justify="left" if column == "mode" else "right", no_wrap=True)
     rows = []
-    for name, mode in summary.modes.items():
-        wall, speed = mode.wall, summary.speedup.get(name)
-        shown = f"{speed.stats.median:.2f}x" if speed else "1.00x" if name == "individual" else ""
-        rows.append([name, us(wall.median), us(wall.iqr), us(wall.min), us(wall.max),
-                     us(mode.launch_cost.median), us(mode.device.median), f"{wall.cv:.1%}", shown])
+    for row in ladder(summary).rows:
+        rows.append([row.mode, us(row.wall_us), us(summary.modes[row.mode].wall.iqr),
+                     us(row.submit_us), _maybe(row.busy_us), _maybe(row.idle_gap_us),
+                     f"{row.speedup:.2f}x" if row.speedup is not None else "",
+                     f"{row.from_floor:.2f}" if row.from_floor is not None else ""])
         table.add_row(*rows[-1])
     return responsive(table, columns, rows)
+
+
+def _maybe(value: float | None) -> str:
+    return us(value) if value is not None else "-"
 
 
 def caption(summary: RunSummary) -> str:
     held = any(m.held_submit for m in summary.modes.values())
     submit = "host enqueue behind a hold" if held else "host enqueue"
-    return f"wall: host clock, synced  submit: {submit}  device: CUDA events"
+    return (f"wall: host clock, synced  submit: {submit}\nbusy: GPU time  idle: wall - busy  "
+            "x floor: wall / the stage kernels' GPU time")
+
+
+def ladder_verdict(summary: RunSummary) -> Text | None:
+    """The fastest rung that needs no kernel change, and the fastest of all."""
+    result = ladder(summary)
+    if len(result.rows) < 3 or not result.fastest:
+        return None
+    walls = {row.mode: row for row in result.rows}
+    parts = []
+    for label, name in (("fastest with the kernels as they are", result.fastest_unchanged),
+                        ("fastest overall", result.fastest)):
+        if name:
+            row = walls[name]
+            speed = f", {row.speedup:.2f}x individual" if row.speedup is not None else ""
+            parts.append(f"{label}: {name} {us(row.wall_us)} us{speed}")
+    return Text("; ".join(parts), style="bold")
+
+
+def unavailable_lines(summary: RunSummary) -> Text | None:
+    if not summary.unavailable:
+        return None
+    return Text("\n".join(f"unavailable: {mode}: {why}"
+                          for mode, why in summary.unavailable.items()), style="dim")
 
 
 def speedup_line(summary: RunSummary) -> Text | None:
@@ -97,16 +127,18 @@ def failure_text(check: Check) -> str:
 
 def summary_lines(summary: RunSummary) -> Text:
     """Launch floor, graph build cost and payback, update cost, cache state."""
-    lines, floor, life, update = Text(), summary.launch_floor, summary.lifecycle, summary.update
+    lines, floor, update = Text(), summary.launch_floor, summary.update
     if floor:
         lines.append(f"launch floor: empty kernel {floor.kernel_launch_us.median:.2f} us, "
                      f"one-node graph replay {floor.graph_replay_us.median:.2f} us\n")
-    if life:
+    for name, life in summary.lifecycles.items():
         payback = life.break_even_iterations
         pays = f"pays off after {payback:,.0f} iterations" if payback is not None \
             else "never pays off (replay is not faster)"
-        lines.append(f"graph build {life.build_us:,.1f} us (capture {life.capture_us.median:,.1f}, "
-                     f"instantiate {life.instantiate_us.median:,.1f}, upload "
+        what = "graph" if name == "graph" else f"{name} graph"
+        lines.append(f"{what} build {life.build_us:,.1f} us (capture "
+                     f"{life.capture_us.median:,.1f}, instantiate "
+                     f"{life.instantiate_us.median:,.1f}, upload "
                      f"{life.upload_us.median:,.1f}): {pays}\n")
     if update:
         lines.append(f"graph re-pointed at new buffers: {update.node_update_us.median:,.1f} us "
@@ -130,7 +162,7 @@ def breakdown_table(summary: RunSummary) -> Responsive:
     rows = []
     for name, row in summary.breakdown.items():
         busy = row.busy_us
-        rows.append([name, str(row.launches_per_iteration), us(row.submit_per_launch_us),
+        rows.append([name, f"{row.launches_per_iteration:g}", us(row.submit_per_launch_us),
                      us(summary.modes[name].wall.median), us(busy) if busy is not None else "-",
                      us(row.idle_gap_us) if busy is not None else "-", bound_label(row)])
         table.add_row(*rows[-1])
@@ -149,7 +181,8 @@ def details_table(summary: RunSummary) -> Responsive:
     for column in columns:
         table.add_column(column, justify="left" if column == "what" else "right")
     rows = []
-    sections = (("launch floor", summary.launch_floor), ("graph lifecycle", summary.lifecycle),
+    sections = (("launch floor", summary.launch_floor),
+                *((f"{name} lifecycle", life) for name, life in summary.lifecycles.items()),
                 ("graph update", summary.update))
     for section, entry in sections:
         for f in fields(entry) if entry else ():
@@ -189,7 +222,8 @@ def run_report(record: RunRecord, verbose: bool = False) -> Group:
     parts = [header(record, summary)]
     if summary.modes:
         parts.append(timing_table(summary))
-    parts += [part for part in (speedup_line(summary), summary_lines(summary)) if part]
+    parts += [part for part in (ladder_verdict(summary), unavailable_lines(summary),
+                                speedup_line(summary), summary_lines(summary)) if part]
     if verbose and summary.breakdown:
         parts += [breakdown_table(summary), details_table(summary)]
     if record.gate_points:

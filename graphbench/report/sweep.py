@@ -44,14 +44,14 @@ def _sweep_cell(point: RunRecord | None) -> str:
 
 
 def crossover_rows(sweep: SweepRecord) -> tuple[list[str], list[list[str]]]:
-    columns = ["depth", "crossover at", "between", "fits in L2", "status"]
+    columns = ["depth", "mode", "crossover at", "between", "fits in L2", "status"]
     rows = []
     for row in crossover_table(sweep):
         found = row.crossover
         at = "-" if found.elements is None else f"{found.elements:,.0f}"
         between = "-" if not found.between else " .. ".join(elements_text(n) for n in found.between)
         fits = "-" if row.fits_in_l2 is None else ("yes" if row.fits_in_l2 else "no")
-        rows.append([str(row.depth), at, between, fits, CROSSOVER_TEXT[found.status]])
+        rows.append([str(row.depth), row.mode, at, between, fits, CROSSOVER_TEXT[found.status]])
     return columns, rows
 
 
@@ -62,8 +62,8 @@ def sweep_report(sweep: SweepRecord, width: int = 80) -> Group:
                          f"  {len(sweep.points)} of {total} points" +
                          ("" if sweep.complete else " (incomplete)"))
     parts = [head, simple_table("graph speedup and graph wall us/iter", *sweep_rows(sweep))]
-    parts.append(simple_table(f"where the speedup falls below {sweep.config.threshold:g}x",
-                              *crossover_rows(sweep)))
+    parts.append(simple_table(f"where each rung's speedup over individual falls below "
+                              f"{sweep.config.threshold:g}x", *crossover_rows(sweep)))
     parts.append(FittedChart(sweep_panels(sweep)[0], most=min(width, 100)))
     return Group(*parts)
 
@@ -87,6 +87,6 @@ class FittedChart:
 def sweep_markdown(sweep: SweepRecord) -> str:
     name = sweep.device.name if sweep.device else "?"
     parts = [f"### graphbench sweep on {name}", "", markdown_table(*sweep_rows(sweep)), "",
-             f"Speedup below {sweep.config.threshold:g}x:", "",
+             f"Speedup over individual below {sweep.config.threshold:g}x:", "",
              markdown_table(*crossover_rows(sweep))]
     return "\n".join(parts) + "\n"

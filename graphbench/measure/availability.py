@@ -1,0 +1,64 @@
+"""Which rungs of the ladder this device, driver and kernel source can run.
+
+A rung that cannot run is not a failure: `--modes all` reports it as
+unavailable with the reason; naming it in --modes is refused with the same
+reason (graphbench.measure.session)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from graphbench.errors import DeviceError
+from graphbench.ladder import RUNG
+from graphbench.measure.kernels import PDL_KERNELS, STAGE_KERNELS, pdl_name
+
+PDL_MIN_CC = (9, 0)
+CONDITIONAL_MIN_DRIVER = (12, 3)  # CUDA version whose driver runs conditional nodes
+
+
+def _version(text: str | None) -> tuple[int, ...] | None:
+    try:
+        return tuple(int(part) for part in (text or "").split("."))
+    except ValueError:
+        return None
+
+
+def unavailable_modes(modes, info, kernel_sets, stage_kernels=STAGE_KERNELS) -> dict[str, str]:
+    """Reasons, by mode, why `modes` cannot run on the device `info` with
+    each of `kernel_sets` (the candidate build and any A/B base build)."""
+    reasons: dict[str, str] = {}
+    cc = _version(info.compute_capability)
+    missing = sorted({pdl_name(k) for kernels in kernel_sets for k in stage_kernels
+                      if pdl_name(k) not in kernels})
+    driver = _version(info.cuda_driver_version)
+    for mode in modes:
+        if RUNG[mode].pdl and cc is not None and cc < PDL_MIN_CC:
+            reasons[mode] = (f"programmatic dependent launch needs compute capability 9.0+, "
+                             f"this GPU is {info.compute_capability}")
+        elif RUNG[mode].pdl and missing:
+            reasons[mode] = (f"the kernel source has no PDL-aware kernel {', '.join(missing)} "
+                             f"(see {', '.join(PDL_KERNELS)} in the shipped pipeline.cu)")
+        elif mode == "loop" and driver is not None and driver < CONDITIONAL_MIN_DRIVER:
+            reasons[mode] = (f"device-side loops (conditional graph nodes) need a CUDA 12.3+ "
+                             f"driver, this one supports CUDA {info.cuda_driver_version}")
+        elif mode == "loop" and not _builder_has_conditions():
+            reasons[mode] = "this cuda.core has no GraphBuilder.create_condition"
+    return reasons
+
+
+def _builder_has_conditions() -> bool:
+    from cuda.core.graph import GraphBuilder
+
+    return hasattr(GraphBuilder, "create_condition") and hasattr(GraphBuilder, "while_loop")
+
+
+def choose_modes(config, reasons: dict[str, str]):
+    """The configuration with the rungs that can run, and every rung left
+    out with why. --modes all skips what cannot run; a rung named in
+    --modes that cannot run is refused with its reason (exit 2)."""
+    if reasons and not config.ladder:
+        mode, reason = next(iter(reasons.items()))
+        raise DeviceError(f"--modes {mode} cannot run here: {reason}",
+                          f"leave {mode} out, or use --modes all to skip what cannot run")
+    kept = tuple(m for m in config.run_modes if m not in reasons)
+    return replace(config, modes=kept), {**config.unavailable_by_config, **reasons}
