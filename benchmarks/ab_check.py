@@ -29,14 +29,20 @@ def child_extra_launch(record_path: str) -> None:
     from graphbench.measure.session import load_kernels
     from graphbench.record.codec import write_record
 
-    original = pipeline_module.Pipeline._stage_launches
+    from graphbench.pipeline_files import load_pipeline, plan
+
+    original = pipeline_module.Pipeline._set_kernels
 
     def with_extra(self, kernels):
-        launches = original(self, kernels)
-        return launches + [(kernels["empty"], ())] if kernels.get("extra_launch") else launches
+        original(self, kernels)
+        if kernels.get("extra_launch"):
+            first = self.stage_launches[0]
+            self.stage_launches.append(pipeline_module.Launch(kernels["empty"], first.config, ()))
 
-    pipeline_module.Pipeline._stage_launches = with_extra
-    kernels = {**load_kernels(describe(open_device(0)).arch), "extra_launch": True}
+    pipeline_module.Pipeline._set_kernels = with_extra
+    built_in = plan(load_pipeline(None).spec, RunConfig().elements)
+    kernels = {**load_kernels(describe(open_device(0)).arch, load_pipeline(None).source, built_in),
+               "extra_launch": True}
     write_record(record_path, run_benchmark(RunConfig(ab_source=SHIPPED), kernels=kernels))
 
 

@@ -96,6 +96,31 @@ step_ladder() {  # issue 14: every rung at three sizes, the bare cross-check, th
 step_laddersweep() {
   timed gb sweep --modes all --elements 2^12..2^24:x4 --depth 1,4,16 --json "$REC/h200_ladder_sweep.json" --plot "$REC/h200_ladder_sweep.svg" --markdown "$REC/h200_ladder_sweep.md" --no-progress
 }
+step_pipelines() {  # issue 15: the shipped example pipelines through every rung, a Jacobi sweep over K
+  for n in 1048576 16777216; do
+    for p in softmax reduction; do
+      timed gb run --pipeline $p --modes all --elements $n --json "$REC/h200_${p}_$n.json" --no-progress | grep -E "^ [a-z-]+ +[0-9]|fastest|verified|FAILED|unavailable"
+    done
+    timed gb run --pipeline jacobi --depth 4 --modes all --elements $n --json "$REC/h200_jacobi4_$n.json" --no-progress | grep -E "^ [a-z-]+ +[0-9]|fastest|verified|FAILED|unavailable"
+  done
+  timed gb sweep --pipeline jacobi --elements 2^14..2^24:x4 --depth 1,4,16,64 --json "$REC/h200_jacobi_sweep.json" --plot "$REC/h200_jacobi_sweep.svg" --markdown "$REC/h200_jacobi_sweep.md" --no-progress | head -30
+}
+step_builtin() {  # the built-in pipeline after its move into a pipeline file: 5 processes, harness
+  for i in 1 2 3 4 5; do timed gb run --json "$REC/builtin_$i.json" --no-progress > /dev/null; done
+  python3 - "$REC"/builtin_*.json <<'PY'
+import sys, statistics
+from graphbench.analyze.summary import summarize_run
+from graphbench.record.codec import read_run
+rows = [summarize_run(read_run(f)) for f in sys.argv[1:]]
+for mode in ("individual", "graph", "fused"):
+    walls = [s.modes[mode].wall.median for s in rows]
+    busy = [s.modes[mode].busy.median for s in rows]
+    print(f"{mode:10s} wall {' '.join(f'{w:.2f}' for w in walls)} median {statistics.median(walls):.3f}"
+          f"  busy median {statistics.median(busy):.3f}")
+print("speedups", [round(s.speedup['graph'].stats.median, 3) for s in rows])
+PY
+  timed python3 benchmarks/harness_overhead.py --json "$REC/h200_harness_overhead_after_pipeline_files.json" | grep ratio
+}
 step_deviceall() { timed gb run --device all --no-progress --json "$REC/h200_device_all.json" | tail -3; }
 steps=${*:-info tests runs busy agreement baseline gate ab sweep deviceall}
 for s in $steps; do echo "=== $s"; "step_$s"; done 2>&1 | tee "$OUT/log.txt"

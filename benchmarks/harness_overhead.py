@@ -41,8 +41,7 @@ def bare_lifecycle(stream, pipeline) -> dict:
     """Capture, instantiate, upload and first launch of the pipeline, written out bare."""
     from cuda.core import launch
 
-    (k1, a1), (k2, a2), (k3, a3) = pipeline.stage_launches
-    config = pipeline.launch_config
+    (k1, config, a1), (k2, _, a2), (k3, _, a3) = pipeline.stage_launches
     stream.sync()
     t0 = time.perf_counter()
     b = stream.create_graph_builder()
@@ -104,10 +103,9 @@ def bare_rungs(stream, pipeline, kernels, iters: int, unroll: int) -> dict:
     from cuda.bindings import driver as drv
     from cuda.core import LaunchConfig, launch
 
-    config, pdl = pipeline.launch_config, pipeline.pdl_config
-    (k1, a1), (k2, a2), (k3, a3) = pipeline.stage_launches
-    (p1, b1), (p2, b2), (p3, b3) = pipeline.pdl_launches
-    kf, af = pipeline.fused_launch
+    (k1, config, a1), (k2, _, a2), (k3, _, a3) = pipeline.stage_launches
+    (p1, pdl, b1), (p2, _, b2), (p3, _, b3) = pipeline.pdl_launches
+    kf, _, af = pipeline.fused_launch
 
     def timed(body, count):
         def run():
@@ -141,7 +139,7 @@ def bare_rungs(stream, pipeline, kernels, iters: int, unroll: int) -> dict:
 
     grid, block, s = int(config.grid[0]), int(config.block[0]), drv.CUstream(int(stream.handle))
     (f1, q1), (f2, q2), (f3, q3) = [(drv.CUfunction(int(k.handle)), packed(a))
-                                    for k, a in pipeline.stage_launches]
+                                    for k, _, a in pipeline.stage_launches]
     cu = drv.cuLaunchKernel
 
     def driver(n):
@@ -218,8 +216,8 @@ def main() -> None:
     from graphbench.measure.modes import build_modes, close_modes
     from graphbench.measure.pipeline import Pipeline
     from graphbench.measure.session import load_kernels
-    from graphbench.measure.stages import DEFAULT_STAGES, expand
     from graphbench.measure.timing import EventTimer
+    from graphbench.pipeline_files import load_pipeline, plan
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--elements", type=int, default=4096)
@@ -233,9 +231,10 @@ def main() -> None:
     device = open_device(0)
     info = describe(device)
     stream = device.create_stream()
-    kernels = load_kernels(info.arch)
-    pipeline = Pipeline(kernels, expand(DEFAULT_STAGES), args.elements, 256,
-                        info.multiprocessors)
+    built_in = load_pipeline(None)  # the same pipeline file graphbench run uses
+    built_in_plan = plan(built_in.spec, args.elements)
+    kernels = load_kernels(info.arch, built_in.source, built_in_plan)
+    pipeline = Pipeline(built_in_plan, kernels, info.multiprocessors)
     pipeline.fill_random(np.random.default_rng(0))
     modes = {m.name: m for m in build_modes(LADDER, pipeline, stream, kernels=kernels,
                                              unroll=args.unroll)}

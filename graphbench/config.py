@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from graphbench.errors import ConfigError
 from graphbench.ladder import ALL, DEFAULT_MODES, LADDER
-from graphbench.measure.stages import DEFAULT_STAGES, STAGE_TABLE, expand, is_default_chain
+
+DEFAULT_STAGES = ("add", "mul", "sub")  # the built-in pipeline's chain (pipelines/add_mul_sub.py)
 
 ALL_MODES = LADDER
 BLOCK_SIZE = 256
@@ -56,8 +57,13 @@ class RunConfig:
                          "unrolled rung (default {default})", metavar="K")
     warmup_rounds: int = option(1, "--warmup", "int", "untimed warm-up rounds per mode "
                                 "(default {default})", commands=(RUN,))
-    stages: tuple[str, ...] = option(DEFAULT_STAGES, "--stages", "list", "the stage chain, "
-                                     "from add,mul,sub (default add,mul,sub)")
+    stages: tuple[str, ...] = option(DEFAULT_STAGES, "--stages", "list", "the built-in "
+                                     "pipeline's stage chain, from add,mul,sub (default "
+                                     "add,mul,sub)")
+    pipeline: str | None = option(None, "--pipeline", "path", "benchmark this pipeline file "
+                                  "(a .py path) or shipped pipeline (softmax, jacobi, reduction; "
+                                  "default: the built-in add,mul,sub); the record keeps its "
+                                  "SHA-256", metavar="FILE|NAME")
     max_noise: float = option(0.01, "--max-noise", "fraction", "stop when the speedup's 95%% CI "
                               "half-width is within PCT of its median: 1%% or 0.01 (a bare "
                               "number is a fraction: 0.5 means 50%%; default 1%%)")
@@ -100,10 +106,8 @@ class RunConfig:
             if size > MAX_ELEMENTS:
                 raise ConfigError("gate_sizes", f"has {size:,}, more than {MAX_ELEMENTS:,}",
                                   "no GPU holds that many elements")
-        unknown_stages = [s for s in self.stages if s not in STAGE_TABLE]
-        if unknown_stages or not self.stages:
-            raise ConfigError("stages", f"has unknown stage(s) {', '.join(unknown_stages) or '(none)'}",
-                              f"choose from {', '.join(STAGE_TABLE)}")
+        if not self.stages:
+            raise ConfigError("stages", "is empty", "choose from add, mul, sub")
         if not 0 < self.max_noise < 1:
             raise ConfigError("max_noise", f"must be between 0% and 100%, got {self.max_noise:.2%}")
         if not self.max_time > 0:
@@ -130,13 +134,6 @@ class RunConfig:
         if "graph" in modes and "individual" not in modes:
             # The speedup and the graph's replay checks need both.
             raise ConfigError("modes", "with graph also needs individual")
-        if "fused" in modes and not self.fused_available:
-            raise ConfigError("modes", "has fused, which exists only for the add,mul,sub "
-                              "pipeline at depth 1", "leave fused out")
-
-    @property
-    def fused_available(self) -> bool:
-        return is_default_chain(expand(self.stages, self.depth))
 
     @property
     def ladder(self) -> bool:
@@ -145,20 +142,16 @@ class RunConfig:
         return self.modes == (ALL,)
 
     @property
-    def run_modes(self) -> tuple[str, ...]:
-        """The modes asked for, in ladder order; all and the default leave
-        out fused where the chain has no fused kernel."""
-        wanted = LADDER if self.ladder else self.modes or DEFAULT_MODES
-        implied = self.modes is None or self.ladder
-        return tuple(m for m in LADDER if m in wanted
-                     and not (m == "fused" and implied and not self.fused_available))
+    def implied_modes(self) -> bool:
+        """The modes were not named one by one (the default, or all): a rung
+        the pipeline lacks (fused) is left out rather than refused."""
+        return self.modes is None or self.ladder
 
     @property
-    def unavailable_by_config(self) -> dict[str, str]:
-        """Rungs --modes all leaves out for this pipeline, with the reason."""
-        if self.ladder and not self.fused_available:
-            return {"fused": "no fused kernel for this stage chain (only add,mul,sub at depth 1)"}
-        return {}
+    def run_modes(self) -> tuple[str, ...]:
+        """The modes asked for, in ladder order."""
+        wanted = LADDER if self.ladder else self.modes or DEFAULT_MODES
+        return tuple(m for m in LADDER if m in wanted)
 
     def resolved(self, **changes) -> "RunConfig":
         """The configuration as a record stores it: modes named, not implied."""

@@ -53,17 +53,8 @@ extern "C" __global__ void fused(const float* __restrict__ a,
 // before any memory access also orders this stage's writes after the reads
 // of every earlier kernel. The predecessor lets its dependant launch once its
 // own loop is done (launch_dependents), so the dependant's launch overlaps
-// the predecessor's tail. NVRTC declares neither cudaGridDependencySynchronize
-// nor cudaTriggerProgrammaticLaunchCompletion, so they are written as the
-// PTX they compile to; below sm_90 they compile to nothing, and graphbench
-// does not offer these rungs there.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define GRID_DEPENDENCY_WAIT() asm volatile("griddepcontrol.wait;" ::: "memory")
-#define TRIGGER_DEPENDENTS() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
-#else
-#define GRID_DEPENDENCY_WAIT()
-#define TRIGGER_DEPENDENTS()
-#endif
+// the predecessor's tail.
+#include "graphbench_pdl.cuh"  // GRID_DEPENDENCY_WAIT, TRIGGER_DEPENDENTS
 
 #define PDL_STAGE(name, op)                                                    \
     extern "C" __global__ void name(const float* __restrict__ x,               \

@@ -3,11 +3,12 @@ from conftest import make_record
 
 import dataclasses
 
-from graphbench.analyze.derived import (break_even_iterations, cache_state, time_breakdown,
-                                        working_set_bytes)
+from graphbench.analyze.derived import (break_even_iterations, cache_state,
+                                        chain_working_set_bytes, time_breakdown)
 from graphbench.analyze.summary import summarize_run
 from graphbench.measure.repoint import chain_order
-from graphbench.measure.stages import DEFAULT_STAGES, expand
+from graphbench.config import DEFAULT_STAGES
+from graphbench.pipeline_files import load_pipeline, plan
 from graphbench.measure.verify import untouched
 from graphbench.report.run import run_report
 from graphbench.report.tables import to_text
@@ -22,17 +23,20 @@ def test_break_even_is_build_cost_over_saving_per_iteration():
 
 
 def test_working_set_counts_each_vector_once():
-    stages = expand(DEFAULT_STAGES)
-    assert working_set_bytes(4096, stages) == 6 * 4096 * 4  # a, b, c, r1, r2, r3
-    assert working_set_bytes(4096, expand(["add"])) == 3 * 4096 * 4  # a, b, r1
+    assert chain_working_set_bytes(4096, DEFAULT_STAGES, 1) == 6 * 4096 * 4  # a, b, c, r1..r3
+    assert chain_working_set_bytes(4096, ("add",), 1) == 3 * 4096 * 4  # a, b, r1
+    # the old records' formula agrees with the built-in pipeline file's buffers
+    for depth in (1, 4):
+        built_in = plan(load_pipeline(None, depth).spec, 4096)
+        assert built_in.buffer_bytes == chain_working_set_bytes(4096, DEFAULT_STAGES, depth)
 
 
 def test_cache_state_marks_l2_residency_and_flush():
-    stages = expand(DEFAULT_STAGES)
-    assert cache_state(4096, stages, 60 * 2**20, False).l2_resident is True
-    assert cache_state(2**24, stages, 60 * 2**20, False).l2_resident is False
-    assert cache_state(4096, stages, 60 * 2**20, True).l2_resident is False
-    assert cache_state(4096, stages, None, False).l2_resident is None
+    size = 6 * 4 * 4096
+    assert cache_state(size, 60 * 2**20, False).l2_resident is True
+    assert cache_state(size * 4096, 60 * 2**20, False).l2_resident is False
+    assert cache_state(size, 60 * 2**20, True).l2_resident is False
+    assert cache_state(size, None, False).l2_resident is None
 
 
 def test_breakdown_splits_wall_into_busy_and_idle():

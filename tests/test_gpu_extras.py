@@ -23,7 +23,7 @@ def record():
 def test_graph_update_verifies_on_new_buffers_and_leaves_old_ones_untouched(record):
     checks = {c.name: c for c in record.checks}
     for method in ("kernel nodes", "whole graph"):
-        new = checks[f"graph update ({method}): new buffers"]
+        new = checks[f"graph update ({method}): new buffers [r3]"]
         old = checks[f"graph update ({method}): old buffers not written"]
         assert new.passed and new.elements == 100_000
         assert old.passed and old.elements == 3 * 100_000 and old.bad_elements == 0

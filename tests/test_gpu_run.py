@@ -11,6 +11,7 @@ from graphbench.measure.benchmark import run_benchmark
 from graphbench.measure.device import describe, open_device
 from graphbench.measure.kernels import load_source
 from graphbench.measure.session import load_kernels
+from graphbench.pipeline_files import load_pipeline, plan
 from graphbench.record.codec import read_run
 
 pytestmark = pytest.mark.gpu
@@ -19,7 +20,8 @@ SMALL = dict(elements=10_000, iters=20, rounds=3)
 
 
 def kernels_from(source: str) -> dict:
-    return load_kernels(describe(open_device(0)).arch, source)
+    built_in = plan(load_pipeline(None).spec, 4096)
+    return load_kernels(describe(open_device(0)).arch, source, built_in)
 
 
 def checks_by_name(record):
@@ -31,7 +33,8 @@ def test_every_mode_verifies_and_graph_replays_new_data():
     checks = checks_by_name(record)
     assert record.verified, checks
     for name in ("individual", "graph", "fused", "graph: replay with new data",
-                 "graph: constants a=1 b=2 c=3 give 8"):
+                 "graph: constant inputs 1, 2, 3..."):
+        name += " [r3]"  # every check names the output it compares
         assert checks[name].passed and checks[name].elements == 10_000
     assert record.rounds > 0  # checked after timing: the figures stand
 
@@ -41,15 +44,15 @@ def test_wrong_stage_kernel_is_caught_in_individual_and_graph():
     record = run_benchmark(RunConfig(**SMALL), kernels=kernels_from(wrong))
     checks = checks_by_name(record)
     assert not record.verified
-    assert not checks["individual"].passed and not checks["graph"].passed
-    assert checks["fused"].passed  # the fused kernel was left correct
+    assert not checks["individual [r3]"].passed and not checks["graph [r3]"].passed
+    assert checks["fused [r3]"].passed  # the fused kernel was left correct
     assert record.mode_names == () and record.rounds == 0  # nothing is timed when results are wrong
 
 
 def test_unwritten_last_element_is_caught_by_the_poison():
     skip_last = load_source().replace("i < N;", "i + 1 < N;")
     record = run_benchmark(RunConfig(**SMALL), kernels=kernels_from(skip_last))
-    check = checks_by_name(record)["individual"]
+    check = checks_by_name(record)["individual [r3]"]
     assert not check.passed and check.first_bad_index == 9_999
     assert check.max_abs_error is None  # NaN left in place: an infinite error
 
@@ -73,7 +76,7 @@ def test_cli_run_writes_a_complete_record(tmp_path, capsys):
 def test_wrong_kernel_exits_1_through_the_cli(monkeypatch, capsys):
     wrong = load_source().replace("out[i] = x[i] * y[i];", "out[i] = x[i] * y[i] + 1.0f;")
     monkeypatch.setattr("graphbench.measure.session.load_kernels",
-                        lambda arch, source=None: kernels_from(wrong))
+                        lambda arch, source, plan: kernels_from(wrong))
     assert main(["run", "--elements", "4096", "--iters", "10", "--rounds", "2"]) == 1
     err = capsys.readouterr().err
     assert "verification failed: individual" in err and "first bad index" in err
@@ -84,7 +87,7 @@ def test_variant_without_a_stage_kernel_exits_2_naming_it(tmp_path, capsys):
     variant.write_text(load_source().replace("void vec_sub(", "void vec_minus("))
     assert main(["run", "--kernel-source", str(variant), "--no-progress"]) == 2
     err = capsys.readouterr().err
-    assert "no kernel named vec_sub" in err and "must define" in err
+    assert "no kernel named vec_sub" in err and "stages name it" in err
 
 
 def test_device_out_of_range_lists_devices(capsys):

@@ -19,6 +19,7 @@ from graphbench.measure.availability import choose_modes, unavailable_modes
 from graphbench.measure.driver import PackedArguments, ctypes_value
 from graphbench.measure.kernels import PDL_KERNELS, STAGE_KERNELS
 from graphbench.measure.timing import Sample, run_rounds
+from graphbench.pipeline_files import load_pipeline, plan
 from graphbench.record.codec import read_record, read_run, write_record
 from graphbench.report.run import run_report
 from graphbench.report.tables import to_text
@@ -26,7 +27,8 @@ from graphbench.report.tables import to_text
 # Wall us per iteration in the order the H200 showed at 4096 elements
 LADDER_WALLS = {"individual": 14.0, "driver": 13.0, "pdl": 13.5, "graph": 5.9, "graph-pdl": 5.3,
                 "unrolled": 3.1, "loop": 7.0, "fused": 4.6}
-ALL_KINDS = {k: object() for k in STAGE_KERNELS + PDL_KERNELS}
+ALL_KINDS = {k: object() for k in STAGE_KERNELS + PDL_KERNELS + ("fused",)}
+BUILT_IN = plan(load_pipeline(None).spec, 4096)
 
 
 def test_all_runs_every_rung_in_ladder_order():
@@ -36,10 +38,16 @@ def test_all_runs_every_rung_in_ladder_order():
     assert RunConfig().run_modes == ("individual", "graph", "fused")  # the default stays
 
 
-def test_all_leaves_out_fused_where_the_chain_has_none_and_says_why():
-    config = RunConfig(modes=("all",), depth=4)
+def test_all_leaves_out_fused_where_the_pipeline_has_none_and_says_why():
+    deep = plan(load_pipeline(None, 4).spec, 4096)
+    reasons = unavailable_modes(LADDER, device_info(), [ALL_KINDS], deep)
+    assert reasons == {"fused": "the add_mul_sub pipeline defines no fused stage"}
+    config, unavailable = choose_modes(RunConfig(modes=("all",), depth=4), reasons)
     assert "fused" not in config.run_modes and "loop" in config.run_modes
-    assert "no fused kernel" in config.unavailable_by_config["fused"]
+    config, _ = choose_modes(RunConfig(depth=4), reasons)  # the default leaves it out too
+    assert config.run_modes == ("individual", "graph")
+    with pytest.raises(DeviceError, match="defines no fused stage"):
+        choose_modes(RunConfig(depth=4, modes=("individual", "fused")), reasons)
 
 
 @pytest.mark.parametrize("modes, message", [
@@ -61,15 +69,16 @@ def test_unroll_must_be_positive_and_bounded(capsys):
 
 def test_pdl_is_unavailable_below_hopper_and_loop_on_old_drivers():
     old = device_info(compute_capability="8.0", arch="sm_80", cuda_driver_version="12.2")
-    reasons = unavailable_modes(LADDER, old, [ALL_KINDS])
+    reasons = unavailable_modes(LADDER, old, [ALL_KINDS], BUILT_IN)
     assert set(reasons) == {"pdl", "graph-pdl", "loop"}
     assert "compute capability 9.0+" in reasons["pdl"] and "12.3" in reasons["loop"]
-    assert unavailable_modes(LADDER, device_info(), [ALL_KINDS]) == {}
+    assert unavailable_modes(LADDER, device_info(), [ALL_KINDS], BUILT_IN) == {}
 
 
 def test_a_kernel_source_without_pdl_variants_has_no_pdl_rungs():
     plain = {k: object() for k in STAGE_KERNELS}
-    reasons = unavailable_modes(("individual", "pdl", "graph-pdl"), device_info(), [plain])
+    reasons = unavailable_modes(("individual", "pdl", "graph-pdl"), device_info(), [plain],
+                                BUILT_IN)
     assert set(reasons) == {"pdl", "graph-pdl"} and "vec_add_pdl" in reasons["pdl"]
 
 

@@ -120,10 +120,14 @@ def test_memory_is_counted_for_the_modes_chosen():
     from graphbench.errors import DeviceError
     from graphbench.measure.session import memory_plan
 
+    from graphbench.pipeline_files import load_pipeline, plan
+
     info = device_info(free_memory_bytes=139 * 2**30)
     huge = 2147483653  # about 72 GiB per set of buffers on the H200
-    assert memory_plan(RunConfig(elements=huge, modes=("individual", "fused")), info, 3) is None
-    reason = memory_plan(RunConfig(elements=huge), info, 3)  # with graph: the update cannot fit
+    built_in = plan(load_pipeline(None).spec, huge)
+    assert memory_plan(RunConfig(elements=huge, modes=("individual", "fused")), info,
+                       built_in) is None
+    reason = memory_plan(RunConfig(elements=huge), info, built_in)  # graph: no room to update
     assert reason.startswith("graph update not measured")
     with _pytest.raises(DeviceError, match="GiB of device memory"):
-        memory_plan(RunConfig(elements=2**34), info, 3)
+        memory_plan(RunConfig(elements=2**34), info, plan(load_pipeline(None).spec, 2**34))

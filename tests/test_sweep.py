@@ -14,7 +14,7 @@ from graphbench.cli import main
 from graphbench.cli.values import parse_grid
 from graphbench.config import RunConfig, SweepConfig
 from graphbench.errors import UsageError
-from graphbench.measure.stages import expand, reference
+from graphbench.pipeline_files import load_pipeline, plan
 from graphbench.measure.sweep import run_sweep
 from graphbench.record.codec import read_record, sweep_document
 from graphbench.report.chart import Panel, Series, sweep_panels, terminal_chart, write_chart
@@ -156,20 +156,22 @@ def test_report_of_a_broken_sweep_exits_2(tmp_path, capsys):
 def test_stage_lists_and_depth_build_the_reference():
     inputs = {k: np.random.default_rng(3).uniform(-1, 1, 50).astype(np.float32) for k in "abc"}
     a, b, c = inputs["a"], inputs["b"], inputs["c"]
-    np.testing.assert_allclose(reference(inputs, expand(["mul", "add"], 1)), a * c + b)
-    two = reference(inputs, expand(["add", "mul", "sub"], 2))
+    def reference(stages, depth):
+        return load_pipeline(None, depth, stages).spec.reference(inputs, 50)
+
+    np.testing.assert_allclose(reference(["mul", "add"], 1)["r2"], a * c + b)
     once = (a + b) * c - a
-    np.testing.assert_allclose(two, (once + b) * c - a, rtol=1e-6)
-    assert len(expand(["add", "mul", "sub"], 10)) == 30
+    np.testing.assert_allclose(reference(["add", "mul", "sub"], 2)["r6"], (once + b) * c - a,
+                               rtol=1e-6)
+    assert len(plan(load_pipeline(None, 10).spec, 64).stages) == 30
 
 
-def test_config_checks_stages_and_fused_availability():
+def test_the_built_in_pipeline_checks_stages_and_has_fused_only_for_its_chain():
     with pytest.raises(UsageError, match="unknown stage"):
-        RunConfig(stages=("add", "div"))
-    assert RunConfig(depth=4).run_modes == ("individual", "graph")
-    assert RunConfig().run_modes == ("individual", "graph", "fused")
-    with pytest.raises(UsageError, match="fused, which exists only"):
-        RunConfig(depth=2, modes=("individual", "graph", "fused"))
+        load_pipeline(None, 1, ("add", "div"))
+    assert load_pipeline(None, 4).spec.fused is None
+    assert load_pipeline(None, 1, ("add", "mul")).spec.fused is None
+    assert load_pipeline(None).spec.fused.kernel == "fused"
 
 
 def test_device_lists_parse(capsys):

@@ -21,11 +21,14 @@ def break_even_iterations(build_us: float, individual_wall_us: float,
     return build_us / saving
 
 
-def working_set_bytes(elements: int, stages: Sequence) -> int:
-    """Distinct bytes one iteration touches: every input read and every
-    stage's output written (each vector counted once)."""
-    inputs = {"a"} | {stage.operand for stage in stages}
-    return (len(inputs) + len(stages)) * elements * FLOAT_BYTES
+CHAIN_OPERANDS = {"add": "b", "mul": "c", "sub": "a"}  # the built-in chain's second inputs
+
+
+def chain_working_set_bytes(elements: int, stages: Sequence[str], depth: int) -> int:
+    """The built-in chain's distinct bytes (for records without
+    working_set_bytes): every input read and every stage's output written."""
+    inputs = {"a"} | {CHAIN_OPERANDS.get(stage, stage) for stage in stages}
+    return (len(inputs) + len(stages) * depth) * elements * FLOAT_BYTES
 
 
 @dataclass(frozen=True)
@@ -36,8 +39,7 @@ class CacheState:
     flush_l2: bool
 
 
-def cache_state(elements: int, stages: Sequence, l2_bytes: int | None, flush_l2: bool) -> CacheState:
-    size = working_set_bytes(elements, stages)
+def cache_state(size: int, l2_bytes: int | None, flush_l2: bool) -> CacheState:
     resident = None if l2_bytes is None else (size <= l2_bytes and not flush_l2)
     return CacheState(size, l2_bytes, resident, flush_l2)
 

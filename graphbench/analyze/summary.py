@@ -8,13 +8,12 @@ import dataclasses
 from dataclasses import dataclass, fields
 
 from graphbench.analyze.derived import (Breakdown, CacheState, break_even_iterations,
-                                        cache_state, time_breakdown)
+                                        cache_state, chain_working_set_bytes, time_breakdown)
 from graphbench.analyze.stats import (Summary, median_ci, median_ci_coverage, paired_ratios,
                                       summarize)
 from graphbench.analyze.stopping import headline_noise
 from graphbench.analyze.warnings import Warning, record_warnings
 from graphbench.ladder import LADDER, launches_per_iteration
-from graphbench.measure.stages import expand
 from graphbench.record.model import TIME_METRICS, RunRecord
 
 BUILD_PHASES = ("capture_us", "instantiate_us", "upload_us")
@@ -104,10 +103,18 @@ def summarize_run(record: RunRecord) -> RunSummary:
         lifecycles=lifecycles(record, modes),
         update=_summaries(UpdateSummary, record.extra_samples("graph_update")),
         breakdown=breakdowns(record, modes) if floor else {},
-        cache=cache_state(record.config.elements, expand(record.config.stages, record.config.depth),
-                          record.device.l2_bytes, record.config.flush_l2),
+        cache=cache_state(working_set(record), record.device.l2_bytes, record.config.flush_l2),
         warnings=tuple(record_warnings(record, walls, noise)), verified=record.verified,
         unavailable=record.unavailable)
+
+
+def working_set(record: RunRecord) -> int:
+    """Bytes of every buffer of the pipeline; records from before pipeline
+    files hold the built-in chain's, derived from its stages."""
+    if record.pipeline.working_set_bytes is not None:
+        return record.pipeline.working_set_bytes
+    cfg = record.config
+    return chain_working_set_bytes(cfg.elements, cfg.stages, cfg.depth)
 
 
 def mode_summary(record: RunRecord, name: str) -> ModeSummary:

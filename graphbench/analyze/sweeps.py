@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphbench.analyze.derived import Crossover, crossover, working_set_bytes
-from graphbench.analyze.summary import summarize_run
+from graphbench.analyze.derived import Crossover, crossover
+from graphbench.analyze.summary import summarize_run, working_set
 from graphbench.ladder import ladder_order
-from graphbench.measure.stages import expand
 from graphbench.record.model import RunRecord, SweepRecord
 
 
@@ -24,6 +23,11 @@ def point_speedups(point: RunRecord) -> dict[str, float]:
     return {mode: entry.stats.median for mode, entry in summarize_run(point).speedup.items()}
 
 
+def bytes_per_element(point: RunRecord) -> float:
+    """The pipeline's working set per element (it grows linearly with n)."""
+    return working_set(point) / point.config.elements
+
+
 def crossover_table(sweep: SweepRecord) -> list[CrossoverRow]:
     """Per depth and rung: where the rung's speedup over individual launches
     falls below the threshold, and whether a working set of that size still
@@ -37,7 +41,7 @@ def crossover_table(sweep: SweepRecord) -> list[CrossoverRow]:
             series = [(p.config.elements, speedups[id(p)][mode]) for p in at_depth
                       if mode in speedups[id(p)]]
             found = crossover(series, sweep.config.threshold)
-            fits = None if found.elements is None or l2 is None else working_set_bytes(
-                int(found.elements), expand(sweep.config.base.stages, depth)) <= l2
+            fits = None if found.elements is None or l2 is None or not at_depth else \
+                bytes_per_element(at_depth[0]) * found.elements <= l2
             rows.append(CrossoverRow(depth, mode, found, fits))
     return rows

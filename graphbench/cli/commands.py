@@ -10,6 +10,7 @@ from graphbench.cli.gate import cmd_compare, gate
 from graphbench.cli.progress import console, round_progress, sweep_progress
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_fields
 from graphbench.errors import EXIT_FAILED, EXIT_OK, UsageError
+from graphbench.pipeline_files import check_configs
 from graphbench.record.files import write_text_atomic
 from graphbench.record.model import RunRecord, SweepRecord
 
@@ -37,6 +38,7 @@ def cmd_run(args) -> int:
         raise UsageError("--fail-on and --markdown need --baseline FILE or --ab BASE.cu")
     if args.baseline and base.ab_source:
         raise UsageError("--ab gates against its own base build; leave out --baseline")
+    check_configs([base])  # the pipeline file, its sizes and the kernel sources
     baseline = read_run(args.baseline) if args.baseline else None  # fail before running
     devices = checked_devices(args)
     records, exit_code = [], EXIT_OK
@@ -147,6 +149,7 @@ def resolve_devices(spec) -> list[int]:
 
 def cmd_sweep(args) -> int:
     first = sweep_config(args)  # bad options fail before the driver is asked
+    check_configs(first.points())
     devices = checked_devices(args)
     sweeps = []
     for device in devices:
@@ -266,9 +269,14 @@ def show_sweeps(sweeps: list[tuple[str, SweepRecord]]) -> list[str]:
 
 def cmd_kernels(args) -> int:
     from graphbench.measure.kernels import compile_report, load_source
+    from graphbench.pipeline_files import load_pipeline
     from graphbench.report.kernels import kernels_table
 
-    resources = compile_report(args.arch, load_source(args.kernel_source))
+    spec_file = load_pipeline(args.pipeline)
+    spec = spec_file.spec
+    source = load_source(args.kernel_source) if args.kernel_source else spec_file.source
+    required = [s.kernel for s in spec.stages] + ([spec.fused.kernel] if spec.fused else [])
+    resources = compile_report(args.arch, source, required)
     console().print(kernels_table(resources, args.arch))
     return EXIT_OK
 

@@ -129,7 +129,10 @@ def add_kernels(commands) -> None:
     kernels.add_argument("--arch", default="sm_90", help="target such as sm_80, sm_90, sm_100 "
                          "(default sm_90)")
     kernels.add_argument("--kernel-source", metavar="FILE",
-                         help="check this .cu file instead of the shipped kernels")
+                         help="check this .cu file instead of the pipeline's own kernels")
+    kernels.add_argument("--pipeline", metavar="FILE|NAME",
+                         help="the pipeline file (or shipped pipeline) whose kernels to compile "
+                         "(default: the built-in add,mul,sub)")
 
 
 def build_parser() -> ArgumentParser:

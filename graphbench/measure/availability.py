@@ -10,7 +10,6 @@ from dataclasses import replace
 
 from graphbench.errors import DeviceError
 from graphbench.ladder import RUNG
-from graphbench.measure.kernels import PDL_KERNELS, STAGE_KERNELS, pdl_name
 
 PDL_MIN_CC = (9, 0)
 CONDITIONAL_MIN_DRIVER = (12, 3)  # CUDA version whose driver runs conditional nodes
@@ -23,21 +22,27 @@ def _version(text: str | None) -> tuple[int, ...] | None:
         return None
 
 
-def unavailable_modes(modes, info, kernel_sets, stage_kernels=STAGE_KERNELS) -> dict[str, str]:
-    """Reasons, by mode, why `modes` cannot run on the device `info` with
-    each of `kernel_sets` (the candidate build and any A/B base build)."""
+def unavailable_modes(modes, info, kernel_sets, plan) -> dict[str, str]:
+    """Reasons, by mode, why `modes` cannot run the pipeline `plan` on the
+    device `info` with each of `kernel_sets` (the candidate build and any
+    A/B base build)."""
     reasons: dict[str, str] = {}
     cc = _version(info.compute_capability)
-    missing = sorted({pdl_name(k) for kernels in kernel_sets for k in stage_kernels
-                      if pdl_name(k) not in kernels})
+    unnamed = [s.kernel for s in plan.stages if not s.pdl_kernel]
+    missing = sorted({s.pdl_kernel for kernels in kernel_sets for s in plan.stages
+                      if s.pdl_kernel and s.pdl_kernel not in kernels})
     driver = _version(info.cuda_driver_version)
     for mode in modes:
-        if RUNG[mode].pdl and cc is not None and cc < PDL_MIN_CC:
+        if mode == "fused" and plan.fused is None:
+            reasons[mode] = f"the {plan.name} pipeline defines no fused stage"
+        elif RUNG[mode].pdl and unnamed:
+            reasons[mode] = (f"the {plan.name} pipeline names no PDL-aware kernel for "
+                             f"{', '.join(sorted(set(unnamed)))} (Stage pdl_kernel=...)")
+        elif RUNG[mode].pdl and cc is not None and cc < PDL_MIN_CC:
             reasons[mode] = (f"programmatic dependent launch needs compute capability 9.0+, "
                              f"this GPU is {info.compute_capability}")
         elif RUNG[mode].pdl and missing:
-            reasons[mode] = (f"the kernel source has no PDL-aware kernel {', '.join(missing)} "
-                             f"(see {', '.join(PDL_KERNELS)} in the shipped pipeline.cu)")
+            reasons[mode] = f"the kernel source defines no PDL-aware kernel {', '.join(missing)}"
         elif mode == "loop" and driver is not None and driver < CONDITIONAL_MIN_DRIVER:
             reasons[mode] = (f"device-side loops (conditional graph nodes) need a CUDA 12.3+ "
                              f"driver, this one supports CUDA {info.cuda_driver_version}")
@@ -54,11 +59,12 @@ def _builder_has_conditions() -> bool:
 
 def choose_modes(config, reasons: dict[str, str]):
     """The configuration with the rungs that can run, and every rung left
-    out with why. --modes all skips what cannot run; a rung named in
-    --modes that cannot run is refused with its reason (exit 2)."""
-    if reasons and not config.ladder:
+    out with why. --modes all (and the default) skip what cannot run; a
+    rung named in --modes that cannot run is refused with its reason
+    (exit 2)."""
+    if reasons and not config.implied_modes:
         mode, reason = next(iter(reasons.items()))
         raise DeviceError(f"--modes {mode} cannot run here: {reason}",
                           f"leave {mode} out, or use --modes all to skip what cannot run")
     kept = tuple(m for m in config.run_modes if m not in reasons)
-    return replace(config, modes=kept), {**config.unavailable_by_config, **reasons}
+    return replace(config, modes=kept), reasons

@@ -48,17 +48,17 @@ def _dims(value) -> tuple[int, int, int]:
     return (*dims, 1, 1, 1)[:3]
 
 
-def driver_enqueuer(stream, config, launches):
+def driver_enqueuer(stream, launches):
     """A function that enqueues one iteration with cuLaunchKernel, one call
     per stage written out one after another (see pipeline.unrolled_launches),
     raising DeviceError if the driver refuses a launch."""
     from cuda.bindings import driver
 
-    grid, block = _dims(config.grid), _dims(config.block)
     handle = driver.CUstream(int(stream.handle))
-    packed = [PackedArguments(args) for _, args in launches]
-    calls = [(driver.CUfunction(int(kernel.handle)), *grid, *block, 0, handle, p.address, 0)
-             for (kernel, _), p in zip(launches, packed)]
+    packed = [PackedArguments(one.args) for one in launches]
+    calls = [(driver.CUfunction(int(one.kernel.handle)), *_dims(one.config.grid),
+              *_dims(one.config.block), int(one.config.shmem_size or 0), handle, p.address, 0)
+             for one, p in zip(launches, packed)]
     names = [f"c{i}" for i in range(len(calls))]
     body = "".join(f"        if (error := L(*{n})[0]):\n            fail(error)\n" for n in names)
     source = (f"def make(L, fail, {', '.join(names)}):\n"

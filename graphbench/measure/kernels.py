@@ -84,9 +84,25 @@ def default_cache_dir() -> Path:
     return Path(root) / "graphbench" / "programs"
 
 
+INCLUDE = re.compile(r'^\s*#\s*include\s+"(graphbench_[a-z_]+\.cuh)"', re.MULTILINE)
+
+
+def expand_includes(source: str) -> str:
+    """Sources may #include graphbench's own headers (graphbench_pdl.cuh);
+    they are pasted in here, so the compile cache's key is the whole text."""
+    def paste(match) -> str:
+        path = kernel_dir() / match.group(1)
+        if not path.is_file():
+            raise CompileError(f"#include \"{match.group(1)}\": graphbench has no such header",
+                               log="", remedy="graphbench ships graphbench_pdl.cuh")
+        return path.read_text(encoding="utf-8")
+    return INCLUDE.sub(paste, source)
+
+
 def _program(source: str, arch: str, verbose_ptxas: bool):
     from cuda.core import Program, ProgramOptions
 
+    source = expand_includes(source)
     options = ProgramOptions(arch=arch, std="c++17",
                              ptxas_options="-v" if verbose_ptxas else None)
     return Program(source, "c++", options)
@@ -124,17 +140,19 @@ class KernelResources:
     stack_bytes: int
 
 
-def compile_report(arch: str, source: str | None = None) -> list[KernelResources]:
+def compile_report(arch: str, source: str | None = None,
+                   required=PIPELINE_KERNELS) -> list[KernelResources]:
     """Compile the pipeline and harness sources without the cache (a cache hit
     writes no ptxas log) and parse per-kernel register and spill counts from
-    `ptxas -v`."""
+    `ptxas -v`. `required`: the kernels the pipeline's stages name."""
     arch = validate_arch(arch)
     pipeline = _resources(source if source is not None else load_source(), arch)
-    missing = [name for name in PIPELINE_KERNELS if name not in {k.name for k in pipeline}]
+    missing = [name for name in dict.fromkeys(required)
+               if name not in {k.name for k in pipeline}]
     if missing:  # the same rule `run` applies when it looks the kernels up
         raise UsageError(f"the kernel source defines no kernel named {', '.join(missing)}",
-                         "a --kernel-source variant must define "
-                         f"{', '.join(PIPELINE_KERNELS)} as extern \"C\" __global__")
+                         "the pipeline's stages name them; define them as "
+                         "extern \"C\" __global__")
     return pipeline + _resources(load_harness_source(), arch)
 
 

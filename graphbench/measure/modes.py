@@ -23,7 +23,7 @@ BASE_SUFFIX = MODE_SEPARATOR + "base"  # A/B: the baseline build's modes are gra
 
 class Mode:
     kind = ""
-    fused_output = False  # where the mode leaves its result
+    fused_output = False  # runs the fused stage (its own GPU workload)
     pdl = False           # runs the PDL-aware stage kernels
     is_graph = False
     launches_per_call = 0  # 0: one per stage
@@ -84,7 +84,7 @@ class DriverMode(Mode):
 
     def _build_step(self):
         p = self.pipeline
-        return driver_enqueuer(self.stream, p.launch_config, p.stage_launches)
+        return driver_enqueuer(self.stream, p.stage_launches)
 
 
 class PdlMode(Mode):

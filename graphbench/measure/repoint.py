@@ -8,7 +8,7 @@ import time
 from typing import Hashable, Iterable
 
 from graphbench.measure.graphs import CapturedGraph, capture
-from graphbench.measure.verify import Check, compare, untouched
+from graphbench.measure.verify import Check, compare_outputs, untouched
 from graphbench.record.model import UpdateSamples
 
 
@@ -37,9 +37,8 @@ class GraphRepointer:
         self.nodes = chain_order(definition.nodes(), definition.edges())
 
     def point_at(self, pipeline) -> None:
-        config = pipeline.launch_config
-        for node, (kernel, args) in zip(self.nodes, pipeline.stage_launches):
-            self.graph[node].update(config=config, kernel=kernel, args=args)
+        for node, one in zip(self.nodes, pipeline.stage_launches):
+            self.graph[node].update(config=one.config, kernel=one.kernel, args=one.args)
 
     def update_from_capture(self, pipeline) -> None:
         builder = capture(self.stream, pipeline.enqueue_stages)
@@ -73,9 +72,9 @@ def verify_repoint(repointer: GraphRepointer, old, new, rng, tolerance: tuple[fl
     new.poison()
     apply(new)
     repointer.run_once()
-    return [compare(f"graph update ({method}): new buffers", new.result(), new.reference(),
-                    *tolerance),
-            untouched(f"graph update ({method}): old buffers not written", old.outputs)]
+    return compare_outputs(f"graph update ({method}): new buffers", new.result(),
+                           new.reference(), tolerance) + \
+        [untouched(f"graph update ({method}): old buffers not written", old.outputs)]
 
 
 def graph_update_experiment(stream, old, new, rng, tolerance: tuple[float, float],

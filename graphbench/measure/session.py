@@ -9,22 +9,22 @@ from graphbench.config import RunConfig
 from graphbench.errors import DeviceError, UsageError
 from graphbench.measure.availability import choose_modes, unavailable_modes
 from graphbench.measure.device import DeviceInfo, describe, open_device, pin_host_thread
-from graphbench.measure.kernels import (HARNESS_KERNELS, PDL_KERNELS, PIPELINE_KERNELS,
-                                        compile_cubin, load_harness_source, load_source)
+from graphbench.measure.kernels import HARNESS_KERNELS, compile_cubin, load_harness_source, load_source
 from graphbench.measure.modes import build_modes, close_modes
 from graphbench.measure.conditions import DeviceMonitor
 from graphbench.measure.pipeline import Pipeline, bytes_needed
-from graphbench.measure.stages import expand
+from graphbench.pipeline_files import load_pipeline, plan
+from graphbench.spec import SpecError
 from graphbench.measure.timing import EventTimer
 
 MEMORY_HEADROOM = 0.9  # leave room for the context, CuPy's pool and fragmentation
 
 
-def memory_plan(config: RunConfig, info: DeviceInfo, n_stages: int) -> str | None:
+def memory_plan(config: RunConfig, info: DeviceInfo, plan) -> str | None:
     """DeviceError when the chosen modes do not fit; else why the graph-update
     experiment, which needs a second set of buffers, must be skipped (None
     when it fits or there is no graph mode)."""
-    one_set = bytes_needed(config.elements, n_stages)
+    one_set = bytes_needed(plan)
     free = info.free_memory_bytes
     if free is None:
         return None
@@ -39,46 +39,75 @@ def memory_plan(config: RunConfig, info: DeviceInfo, n_stages: int) -> str | Non
     return None
 
 
-def load_kernels(arch: str, source: str | None = None) -> dict:
-    """The pipeline's kernels (shipped or a variant) and the harness's own."""
-    source = source if source is not None else load_source()  # "" is a (bad) variant too
-    pipeline = compile_cubin(source, arch)
-    return {**_kernels(pipeline, PIPELINE_KERNELS),
-            **_kernels(pipeline, PDL_KERNELS, required=False),
-            **_kernels(compile_cubin(load_harness_source(), arch), HARNESS_KERNELS)}
+def load_kernels(arch: str, source: str, plan) -> dict:
+    """The pipeline's kernels (its PDL variants where the source has them)
+    and the harness's own, each stage's argument count checked against
+    the kernel's parameters."""
+    module = compile_cubin(source, arch)
+    required = [s.kernel for s in plan.stages] + ([plan.fused.kernel] if plan.fused else [])
+    optional = [s.pdl_kernel for s in plan.stages if s.pdl_kernel]
+    kernels = {**_kernels(module, required, plan), **_kernels(module, optional, plan, False),
+               **_kernels(compile_cubin(load_harness_source(), arch), HARNESS_KERNELS, plan)}
+    check_argument_counts(plan, kernels)
+    return kernels
 
 
-def _kernels(module, names: tuple[str, ...], required: bool = True) -> dict:
+def _kernels(module, names, plan, required: bool = True) -> dict:
     """The named kernels of `module`; an optional one it lacks is left out
-    (a variant without PDL kernels simply has no PDL rungs)."""
+    (a source without PDL kernels simply has no PDL rungs)."""
     from cuda.core._utils.cuda_utils import CUDAError
 
     kernels = {}
-    for name in names:
+    for name in dict.fromkeys(names):
         try:
             kernels[name] = module.get_kernel(name)
         except CUDAError:
             if required:
-                raise UsageError(f"the kernel source defines no kernel named {name}",
-                                 "a --kernel-source variant must define "
-                                 f"{', '.join(PIPELINE_KERNELS)} as extern \"C\" __global__"
-                                 ) from None
+                raise SpecError(f"the kernel source defines no kernel named {name}",
+                                f"the {plan.name} pipeline's stages name it; define it as "
+                                f"extern \"C\" __global__") from None
     return kernels
+
+
+def check_argument_counts(plan, kernels) -> None:
+    """Each stage passes as many arguments as its kernel takes (cuda.core
+    reads the kernel's parameter list from the driver)."""
+    stages = [(i + 1, s, s.kernel) for i, s in enumerate(plan.stages)]
+    stages += [(i + 1, s, s.pdl_kernel) for i, s in enumerate(plan.stages)
+               if s.pdl_kernel in kernels]
+    stages += [("fused", plan.fused, plan.fused.kernel)] if plan.fused else []
+    for index, stage, name in stages:
+        takes = _argument_count(kernels[name])
+        if takes is not None and takes != len(stage.args):
+            raise SpecError(f"{plan.name}: stage {index} ({name}) gives {len(stage.args)} "
+                            f"arguments, the kernel takes {takes}",
+                            "make the stage's args match the kernel's parameters")
+
+
+def _argument_count(kernel) -> int | None:
+    try:
+        return int(kernel.num_arguments)
+    except Exception:  # an older driver cannot say; the launch itself will
+        return None
 
 
 class Session:
     def __init__(self, config: RunConfig, kernels: dict | None) -> None:
         self.config = config
-        self.source = load_source(config.kernel_source)  # a bad path fails before the GPU is touched
+        # the pipeline file, its sizes and the sources fail before the GPU is touched
+        self.loaded = load_pipeline(config.pipeline, config.depth, config.stages)
+        self.plan = plan(self.loaded.spec, config.elements)
+        self.source = load_source(config.kernel_source) if config.kernel_source \
+            else self.loaded.source
         self.base_source = load_source(config.ab_source) if config.ab_source else None
         # before the driver starts its threads, so they inherit the pinning
         self.pinned_cpu = pin_host_thread(config.device) if config.pin_cpu else None
         self.device = open_device(config.device)
         self.info = describe(self.device)
-        self.stages = expand(config.stages, config.depth)
-        self.update_skipped = memory_plan(config, self.info, len(self.stages))
-        self.kernels = kernels or load_kernels(self.info.arch, self.source)
-        self.base_kernels = load_kernels(self.info.arch, self.base_source) \
+        self.update_skipped = memory_plan(config, self.info, self.plan)
+        self.tolerance = (self.plan.rtol, self.plan.atol)
+        self.kernels = kernels or load_kernels(self.info.arch, self.source, self.plan)
+        self.base_kernels = load_kernels(self.info.arch, self.base_source, self.plan) \
             if self.base_source else None
         self.unavailable = self._available_modes()
         self._exit = ExitStack()
@@ -86,7 +115,7 @@ class Session:
     def _available_modes(self) -> dict[str, str]:
         """The rungs this device or kernel source cannot run, and why."""
         sets = [self.kernels] + ([self.base_kernels] if self.base_kernels else [])
-        reasons = unavailable_modes(self.config.run_modes, self.info, sets)
+        reasons = unavailable_modes(self.config.run_modes, self.info, sets, self.plan)
         self.config, unavailable = choose_modes(self.config, reasons)
         return unavailable
 
@@ -114,8 +143,7 @@ class Session:
         self.monitor = DeviceMonitor(self.device)
 
     def new_pipeline(self) -> Pipeline:
-        pipeline = Pipeline(self.kernels, self.stages, self.config.elements,
-                            self.config.block_size, self.info.multiprocessors)
+        pipeline = Pipeline(self.plan, self.kernels, self.info.multiprocessors)
         self._exit.callback(pipeline.release)
         return pipeline
 

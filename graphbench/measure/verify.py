@@ -65,3 +65,9 @@ def untouched(name: str, arrays) -> Check:
 
 def all_passed(checks) -> bool:
     return all(check.passed for check in checks)
+
+
+def compare_outputs(label: str, actual: dict, expected: dict, tolerance) -> list[Check]:
+    """One check per checked output, named "label [output]"."""
+    return [compare(f"{label} [{name}]", actual[name], expected[name], *tolerance)
+            for name in expected]

@@ -179,13 +179,18 @@ class PipelineInfo:
     harness_sha256: str | None = None      # the instrument's own kernels
     ab_source: str | None = None           # A/B: the baseline build's source ...
     ab_source_sha256: str | None = None    # ... whose modes are named MODE@base
+    name: str = "add_mul_sub"              # the pipeline file's pipeline
+    description: str = ""
+    file: str = "built-in"                 # --pipeline as given
+    file_sha256: str | None = None         # of the pipeline file
+    working_set_bytes: int | None = None   # every buffer, once
+    checked: tuple[str, ...] = ()          # the outputs every check compares
 
 
 @dataclass(frozen=True)
 class LegacyProcesses:
-    """A version-1 merged record stored its processes' rounds concatenated,
-    without where each process began, plus each process's medians. Those
-    medians are kept here so the gate reads such a baseline as it did."""
+    """A version-1 merged record kept its processes' rounds concatenated, and
+    their medians: kept here so the gate reads such a baseline as it did."""
 
     count: int
     medians: dict[str, tuple[float, ...]]

@@ -26,6 +26,9 @@ def header(record: RunRecord, summary: RunSummary) -> Text:
         ("graphbench ", "bold"), (record.tool.version, "dim"), "  ", (dev.name, "bold cyan"),
         f" (cc {dev.compute_capability}, device {dev.index})",
         f"\n{cfg.elements:,} elements  x  {cfg.iters:,} iterations  x  {record.rounds} rounds")
+    if record.pipeline.file != "built-in":
+        pipe = record.pipeline
+        text.append(f"\npipeline {pipe.name} ({pipe.file}): {pipe.description}", style="cyan")
     if record.process_count > 1:
         text.append(f" from {record.process_count} processes")
     if summary.noise is not None:

@@ -1,0 +1,190 @@
+"""Pipeline files without a GPU: every bad file is one line and exit 2
+before any GPU work, the shipped pipelines and the built-in one compile
+offline, their references compute what their kernels do, and records of a
+user pipeline pass through report, compare and merge."""
+
+import dataclasses
+import textwrap
+
+import numpy as np
+import pytest
+
+from conftest import make_record
+from graphbench.cli import main
+from graphbench.pipeline_files import SHIPPED, load_pipeline, plan, reference_outputs
+from graphbench.measure.session import check_argument_counts
+from graphbench.record.codec import read_run, write_record
+from graphbench.report.run import run_report
+from graphbench.report.tables import to_text
+from graphbench.spec import SpecError
+
+GOOD = '''
+from graphbench.spec import Pipeline, Stage, buffer, count, scalar
+
+SOURCE = r"""
+extern "C" __global__ void twice(const float* x, float* y, float k, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) y[i] = k * x[i];
+}
+"""
+
+def reference(inputs, n):
+    return {"y": 2 * inputs["x"]}
+
+def pipeline():
+    return Pipeline(name="twice", source=SOURCE,
+                    buffers=[buffer("x", role="input"), buffer("y", DTYPE, SIZE_Y)],
+                    stages=[Stage(KERNEL, args=(ARG, "y", scalar(2.0), count("n")))],
+                    reference=reference)
+'''
+
+
+def write(tmp_path, text=None, **changes):
+    values = {"SIZE_Y": '"n"', "DTYPE": '"float32"', "KERNEL": '"twice"', "ARG": '"x"', **changes}
+    body = GOOD if text is None else text
+    for key, value in values.items():
+        body = body.replace(key, value)
+    path = tmp_path / "mine.py"
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+def run_exit(path, capsys, *extra):
+    code = main(["run", "--pipeline", str(path), "--no-progress", *extra])
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err  # one line
+    return code, err
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"ARG": '"z"'}, "argument 1 names unknown buffer 'z'"),
+    ({"SIZE_Y": '"n / 2"'}, "size 'n / 2' is not an integer expression in n"),
+    ({"SIZE_Y": '"n - n"'}, "is 0 at n = 4,096, not positive"),
+    ({"SIZE_Y": '"n ** 2 ** 99"'}, "not an integer expression"),
+    ({"DTYPE": '"float99"'}, "dtype 'float99' is not one CuPy computes with"),
+    ({"DTYPE": '"complex64"'}, "dtype 'complex64' is not one CuPy computes with"),
+    ({"ARG": "1.5"}, "argument 1 is 1.5"),
+])
+def test_a_bad_pipeline_is_one_line_and_exit_2_before_any_gpu_work(tmp_path, capsys, changes,
+                                                                   message):
+    code, err = run_exit(write(tmp_path, **changes), capsys)
+    assert code == 2 and message in err
+
+
+@pytest.mark.parametrize("text, message", [
+    ("def pipeline(:\n", "mine.py:1: syntax error"),
+    ("x = 1\n", "defines no pipeline() function"),
+    ("def pipeline():\n    return 42\n", "returned int, not a Pipeline"),
+    ("import no_such_module_anywhere\n", "raised ModuleNotFoundError while loading"),
+    ("def pipeline():\n    raise ValueError('nope')\n", "pipeline() raised ValueError: nope"),
+])
+def test_a_broken_file_is_named_with_what_is_wrong(tmp_path, capsys, text, message):
+    code, err = run_exit(write(tmp_path, text), capsys)
+    assert code == 2 and message in err
+
+
+def test_a_missing_file_and_an_unwanted_depth_are_refused(tmp_path, capsys):
+    code, err = run_exit(tmp_path / "absent.py", capsys)
+    assert code == 2 and "not found" in err and "softmax" in err
+    code, err = run_exit(write(tmp_path), capsys, "--depth", "3")
+    assert code == 2 and "pipeline() takes no depth" in err
+
+
+def test_every_point_of_a_sweep_is_checked_first(tmp_path, capsys):
+    path = write(tmp_path, SIZE_Y='"n - 8192"')  # positive at 2^14 and above only
+    assert main(["sweep", "--pipeline", str(path), "--elements", "2^12,2^14", "--depth", "1",
+                 "--no-progress"]) == 2
+    assert "at n = 4,096, not positive" in capsys.readouterr().err
+
+
+def test_an_unknown_kernel_and_a_compile_error_are_reported_offline(tmp_path, capsys):
+    assert main(["kernels", "--pipeline", str(write(tmp_path, KERNEL='"thrice"'))]) == 2
+    assert "no kernel named thrice" in capsys.readouterr().err
+    broken = write(tmp_path, GOOD.replace("y[i] = k * x[i];", "y[i] = k * x[i]"))
+    assert main(["kernels", "--pipeline", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("graphbench: error: NVRTC could not compile") and "error" in err
+
+
+class FakeKernel:
+    def __init__(self, count):
+        self.num_arguments = count
+
+
+def test_a_stage_passing_the_wrong_argument_count_is_named(tmp_path):
+    spec = load_pipeline(str(write(tmp_path))).spec
+    mine = plan(spec, 4096)
+    check_argument_counts(mine, {"twice": FakeKernel(4)})  # x, y, k, n
+    with pytest.raises(SpecError, match=r"stage 1 \(twice\) gives 4 arguments, the kernel takes 3"):
+        check_argument_counts(mine, {"twice": FakeKernel(3)})
+
+
+def test_a_reference_that_raises_or_misshapes_is_the_file_s_error(tmp_path):
+    mine = plan(load_pipeline(str(write(tmp_path))).spec, 64)
+    inputs = {"x": np.ones(64, np.float32)}
+    assert set(reference_outputs(mine, inputs)) == {"y"}
+    for bad, message in ((lambda i, n: {"y": i["x"][:5]}, r"has shape \(5,\)"),
+                         (lambda i, n: {"q": i["x"]}, "returned 'q', not an output"),
+                         (lambda i, n: [i["x"]], "returned list"),
+                         (lambda i, n: 1 / 0, "raised ZeroDivisionError")):
+        with pytest.raises(SpecError, match=message):
+            reference_outputs(dataclasses.replace(mine, reference=bad), inputs)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_shipped_pipeline_compiles_offline_for_sm_90(name, capsys):
+    assert main(["kernels", "--pipeline", name, "--arch", "sm_90"]) == 0
+    out = capsys.readouterr().out
+    for stage in load_pipeline(name).spec.stages:
+        assert stage.kernel in out and stage.pdl_kernel in out
+
+
+def test_shipped_references_compute_what_the_kernels_do():
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-4, 4, 2048).astype(np.float32)
+    y = load_pipeline("softmax").spec.reference({"x": x}, 2048)["y"].reshape(2, 1024)
+    np.testing.assert_allclose(y.sum(axis=1), 1.0, rtol=1e-5)
+    assert np.argmax(y[0]) == np.argmax(x[:1024])
+    centred = load_pipeline("reduction").spec.reference({"x": x}, 2048)["y"]
+    assert abs(float(centred.astype(np.float64).mean())) < 1e-6
+    u = rng.uniform(-1, 1, 4 * 1024).astype(np.float32)
+    two = load_pipeline("jacobi", 2).spec.reference({"u0": u}, 4096)["b"].reshape(4, 1024)
+    grid = u.reshape(4, 1024).astype(np.float64)
+    for _ in range(2):  # the textbook loop, point by point
+        nxt = grid.copy()
+        for i in range(1, 3):
+            for j in range(1, 1023):
+                nxt[i, j] = (grid[i - 1, j] + grid[i + 1, j] + grid[i, j - 1] + grid[i, j + 1]) / 4
+        grid = nxt
+    np.testing.assert_allclose(two, grid, rtol=1e-5, atol=1e-6)
+
+
+def test_jacobi_alternates_buffers_and_takes_its_depth():
+    stages = plan(load_pipeline("jacobi", 3).spec, 8192).stages
+    assert [s.args[:2] for s in stages] == [("u0", "a"), ("a", "b"), ("b", "a")]
+
+
+def test_the_built_in_pipeline_is_a_pipeline_file_like_any_other():
+    built_in = load_pipeline(None)
+    assert built_in.path.name == "add_mul_sub.py" and built_in.spec.fused.kernel == "fused"
+    assert [s.kernel for s in built_in.spec.stages] == ["vec_add", "vec_mul", "vec_sub"]
+
+
+def test_a_user_pipeline_record_passes_through_report_compare_and_merge(tmp_path, capsys):
+    from graphbench.analyze.merge import merge_runs
+
+    def softmax_record(seed):
+        record = make_record({"individual": 20.0, "graph": 8.0, "fused": 6.0}, seed=seed)
+        info = dataclasses.replace(record.pipeline, name="softmax", file="softmax",
+                                   description="row-wise softmax", file_sha256="1" * 64,
+                                   checked=("y",))
+        return dataclasses.replace(record, pipeline=info)
+
+    base, current = tmp_path / "b.json", tmp_path / "c.json"
+    write_record(base, softmax_record(1))
+    write_record(current, softmax_record(2))
+    assert read_run(current).pipeline.name == "softmax"
+    assert "pipeline softmax (softmax): row-wise softmax" in to_text(run_report(read_run(current)))
+    assert main(["compare", str(base), str(current)]) == 0
+    merged = merge_runs([read_run(base), read_run(current)])
+    assert merged.process_count == 2 and merged.pipeline.name == "softmax"
