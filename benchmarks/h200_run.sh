@@ -121,6 +121,29 @@ print("speedups", [round(s.speedup['graph'].stats.median, 3) for s in rows])
 PY
   timed python3 benchmarks/harness_overhead.py --json "$REC/h200_harness_overhead_after_pipeline_files.json" | grep ratio
 }
+step_validity() {  # issue 11's two open targets: busy against a bare 100-graph, cold against warm
+  timed python3 benchmarks/busy_probe_check.py --processes 3 --json "$REC/h200_busy_probe_check.json"
+  for n in 1048576 16777216; do
+    gb run --elements $n --json "$REC/h200_warm_$n.json" --no-progress > /dev/null
+    gb run --elements $n --flush-l2 --json "$REC/h200_cold_$n.json" --no-progress > /dev/null
+  done
+  python3 - "$REC" <<'PY'
+import sys
+from graphbench.analyze.summary import summarize_run
+from graphbench.record.codec import read_run
+for n in (1048576, 16777216):
+    warm, cold = (summarize_run(read_run(f"{sys.argv[1]}/h200_{t}_{n}.json")) for t in ("warm", "cold"))
+    for mode in ("graph", "fused"):
+        w, c = warm.modes[mode], cold.modes[mode]
+        print(f"{n:>9} {mode:6s} busy warm {w.busy.median:8.2f} cold {c.busy.median:8.2f} "
+              f"(x{c.busy.median / w.busy.median:.3f})  wall warm {w.wall.median:8.2f} "
+              f"cold {c.wall.median:8.2f} (x{c.wall.median / w.wall.median:.3f})")
+PY
+}
+step_abpipeline() {  # A/B of a user pipeline: the shipped softmax against itself
+  timed gb run --pipeline softmax --ab kernels/softmax.cu --json "$REC/h200_ab_softmax.json" --no-progress | tail -12
+  timed gb run --pipeline jacobi --depth 8 --processes 2 --json "$REC/h200_jacobi8_processes.json" --no-progress | grep -E "processes|verified"
+}
 step_deviceall() { timed gb run --device all --no-progress --json "$REC/h200_device_all.json" | tail -3; }
 steps=${*:-info tests runs busy agreement baseline gate ab sweep deviceall}
 for s in $steps; do echo "=== $s"; "step_$s"; done 2>&1 | tee "$OUT/log.txt"

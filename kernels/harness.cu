@@ -41,3 +41,19 @@ extern "C" __global__ void loop_count(cudaGraphConditionalHandle handle, unsigne
     unsigned int left = *counter > 1u ? --*counter : (*counter = 0u);
     cudaGraphSetConditional(handle, left != 0u);
 }
+
+// Evicts the L2 for cold-cache figures by reading a buffer twice its size.
+// Reading, not writing: a write-based flush leaves the L2 full of dirty
+// lines, and the timed kernel then pays for writing them back to memory
+// (measured on the H200: +4% stage time at 2^24 elements, where warm and
+// cold should agree). The sum is stored only if it equals a value the
+// uniform contents cannot add up to, so the reads cannot be optimised away.
+extern "C" __global__ void l2_flush(const unsigned int* __restrict__ scratch, size_t n,
+                                    unsigned int* sink) {
+    unsigned int sum = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        sum += scratch[i];
+    }
+    if (sum == 0xdeadbeefu) *sink = sum;
+}

@@ -26,8 +26,8 @@ from graphbench.config import RunConfig
 from graphbench.measure import provenance
 from graphbench.measure.busy import BusyProbe, Hold, SubmitProbe
 from graphbench.measure.costs import time_graph_lifecycle, time_launch_floor
-from graphbench.measure.kernels import (EMPTY_KERNEL, HOLD_KERNEL, load_harness_source,
-                                        source_digest)
+from graphbench.measure.kernels import (EMPTY_KERNEL, HOLD_KERNEL, L2_FLUSH_KERNEL,
+                                        load_harness_source, source_digest)
 from graphbench.measure.l2 import L2Flusher
 from graphbench.measure.repoint import graph_update_experiment
 from graphbench.measure.session import Session
@@ -137,7 +137,8 @@ class Probes:
 
 def sample(session: Session, rng, on_round) -> Sampling:
     config = session.config
-    flusher = L2Flusher(session.info.l2_bytes) if config.flush_l2 else None
+    flusher = L2Flusher(session.info.l2_bytes, session.stream, session.kernels[L2_FLUSH_KERNEL],
+                        session.info.multiprocessors) if config.flush_l2 else None
     timer = ColdTimer(session.device, session.stream, flusher.flush) if flusher else session.timer
     for mode in session.modes:
         mode.set_round_iterations(config.iters)
