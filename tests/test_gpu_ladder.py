@@ -90,3 +90,10 @@ def test_a_pdl_kernel_that_reads_before_waiting_is_caught():
     assert not failed & {"individual", "graph"}  # the plain kernels stay right
     assert {"pdl", "graph-pdl"} <= failed
     assert record.rounds == 0  # no figures for wrong results
+
+
+def test_busy_is_read_again_after_the_checks_for_every_workload(ladder_record):
+    run = ladder_record.runs[0]
+    workloads = {ladder_record.workload(m) for m in ladder_record.mode_names}
+    assert set(run.busy_after_checks) == workloads
+    assert all(r.us > 0 and r.covered for r in run.busy_after_checks.values())

@@ -85,6 +85,8 @@ class RunSummary:
     warnings: tuple[Warning, ...]
     verified: bool
     unavailable: dict[str, str] = dataclasses.field(default_factory=dict)
+    # by workload: (busy before the checks, the gate's figure; busy after them)
+    busy_after_checks: dict[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
 
     @property
     def lifecycle(self) -> LifecycleSummary | None:
@@ -105,7 +107,19 @@ def summarize_run(record: RunRecord) -> RunSummary:
         breakdown=breakdowns(record, modes) if floor else {},
         cache=cache_state(working_set(record), record.device.l2_bytes, record.config.flush_l2),
         warnings=tuple(record_warnings(record, walls, noise)), verified=record.verified,
-        unavailable=record.unavailable)
+        unavailable=record.unavailable, busy_after_checks=after_checks(record, modes))
+
+
+def after_checks(record: RunRecord, modes: dict[str, ModeSummary]) -> dict:
+    """Each workload's median busy time before the checks and after them."""
+    result = {}
+    for name, mode in modes.items():
+        workload = record.workload(name)
+        after = [run.busy_after_checks[workload].us for run in record.runs
+                 if workload in run.busy_after_checks]
+        if mode.busy and after and workload not in result:
+            result[workload] = (mode.busy.median, summarize(after).median)
+    return result
 
 
 def working_set(record: RunRecord) -> int:

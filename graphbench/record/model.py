@@ -65,10 +65,9 @@ class Check:
 
 @dataclass(frozen=True)
 class BusyReading:
-    """GPU time per iteration of one workload, from a replay queued behind a
-    hold kernel; the hold's length, whether it outlasted the host's
-    submission (else host time may be in the figure), and the SM clock the
-    hold kernel measured (clock64 against %globaltimer) just before."""
+    """GPU us per iteration of one workload, from a replay queued behind a
+    hold kernel; the hold's length, whether it outlasted the host's submission,
+    and the SM clock the hold measured (clock64 against %globaltimer)."""
 
     us: float
     hold_us: float | None = None
@@ -165,6 +164,7 @@ class ProcessRun:
     environment: Environment = field(default_factory=Environment)
     skipped: tuple[str, ...] = ()  # what was not measured, and why
     unavailable: dict[str, str] = field(default_factory=dict)  # rungs that cannot run here, why
+    busy_after_checks: dict[str, BusyReading] = field(default_factory=dict)  # by workload
 
 
 @dataclass(frozen=True)

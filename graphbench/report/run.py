@@ -197,6 +197,18 @@ def details_table(summary: RunSummary) -> Responsive:
     return responsive(table, columns, rows)
 
 
+def after_checks_line(summary: RunSummary) -> Text | None:
+    """Busy time before the checks (the gate's) and after them: checks
+    followed by GPU work can leave a process's kernels slower (H200: 17%)."""
+    if not summary.busy_after_checks:
+        return None
+    parts = [f"{workload} {before:,.2f} -> {after:,.2f} us ({after / before - 1:+.0%})"
+             for workload, (before, after) in summary.busy_after_checks.items()]
+    return Text("GPU busy before -> after the checks: " + ", ".join(parts) +
+                "\n  (the gate uses the figure before; see results/README.md on the "
+                "after-checks state)", style="dim")
+
+
 def gate_point_lines(record: RunRecord) -> Text:
     """The --gate-sizes points: GPU busy time per iteration and verification."""
     lines = Text("at the gate sizes, GPU busy us per iteration:")
@@ -226,7 +238,8 @@ def run_report(record: RunRecord, verbose: bool = False) -> Group:
     if summary.modes:
         parts.append(timing_table(summary))
     parts += [part for part in (ladder_verdict(summary), unavailable_lines(summary),
-                                speedup_line(summary), summary_lines(summary)) if part]
+                                speedup_line(summary), summary_lines(summary),
+                                after_checks_line(summary)) if part]
     if verbose and summary.breakdown:
         parts += [breakdown_table(summary), details_table(summary)]
     if record.gate_points:
