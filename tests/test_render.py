@@ -83,5 +83,5 @@ def test_busy_before_and_after_the_checks_is_shown_with_which_the_gate_uses():
     run = dataclasses.replace(record.runs[0], busy_after_checks={
         "stages": BusyReading(3.51, 100.0, True, 1980.0), "fused": BusyReading(3.0, 100.0, True)})
     text = to_text(run_report(dataclasses.replace(record, runs=(run,))), width=120)
-    assert "GPU busy before -> after the checks: stages 3.00 -> 3.51 us (+17%)" in text
+    assert "GPU busy before -> after the checks: stages 3.01 -> 3.51 us (+16%)" in text
     assert "the gate uses the figure before" in text
