@@ -73,3 +73,16 @@ def pipeline():
                  "--rounds", "3", "--no-progress", "--json", str(out)]) == 0
     text = capsys.readouterr().out
     assert "pipeline scale" in text and "unavailable: pdl" in text
+
+
+def test_the_readme_pipeline_verifies_on_every_rung_it_has(tmp_path):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_pipeline_files import readme_pipeline
+
+    record = run_benchmark(RunConfig(pipeline=str(readme_pipeline(tmp_path)), modes=("all",),
+                                     elements=1 << 18, iters=20, rounds=3))
+    assert record.verified, [c for c in record.checks if not c.passed]
+    assert set(record.unavailable) == {"pdl", "graph-pdl", "fused"}

@@ -188,3 +188,26 @@ def test_a_user_pipeline_record_passes_through_report_compare_and_merge(tmp_path
     assert main(["compare", str(base), str(current)]) == 0
     merged = merge_runs([read_run(base), read_run(current)])
     assert merged.process_count == 2 and merged.pipeline.name == "softmax"
+
+
+def readme_pipeline(tmp_path):
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    code = re.search(r"```python\n(# saxpy_norm\.py.*?)```", text, re.S).group(1)
+    path = tmp_path / "saxpy_norm.py"
+    path.write_text(code)
+    return path
+
+
+def test_the_readme_pipeline_file_plans_compiles_and_its_reference_checks(tmp_path, capsys):
+    path = readme_pipeline(tmp_path)
+    assert len(path.read_text().splitlines()) <= 40  # "about 30 lines"
+    assert main(["kernels", "--pipeline", str(path)]) == 0
+    assert "absmax" in capsys.readouterr().out
+    mine = plan(load_pipeline(str(path)).spec, 4096)
+    rng = np.random.default_rng(0)
+    inputs = {name: rng.uniform(-1, 1, 4096).astype(np.float32) for name in mine.inputs}
+    z = reference_outputs(mine, inputs)["z"]
+    assert float(np.abs(z).max()) == pytest.approx(1.0)
