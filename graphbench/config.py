@@ -19,7 +19,6 @@ from graphbench.ladder import ALL, DEFAULT_MODES, LADDER
 DEFAULT_STAGES = ("add", "mul", "sub")  # the built-in pipeline's chain (pipelines/add_mul_sub.py)
 
 ALL_MODES = LADDER
-BLOCK_SIZE = 256
 TOLERANCE = 1e-5  # rtol = atol for float32 values of order one
 RUN, SWEEP = "run", "sweep"
 
@@ -77,8 +76,8 @@ class RunConfig:
                          "(default 0); one record per device")
     seed: int = option(0, "--seed", "int", "seed of the random inputs (default {default})")
     kernel_source: str | None = option(None, "--kernel-source", "path", "compile this .cu file "
-                                       "instead of the shipped kernels (same kernel names); the "
-                                       "record keeps its SHA-256")
+                                       "instead of the pipeline's own source (same kernel "
+                                       "names); the record keeps its SHA-256")
     pin_cpu: bool = option(True, "--no-pin", "no-flag", "do not pin the launching thread to one "
                            "CPU near the GPU")
     gate_sizes: tuple[int, ...] = option(
@@ -88,12 +87,11 @@ class RunConfig:
                                    "baseline and alternate its rounds with the candidate's "
                                    "(--kernel-source, or the shipped kernels) in this process",
                                    commands=(RUN,))
-    block_size: int = BLOCK_SIZE
     rtol: float = TOLERANCE
     atol: float = TOLERANCE
 
     def __post_init__(self) -> None:
-        for name in ("elements", "min_rounds", "depth", "block_size", "unroll"):
+        for name in ("elements", "min_rounds", "depth", "unroll"):
             _require_positive(name, getattr(self, name))
         for name in ("iters", "rounds"):
             if getattr(self, name) is not None:

@@ -9,6 +9,9 @@ RUN_EXAMPLES = """examples:
   graphbench run --processes 5 --gate-sizes 2^20,2^24 --json baseline.json
   graphbench run --gate-sizes 2^20,2^24 --baseline baseline.json
   graphbench run --kernel-source new.cu --ab base.cu
+  graphbench run --modes all                   every rung of the launch ladder
+  graphbench run --pipeline softmax --modes all --elements 2^20
+  graphbench run --pipeline my_pipeline.py     your own kernels (see the README)
 
 --max-noise 0.5% (or 0.005) stops once the speedup's 95% CI is within 0.5% of it.
 --ab alternates both builds' rounds in this process and gates new.cu on paired
@@ -23,8 +26,8 @@ COMPARE_EXAMPLES = """examples:
   graphbench compare base.json new.json --markdown summary.md --json verdicts.json
   graphbench compare ab.json                      an A/B record (run --ab): new against base
 
-metrics: MODE.wall, MODE.submit, MODE.device, MODE.busy (MODE: individual, graph,
-  fused), optionally @SIZE for a --gate-sizes point, and speedup, speedup.fused;
+metrics: MODE.wall, MODE.submit, MODE.device, MODE.busy (MODE: a rung such as
+  individual, driver, pdl, graph, graph-pdl, unrolled, loop, fused), optionally @SIZE for a --gate-sizes point, and speedup, speedup.fused;
   thresholds in %, us (times) or x (speedups).
 default gate: each mode's wall 10%, each GPU workload's busy time 5% (individual
   and graph share one) at the run's size and every gate size; the speedup is
@@ -40,6 +43,8 @@ SWEEP_EXAMPLES = """examples:
   graphbench sweep                                     2^12..2^24 (x4) elements x depth 1,4,16
   graphbench sweep --elements 2^12..2^24 --depth 1..16 --json sweep.json --plot sweep.svg
   graphbench sweep --elements 4096,65536 --depth 1,8 --threshold 1.5
+  graphbench sweep --modes all --json ladder.json --plot ladder.svg
+  graphbench sweep --pipeline jacobi --depth 1,4,16,64         depth = Jacobi steps
 
 Each point is a full verified run (adaptive sampling, --max-time per point).
 The record is rewritten after every point, so an interrupted sweep keeps its points.
@@ -58,6 +63,8 @@ exit codes: 0 ok, 2 usage error or unreadable record
 KERNELS_EXAMPLES = """examples:
   graphbench kernels                 compile for sm_90 (no GPU needed)
   graphbench kernels --arch sm_100
+  graphbench kernels --pipeline softmax       a shipped pipeline's kernels
+  graphbench kernels --pipeline mine.py       your pipeline file's kernels
 
 exit codes: 0 ok, 2 usage error or compile error (the compiler log follows)
 """

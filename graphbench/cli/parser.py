@@ -137,9 +137,10 @@ def add_kernels(commands) -> None:
 
 def build_parser() -> ArgumentParser:
     parser = ArgumentParser(prog="graphbench", description=(
-        "Measure what CUDA Graphs buy on this GPU: a three-stage elementwise pipeline "
-        "(r1 = a + b, r2 = r1 * c, r3 = r2 - a) run as individual launches, as one replayed "
-        "graph and as one fused kernel, every result checked against CuPy."))
+        "Measure what CUDA Graphs buy on this GPU: a chain of kernels (built in: r1 = a + b, "
+        "r2 = r1 * c, r3 = r2 - a; or --pipeline FILE) run as individual launches, as one "
+        "replayed graph, as one fused kernel and on every other rung of the launch ladder, "
+        "every result checked against CuPy."))
     parser.add_argument("--version", action="version", version=f"graphbench {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     for add in (add_run, add_sweep, add_report, add_compare, add_kernels):
