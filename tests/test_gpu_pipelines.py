@@ -86,3 +86,24 @@ def test_the_readme_pipeline_verifies_on_every_rung_it_has(tmp_path):
                                      elements=1 << 18, iters=20, rounds=3))
     assert record.verified, [c for c in record.checks if not c.passed]
     assert set(record.unavailable) == {"pdl", "graph-pdl", "fused"}
+
+
+def test_a_stage_with_the_wrong_argument_count_is_refused_before_timing(tmp_path, capsys):
+    path = tmp_path / "short.py"
+    path.write_text('''
+from graphbench.spec import Pipeline, Stage, buffer, count
+
+SOURCE = r"""
+extern "C" __global__ void copy(const float* x, float* y, size_t n) {
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x) y[i] = x[i];
+}
+"""
+
+def pipeline():
+    return Pipeline(name="short", source=SOURCE, reference=lambda i, n: {"y": i["x"]},
+                    buffers=[buffer("x", role="input"), buffer("y")],
+                    stages=[Stage("copy", args=("x", "y"))])
+''')
+    assert main(["run", "--pipeline", str(path), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "stage 1 (copy) gives 2 arguments, the kernel takes 3" in err
