@@ -205,7 +205,7 @@ def verify_modes(session: Session, rng) -> list[Check]:
 def measure_extras(session: Session, sampling: Sampling, rng) -> tuple[dict, list[Check]]:
     """Launch floor; each graph rung's lifecycle; with the graph rung, the
     update costs, with the update's own checks."""
-    stream, pipeline, config = session.stream, session.pipeline, session.config
+    stream, pipeline = session.stream, session.pipeline
     extras: dict = {"launch_floor": time_launch_floor(stream, session.kernels[EMPTY_KERNEL]),
                     "lifecycles": {mode.name: time_graph_lifecycle(stream, mode.capture_enqueue,
                                                                    mode.captured_iterations)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from contextlib import ExitStack
 
 from graphbench.config import RunConfig
-from graphbench.errors import DeviceError, UsageError
+from graphbench.errors import DeviceError
 from graphbench.measure.availability import choose_modes, unavailable_modes
 from graphbench.measure.device import DeviceInfo, describe, open_device, pin_host_thread
 from graphbench.measure.kernels import HARNESS_KERNELS, compile_cubin, load_harness_source, load_source
