@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graphbench.config import DEFAULT_STAGES
 from graphbench.spec import AUTO, ROLES, Buffer, Count, Pipeline, Scalar, SpecError, Stage, evaluate_size
 
 SHIPPED_DIR = Path(__file__).resolve().parent / "pipelines"
@@ -75,8 +76,6 @@ def _run_file(text: str, path: Path) -> dict:
 def _call(make, path: Path, depth: int, stages) -> Pipeline:
     accepted = inspect.signature(make).parameters
     kwargs = {}
-    from graphbench.config import DEFAULT_STAGES
-
     for name, value, default in (("depth", depth, 1), ("stages", stages, DEFAULT_STAGES)):
         if name in accepted:
             if value is not None:

@@ -3,8 +3,7 @@ from conftest import make_record
 
 import dataclasses
 
-from graphbench.analyze.derived import (break_even_iterations, cache_state,
-                                        chain_working_set_bytes, time_breakdown)
+from graphbench.analyze.derived import break_even_iterations, cache_state, time_breakdown
 from graphbench.analyze.summary import summarize_run
 from graphbench.measure.repoint import chain_order
 from graphbench.config import DEFAULT_STAGES
@@ -23,12 +22,24 @@ def test_break_even_is_build_cost_over_saving_per_iteration():
 
 
 def test_working_set_counts_each_vector_once():
-    assert chain_working_set_bytes(4096, DEFAULT_STAGES, 1) == 6 * 4096 * 4  # a, b, c, r1..r3
-    assert chain_working_set_bytes(4096, ("add",), 1) == 3 * 4096 * 4  # a, b, r1
-    # the old records' formula agrees with the built-in pipeline file's buffers
-    for depth in (1, 4):
-        built_in = plan(load_pipeline(None, depth).spec, 4096)
-        assert built_in.buffer_bytes == chain_working_set_bytes(4096, DEFAULT_STAGES, depth)
+    def size(stages, depth):
+        return plan(load_pipeline(None, depth, stages).spec, 4096).buffer_bytes
+
+    assert size(DEFAULT_STAGES, 1) == 6 * 4096 * 4  # a, b, c, r1, r2, r3
+    assert size(DEFAULT_STAGES, 4) == 15 * 4096 * 4  # a, b, c, r1..r12
+    assert size(("add",), 1) == 4 * 4096 * 4  # a, b, c (all inputs are buffers), r1
+
+
+def test_records_without_a_working_set_use_the_built_in_pipeline_file():
+    import dataclasses
+
+    from conftest import make_record
+    from graphbench.analyze.summary import working_set
+
+    record = make_record(depth=4)
+    record = dataclasses.replace(record, pipeline=dataclasses.replace(
+        record.pipeline, working_set_bytes=None))
+    assert working_set(record) == 15 * 4096 * 4
 
 
 def test_cache_state_marks_l2_residency_and_flush():

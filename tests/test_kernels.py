@@ -4,12 +4,18 @@ import pytest
 
 from graphbench.cli import main
 from graphbench.errors import CompileError
-from graphbench.measure.kernels import KERNEL_NAMES, compile_cubin, compile_report, load_source, parse_ptxas_log
+from graphbench.measure.kernels import (HARNESS_KERNELS, compile_cubin, compile_report,
+                                        load_source, parse_ptxas_log)
+from graphbench.pipeline_files import load_pipeline
+
+BUILT_IN = load_pipeline(None).spec
+STAGES = tuple(s.kernel for s in BUILT_IN.stages) + (BUILT_IN.fused.kernel,)
+KERNEL_NAMES = STAGES + tuple(s.pdl_kernel for s in BUILT_IN.stages) + HARNESS_KERNELS
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90", "sm_100"])
 def test_every_kernel_compiles_offline_without_spills(arch):
-    resources = {k.name: k for k in compile_report(arch)}
+    resources = {k.name: k for k in compile_report(arch, load_source(), STAGES)}
     assert set(resources) == set(KERNEL_NAMES)
     for kernel in resources.values():
         assert 0 < kernel.registers <= 64
@@ -26,7 +32,7 @@ def test_kernels_command_prints_every_kernel(capsys):
 
 def test_broken_source_raises_compile_error_with_the_log():
     with pytest.raises(CompileError) as info:
-        compile_report("sm_90", source=load_source() + "\nthis is not cuda;\n")
+        compile_report("sm_90", load_source() + "\nthis is not cuda;\n", STAGES)
     assert "error" in info.value.log
 
 

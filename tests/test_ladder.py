@@ -17,7 +17,6 @@ from graphbench.errors import ConfigError, DeviceError
 from graphbench.ladder import LADDER, ladder_order, launches_per_iteration
 from graphbench.measure.availability import choose_modes, unavailable_modes
 from graphbench.measure.driver import PackedArguments, ctypes_value
-from graphbench.measure.kernels import PDL_KERNELS, STAGE_KERNELS
 from graphbench.measure.timing import Sample, run_rounds
 from graphbench.pipeline_files import load_pipeline, plan
 from graphbench.record.codec import read_record, read_run, write_record
@@ -27,8 +26,9 @@ from graphbench.report.tables import to_text
 # Wall us per iteration in the order the H200 showed at 4096 elements
 LADDER_WALLS = {"individual": 14.0, "driver": 13.0, "pdl": 13.5, "graph": 5.9, "graph-pdl": 5.3,
                 "unrolled": 3.1, "loop": 7.0, "fused": 4.6}
-ALL_KINDS = {k: object() for k in STAGE_KERNELS + PDL_KERNELS + ("fused",)}
 BUILT_IN = plan(load_pipeline(None).spec, 4096)
+STAGE_KERNELS = tuple(s.kernel for s in BUILT_IN.stages)
+ALL_KINDS = {k: object() for k in BUILT_IN.kernels}
 
 
 def test_all_runs_every_rung_in_ladder_order():

@@ -8,7 +8,6 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-FLOAT_BYTES = 4
 
 
 def break_even_iterations(build_us: float, individual_wall_us: float,
@@ -19,16 +18,6 @@ def break_even_iterations(build_us: float, individual_wall_us: float,
     if saving <= 0:
         return None
     return build_us / saving
-
-
-CHAIN_OPERANDS = {"add": "b", "mul": "c", "sub": "a"}  # the built-in chain's second inputs
-
-
-def chain_working_set_bytes(elements: int, stages: Sequence[str], depth: int) -> int:
-    """The built-in chain's distinct bytes (for records without
-    working_set_bytes): every input read and every stage's output written."""
-    inputs = {"a"} | {CHAIN_OPERANDS.get(stage, stage) for stage in stages}
-    return (len(inputs) + len(stages) * depth) * elements * FLOAT_BYTES
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import dataclasses
 from dataclasses import dataclass, fields
 
 from graphbench.analyze.derived import (Breakdown, CacheState, break_even_iterations,
-                                        cache_state, chain_working_set_bytes, time_breakdown)
+                                        cache_state, time_breakdown)
 from graphbench.analyze.stats import (Summary, median_ci, median_ci_coverage, paired_ratios,
                                       summarize)
 from graphbench.analyze.stopping import headline_noise
@@ -123,12 +123,14 @@ def after_checks(record: RunRecord, modes: dict[str, ModeSummary]) -> dict:
 
 
 def working_set(record: RunRecord) -> int:
-    """Bytes of every buffer of the pipeline; records from before pipeline
-    files hold the built-in chain's, derived from its stages."""
+    """Bytes of every buffer of the pipeline. Records from before pipeline
+    files ran the built-in one: its file's buffers at the record's size."""
     if record.pipeline.working_set_bytes is not None:
         return record.pipeline.working_set_bytes
+    from graphbench.pipeline_files import load_pipeline, plan
+
     cfg = record.config
-    return chain_working_set_bytes(cfg.elements, cfg.stages, cfg.depth)
+    return plan(load_pipeline(None, cfg.depth, cfg.stages).spec, cfg.elements).buffer_bytes
 
 
 def mode_summary(record: RunRecord, name: str) -> ModeSummary:

@@ -22,23 +22,11 @@ from pathlib import Path
 from graphbench.errors import CompileError, UsageError
 
 PIPELINE_FILE, HARNESS_FILE = "pipeline.cu", "harness.cu"
-STAGE_KERNELS = ("vec_add", "vec_mul", "vec_sub")
-FUSED_KERNEL = "fused"
-PIPELINE_KERNELS = STAGE_KERNELS + (FUSED_KERNEL,)  # every kernel source defines these
-PDL_SUFFIX = "_pdl"  # a stage's PDL-aware variant, for the pdl and graph-pdl rungs
-
-
-def pdl_name(kernel: str) -> str:
-    return kernel + PDL_SUFFIX
-
-
-PDL_KERNELS = tuple(pdl_name(k) for k in STAGE_KERNELS)  # optional in a variant
 EMPTY_KERNEL, HOLD_KERNEL = "empty", "hold"
 LOOP_RESET_KERNEL, LOOP_COUNT_KERNEL = "loop_reset", "loop_count"
 L2_FLUSH_KERNEL = "l2_flush"
 HARNESS_KERNELS = (EMPTY_KERNEL, HOLD_KERNEL, LOOP_RESET_KERNEL, LOOP_COUNT_KERNEL,
                    L2_FLUSH_KERNEL)
-KERNEL_NAMES = PIPELINE_KERNELS + PDL_KERNELS + HARNESS_KERNELS
 CACHE_ENV = "GRAPHBENCH_CACHE_DIR"
 
 
@@ -142,13 +130,12 @@ class KernelResources:
     stack_bytes: int
 
 
-def compile_report(arch: str, source: str | None = None,
-                   required=PIPELINE_KERNELS) -> list[KernelResources]:
+def compile_report(arch: str, source: str, required) -> list[KernelResources]:
     """Compile the pipeline and harness sources without the cache (a cache hit
     writes no ptxas log) and parse per-kernel register and spill counts from
     `ptxas -v`. `required`: the kernels the pipeline's stages name."""
     arch = validate_arch(arch)
-    pipeline = _resources(source if source is not None else load_source(), arch)
+    pipeline = _resources(source, arch)
     missing = [name for name in dict.fromkeys(required)
                if name not in {k.name for k in pipeline}]
     if missing:  # the same rule `run` applies when it looks the kernels up
