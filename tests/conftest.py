@@ -71,12 +71,15 @@ def synthetic_modes(wall_us: dict[str, float], rounds: int = 10, noise: float = 
 
 
 def synthetic_conditions(wall_us: dict[str, float], rounds: int, host_probe_us: float = 300.0,
-                         busy_us: float = 3.0) -> tuple[Condition, ...]:
-    """One reading per set of rounds: busy per workload, held submit per mode."""
-    workloads = {workload(mode) for mode in wall_us}
+                         busy_us: float = 3.0, seed: int = 0) -> tuple[Condition, ...]:
+    """One reading per set of rounds: busy per workload (0.1% scatter, as the
+    H200's busy readings have), held submit per mode."""
+    workloads = sorted({workload(mode) for mode in wall_us})
+    scatter = 1 + 0.001 * np.random.default_rng(1000 + seed).standard_normal((rounds, len(workloads)))
     return tuple(Condition(
         sm_clock_mhz=1980, host_probe_us=host_probe_us,
-        busy={w: BusyReading(busy_us * (1 + 0.001 * i), 100.0, True, 1980.0) for w in workloads},
+        busy={w: BusyReading(busy_us * float(scatter[i, j]), 100.0, True, 1980.0)
+              for j, w in enumerate(workloads)},
         submit={m: SubmitReading(0.55 * us, True) for m, us in wall_us.items()})
         for i in range(rounds))
 
@@ -101,7 +104,7 @@ def make_run(wall_us=None, rounds: int = 10, noise: float = 0.005, seed: int = 0
     if not passed:
         actual[3] = np.nan
     checks = (compare("graph", actual, expected, config.rtol, config.atol),)
-    conditions = synthetic_conditions(wall_us, rounds, host_probe_us)
+    conditions = synthetic_conditions(wall_us, rounds, host_probe_us, seed=seed)
     return ProcessRun(seed=seed, rounds=rounds, stop_reason="fixed-rounds", elapsed_s=1.0,
                       sampling_s=0.5, modes=synthetic_modes(wall_us, rounds, noise, seed),
                       conditions=conditions, checks=checks,

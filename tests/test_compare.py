@@ -8,8 +8,8 @@ import pytest
 from conftest import make_record
 from tests_helpers import scaled_busy
 
-from graphbench.analyze.compare import (AMBIGUOUS, FASTER, MISSING, NOT_GATEABLE, SAME, SLOWER,
-                                        compare_records, judge)
+from graphbench.analyze.compare import compare_records
+from graphbench.analyze.decide import CHANGED, FASTER, MISSING, NOT_GATEABLE, SAME, SLOWER
 from graphbench.analyze.merge import merge_runs
 from graphbench.analyze.specs import default_specs, parse_spec
 from graphbench.cli import main
@@ -79,23 +79,31 @@ def test_a_20_percent_improvement_passes():
     assert comparison.passed and by_metric["graph.wall"].verdict == FASTER
 
 
-def test_a_2_percent_change_within_the_threshold_is_same():
+def test_a_2_percent_change_within_the_threshold_passes():
+    """Three baseline processes cannot show that 2% is real (same); five can
+    (changed): either way it passes a 10% gate."""
     comparison, by_metric = verdicts("within_noise_2", [parse_spec("graph.wall:10%")])
     assert comparison.passed and by_metric["graph.wall"].verdict == SAME
+    five = processes({"individual": 14.0, "graph": 4.3, "fused": 4.6}, noise=0.002)
+    current = make_record({"individual": 14.0, "graph": 4.3 * 1.02, "fused": 4.6}, rounds=20,
+                          seed=40, noise=0.002)
+    verdict = gate(five, current, "graph.wall:10%")["graph.wall"]
+    assert verdict.verdict == CHANGED and verdict.change == pytest.approx(0.02, abs=0.004)
 
 
 def test_a_noisy_record_is_not_gateable_rather_than_a_quiet_ambiguous():
     comparison, by_metric = verdicts("noisy_graph_slower")
     assert comparison.passed
     verdict = by_metric["graph.wall"]
-    assert verdict.verdict == NOT_GATEABLE and not verdict.gated
-    assert "smallest detectable change" in verdict.note and verdict.detectable > 0.10
+    assert verdict.verdict == NOT_GATEABLE and verdict not in comparison.judged
+    assert "not gateable on this pair: it detects" in verdict.note and verdict.detectable > 0.10
 
 
-def test_another_device_model_shows_times_without_gating_them(capsys):
-    assert main(["compare", path("baseline"), path("other_device_slower_times")]) == 0
-    out = capsys.readouterr().out
-    assert "different device or driver" in out and "not gated" in out
+def test_another_device_model_shows_times_but_a_gate_that_judged_nothing_exits_2(capsys):
+    assert main(["compare", path("baseline"), path("other_device_slower_times")]) == 2
+    captured = capsys.readouterr()
+    assert "different device or driver" in captured.out and "not gated" in captured.out
+    assert "judged nothing" in captured.err and "PASS" not in captured.out
     _, by_metric = verdicts("other_device_slower_times")
     assert by_metric["graph.wall"].verdict == SLOWER and not by_metric["graph.wall"].gated
 
@@ -169,42 +177,82 @@ def test_fail_on_specs_parse_and_reject_nonsense():
             parse_spec(bad)
 
 
+def processes(walls, count=5, first_seed=10, noise=0.003, **kw):
+    """A record of `count` processes of the same code (seeds differ)."""
+    return merge_runs([make_record(walls, rounds=20, seed=first_seed + i, noise=noise, **kw)
+                       for i in range(count)])
+
+
+def gate(baseline, current, *specs):
+    parsed = [parse_spec(s) for s in specs] or None
+    return {v.metric: v for v in compare_records(baseline, current, parsed).verdicts}
+
+
 def test_absolute_threshold_in_microseconds():
-    base = [4.3 + 0.001 * i for i in range(20)]
-    cur = [x + 0.3 for x in base]  # +0.3 us, about 7%
-    assert judge(parse_spec("graph.wall:0.5us"), base, cur).verdict == SAME
-    assert judge(parse_spec("graph.wall:0.2us"), base, cur).verdict == SLOWER
+    baseline = processes({"individual": 14.0, "graph": 4.3})
+    current = make_record({"individual": 14.0, "graph": 4.6}, rounds=20, seed=40, noise=0.003)
+    assert gate(baseline, current, "graph.wall:0.5us")["graph.wall"].verdict == CHANGED
+    assert gate(baseline, current, "graph.wall:0.2us")["graph.wall"].verdict == SLOWER
 
 
 def test_speedup_direction_higher_is_better():
-    base = [3.0 + 0.001 * i for i in range(20)]
-    assert judge(parse_spec("speedup:5%"), base, [x * 0.8 for x in base]).verdict == SLOWER
-    assert judge(parse_spec("speedup:5%"), base, [x * 1.2 for x in base]).verdict == FASTER
+    baseline = processes({"individual": 14.0, "graph": 4.3})
+    slower = make_record({"individual": 14.0, "graph": 4.3 / 0.8}, rounds=20, seed=40)
+    faster = make_record({"individual": 14.0, "graph": 4.3 / 1.2}, rounds=20, seed=41)
+    assert gate(baseline, slower, "speedup:5%")["speedup"].verdict == SLOWER
+    assert gate(baseline, faster, "speedup:5%")["speedup"].verdict == FASTER
 
 
-def test_few_rounds_use_confidence_intervals():
-    base, cur = [10.0, 10.1, 9.9, 10.0, 10.05], [13.0, 13.1, 12.9, 13.0, 13.05]
-    verdict = judge(parse_spec("graph.wall:10%"), base, cur)
-    assert verdict.verdict == SLOWER and verdict.p_value is None
+def test_a_baseline_of_fewer_than_3_processes_gates_nothing(capsys):
+    for count in (1, 2):
+        verdict = gate(processes({"individual": 14.0, "graph": 4.3}, count=count),
+                       make_record({"individual": 14.0, "graph": 6.0}, rounds=20, seed=40),
+                       "graph.wall:10%")["graph.wall"]
+        assert verdict.verdict == NOT_GATEABLE and "--processes 3 or more" in verdict.note
+    assert main(["compare", path("one_process_baseline"), path("graph_slower_20")]) == 2
+    assert "judged nothing" in one_line_error(capsys)
+
+
+def test_three_baseline_processes_are_enough():
+    baseline = processes({"individual": 14.0, "graph": 4.3}, count=3)
+    slower = make_record({"individual": 14.0, "graph": 6.0}, rounds=20, seed=40)
+    assert gate(baseline, slower, "graph.wall:10%")["graph.wall"].verdict == SLOWER
 
 
 def test_between_processes_the_unit_is_the_process_median():
-    """Identical code in different processes: rounds disagree with p far below
-    0.05, process medians do not."""
+    """Identical code in different processes: rounds disagree far beyond their
+    own noise, process medians do not."""
     walls = [6.1, 6.3, 6.2, 6.4, 6.25]
     baseline = merge_runs([make_record({"individual": 14.0, "graph": w}, seed=i, noise=0.001)
                            for i, w in enumerate(walls)])
     current = make_record({"individual": 14.0, "graph": 6.45}, seed=40, noise=0.001)
-    verdict = {v.metric: v for v in compare_records(
-        baseline, current, [parse_spec("graph.wall:15%")]).verdicts}["graph.wall"]
-    assert verdict.verdict == SAME and verdict.p_value > 0.05
-    from graphbench.analyze.stats import mann_whitney_p
-    assert mann_whitney_p(baseline.samples("graph", "wall"), current.samples("graph", "wall")) < 1e-6
-    slower = make_record({"individual": 14.0, "graph": 7.6}, seed=41, noise=0.001)
-    verdict = compare_records(baseline, slower, [parse_spec("graph.wall:15%")]).verdicts[0]
-    assert verdict.verdict == SLOWER and verdict.p_value < 0.05
-    tight = compare_records(baseline, slower, [parse_spec("graph.wall:3%")]).verdicts[0]
+    verdict = gate(baseline, current, "graph.wall:30%")["graph.wall"]
+    assert verdict.verdict == SAME and verdict.change_low < 0 < verdict.change_high
+    assert "between 5 baseline and 1 current process" in verdict.scope
+    slower = make_record({"individual": 14.0, "graph": 8.6}, seed=41, noise=0.001)
+    assert gate(baseline, slower, "graph.wall:30%")["graph.wall"].verdict == SLOWER
+    tight = gate(baseline, slower, "graph.wall:3%")["graph.wall"]
     assert tight.verdict == NOT_GATEABLE  # a 3% change is beyond what 5 processes can tell
+    assert tight.detectable > 0.03 and "it detects" in tight.note
+
+
+def test_identical_process_medians_do_not_make_every_difference_significant():
+    """All five baseline medians equal: the spread is floored by each
+    median's own within-process noise, never zero."""
+    same = [make_record({"individual": 14.0, "graph": 4.3}, rounds=20, seed=7, noise=0.01)] * 5
+    baseline = merge_runs(same)
+    current = make_record({"individual": 14.0, "graph": 4.3 * 1.0005}, rounds=20, seed=8,
+                          noise=0.01)
+    assert gate(baseline, current, "graph.wall:10%")["graph.wall"].verdict == SAME
+
+
+def test_a_change_smaller_than_the_threshold_is_changed_not_same():
+    baseline = processes({"individual": 14.0, "graph": 4.3}, noise=0.001)
+    current = make_record({"individual": 14.0, "graph": 4.3 * 1.03}, rounds=20, seed=40,
+                          noise=0.001)
+    verdict = gate(baseline, current, "graph.wall:10%")["graph.wall"]
+    assert verdict.verdict == CHANGED and verdict.change == pytest.approx(0.03, abs=0.005)
+    assert compare_records(baseline, current, [parse_spec("graph.wall:10%")]).passed
 
 
 def test_default_gate_covers_modes_workloads_and_gate_sizes():
@@ -216,8 +264,8 @@ def test_default_gate_covers_modes_workloads_and_gate_sizes():
 
 
 def test_a_bandwidth_regression_fails_naming_the_size():
-    small = make_record(rounds=20, seed=1)
-    big = make_record(elements=2**24, rounds=20, seed=2)
+    small = processes(None, first_seed=1)
+    big = processes(None, first_seed=20, elements=2**24)
     baseline = dataclasses.replace(small, gate_points=(big,))
     slower_big = scaled_busy(make_record(elements=2**24, rounds=20, seed=3), 1.10)
     current = dataclasses.replace(make_record(rounds=20, seed=4), gate_points=(slower_big,))
@@ -226,14 +274,15 @@ def test_a_bandwidth_regression_fails_naming_the_size():
                                                          "fused.busy@2^24"]
 
 
-def test_host_speed_difference_makes_host_bound_changes_ambiguous():
+def test_host_speed_difference_makes_host_bound_changes_not_gateable():
     baseline, current = read_record(path("baseline")), read_record(path("graph_slower_20"))
     run = current.runs[0]  # host ran 33% slower than for the baseline
     slower_host = tuple(dataclasses.replace(c, host_probe_us=400.0) for c in run.conditions)
     current = dataclasses.replace(current, runs=(dataclasses.replace(run, conditions=slower_host),))
     comparison = compare_records(baseline, current)
     by_metric = {v.metric: v for v in comparison.verdicts}
-    assert by_metric["graph.wall"].verdict == AMBIGUOUS and "host CPU speed" in by_metric["graph.wall"].note
+    assert by_metric["graph.wall"].verdict == NOT_GATEABLE
+    assert "host CPU speed" in by_metric["graph.wall"].note
     assert by_metric["individual.busy"].verdict == SAME  # GPU time does not depend on the host
     assert comparison.passed
 
@@ -252,7 +301,7 @@ def test_differences_in_sources_versions_and_pinning_are_noted():
 
 def test_a_slower_kernel_is_one_regression_not_two():
     """individual and graph modes run the same kernels: one busy series."""
-    baseline = make_record(seed=1, rounds=20)
+    baseline = processes(None, first_seed=1)
     slower = scaled_busy(make_record(seed=2, rounds=20), 1.12)
     comparison = compare_records(baseline, slower)
     assert [v.metric for v in comparison.regressions] == ["individual.busy", "fused.busy"]

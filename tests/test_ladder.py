@@ -8,6 +8,8 @@ import json
 import numpy as np
 import pytest
 
+from graphbench.analyze.merge import merge_runs
+
 from conftest import device_info, make_record
 from graphbench.analyze.ladder import ladder
 from graphbench.analyze.summary import summarize_run
@@ -171,7 +173,8 @@ def test_every_rung_has_a_speedup_against_individual(ladder_record):
 
 def test_ladder_records_pass_through_report_compare_and_merge(tmp_path, ladder_record, capsys):
     base, current = tmp_path / "base.json", tmp_path / "current.json"
-    write_record(base, make_record(LADDER_WALLS, rounds=12, seed=1))
+    write_record(base, merge_runs([make_record(LADDER_WALLS, rounds=12, seed=i)
+                                   for i in range(1, 4)]))
     write_record(current, ladder_record)
     assert read_run(current).mode_names == ladder_record.mode_names
     assert main(["report", str(current)]) == 0
@@ -180,10 +183,8 @@ def test_ladder_records_pass_through_report_compare_and_merge(tmp_path, ladder_r
     out = capsys.readouterr().out
     assert "loop" in out and "unrolled" in out
     assert main(["compare", str(base), str(current), "--fail-on", "loop.wall:5%"]) == 0
-    from graphbench.analyze.merge import merge_runs
-
     merged = merge_runs([read_run(base), read_run(current)])
-    assert merged.process_count == 2 and set(merged.mode_names) == set(LADDER)
+    assert merged.process_count == 4 and set(merged.mode_names) == set(LADDER)
 
 
 def test_unavailable_rungs_are_recorded_and_shown(tmp_path, ladder_record):
@@ -200,7 +201,7 @@ def test_unavailable_rungs_are_recorded_and_shown(tmp_path, ladder_record):
 def test_a_version_2_record_reads_its_graph_lifecycle(tmp_path):
     from pathlib import Path
 
-    old = Path(__file__).parent / "records" / "baseline.json"
+    old = Path(__file__).parent / "records" / "v2_baseline.json"
     data = json.loads(old.read_text())
     assert data["schema_version"] == 2 and "graph_lifecycle" in data["runs"][0]
     record = read_record(old)

@@ -3,9 +3,11 @@ import json
 import pytest
 from conftest import make_record
 
-from graphbench.analyze.compare import SLOWER, compare_records
+from graphbench.analyze.compare import compare_records
+from graphbench.analyze.decide import SLOWER
 from graphbench.analyze.merge import merge_runs
-from graphbench.analyze.metrics import process_medians
+from graphbench.analyze.metrics import process_values
+from graphbench.analyze.specs import parse_spec
 from graphbench.analyze.summary import summarize_run
 from graphbench.errors import RecordError
 from tests_helpers import scaled_busy
@@ -26,23 +28,28 @@ def test_merging_concatenates_the_runs_in_process_order():
 
 
 def test_merged_noise_sees_the_spread_between_processes():
-    fast = [make_record({"individual": 12.5, "graph": 6.2}, seed=i) for i in range(2)]
-    slow = [make_record({"individual": 17.0, "graph": 6.3}, seed=10 + i) for i in range(2)]
+    fast = [make_record({"individual": 12.5, "graph": 6.2}, seed=i, rounds=20) for i in range(2)]
+    slow = [make_record({"individual": 17.0, "graph": 6.3}, seed=10 + i, rounds=20)
+            for i in range(2)]
     merged = merge_runs(fast + slow)
-    assert max(summarize_run(r).noise for r in fast + slow) < 0.02
+    assert max(summarize_run(r).noise for r in fast + slow) < 0.01
     assert summarize_run(merged).noise > 0.1
 
 
 def test_a_gate_against_a_merged_baseline_calls_process_drift_noise_not_regression():
-    fast = [make_record({"individual": 12.5, "graph": 6.2}, seed=i) for i in range(2)]
-    slow = [make_record({"individual": 17.0, "graph": 6.3}, seed=10 + i) for i in range(2)]
-    current = make_record({"individual": 13.0, "graph": 6.2}, seed=99)
-    single = compare_records(slow[0], current)
-    assert {v.metric: v.verdict for v in single.verdicts}["speedup"] == SLOWER
+    fast = [make_record({"individual": 12.5, "graph": 6.2}, seed=i, rounds=20) for i in range(2)]
+    slow = [make_record({"individual": 17.0, "graph": 6.3}, seed=10 + i, rounds=20)
+            for i in range(2)]
+    current = make_record({"individual": 13.0, "graph": 6.2}, seed=99, rounds=20)
+    three_slow = slow + [make_record({"individual": 17.1, "graph": 6.3}, seed=20, rounds=20)]
+    single = compare_records(merge_runs(three_slow), current, [parse_spec("speedup:10%")])
+    assert single.verdicts[0].verdict == "slower"  # a one-phase baseline calls the phase a change
     merged = compare_records(merge_runs(slow + fast), current)
     assert merged.passed
+    assert {v.metric: v.verdict for v in merged.verdicts}["speedup"] == "not gateable"
     # a real regression of GPU time is still caught against the merged baseline
-    regressed = scaled_busy(make_record({"individual": 13.0, "graph": 6.2}, seed=98), 1.12)
+    regressed = scaled_busy(make_record({"individual": 13.0, "graph": 6.2}, seed=98, rounds=20),
+                            1.12)
     gate = compare_records(merge_runs(slow + fast), regressed)
     verdicts = {v.metric: v.verdict for v in gate.verdicts}
     assert verdicts["individual.busy"] == SLOWER and not gate.passed
@@ -74,31 +81,37 @@ def test_a_child_with_an_unreadable_config_exits_2_with_one_line(tmp_path, capsy
     assert len(err) == 1 and "config.elements: expected a whole number" in err[0]
 
 
-def test_prediction_noise_of_process_medians():
+def test_the_between_process_interval_is_students_t_on_the_process_medians():
     from scipy import stats
 
-    from graphbench.analyze.stats import prediction_noise
+    from graphbench.analyze.compare import between_processes
 
-    assert prediction_noise([10.0, 10.0]) == 0.0  # too few processes to say
-    assert prediction_noise([10.0] * 5) == 0.0
     medians = [12.2, 14.5, 15.8, 17.4, 15.0]
-    sd = 1.90316  # sample standard deviation of the medians
-    expected = stats.t.ppf(0.995, 4) * sd * (1 + 1 / 5) ** 0.5 / 14.98
-    assert prediction_noise(medians) == pytest.approx(expected, rel=1e-3)
+    change = between_processes([(m,) for m in medians], [(16.0,)], other_gpu=False)
+    se = 1.90316 * (1 + 1 / 5) ** 0.5 / 14.98  # sample sd of the medians, one current process
+    assert change.estimate == pytest.approx(16.0 / 14.98 - 1, rel=1e-6)
+    assert change.high - change.estimate == pytest.approx(stats.t.ppf(0.995, 4) * se, rel=1e-3)
+    assert change.detectable == pytest.approx((stats.t.ppf(0.995, 4) + stats.t.ppf(0.95, 4))
+                                              * se, rel=1e-3)
+    two = between_processes([(m,) for m in medians], [(16.0,), (15.0,)], other_gpu=False)
+    pooled = ((4 * 1.90316 ** 2 + 0.5) / 5) ** 0.5 * (1 / 5 + 1 / 2) ** 0.5 / 14.98
+    assert two.high - two.estimate == pytest.approx(stats.t.ppf(0.995, 5) * pooled, rel=1e-3)
+    other = between_processes([(m,) for m in medians], [(16.0,)], other_gpu=True)
+    assert other.high - other.estimate > change.high - change.estimate
 
 
 def test_a_new_process_inside_the_baselines_process_spread_is_not_a_regression():
     """Seen on the H200: a 5-process baseline, then one process 15% slower in
     launch-bound walls while its GPU time was unchanged."""
     walls = [12.2, 14.5, 15.8, 17.4, 15.0]
-    baseline = merge_runs([make_record({"individual": w, "graph": 6.3, "fused": w / 3}, seed=i)
-                           for i, w in enumerate(walls)])
-    assert len(process_medians(baseline, "individual.wall")) == 5
-    current = make_record({"individual": 18.1, "graph": 6.3, "fused": 6.0}, seed=50)
+    baseline = merge_runs([make_record({"individual": w, "graph": 6.3, "fused": w / 3}, seed=i,
+                                       rounds=20) for i, w in enumerate(walls)])
+    assert len(process_values(baseline, "individual.wall")) == 5
+    current = make_record({"individual": 18.1, "graph": 6.3, "fused": 6.0}, seed=50, rounds=20)
     gate = compare_records(baseline, current)
     verdicts = {v.metric: v for v in gate.verdicts}
-    assert gate.passed and verdicts["individual.wall"].verdict != SLOWER
-    assert verdicts["individual.wall"].detectable > 0.15  # not gateable at 10% on this pair
+    assert gate.passed and verdicts["individual.wall"].verdict == "not gateable"
+    assert "it detects" in verdicts["individual.wall"].note  # not gateable at 10% on this pair
     # the GPU's busy time is steady across processes, so +11% there still fails
     gate = compare_records(baseline, scaled_busy(current, 1.11))
     assert not gate.passed and "individual.busy" in [v.metric for v in gate.regressions]

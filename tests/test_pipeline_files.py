@@ -181,13 +181,13 @@ def test_a_user_pipeline_record_passes_through_report_compare_and_merge(tmp_path
         return dataclasses.replace(record, pipeline=info)
 
     base, current = tmp_path / "b.json", tmp_path / "c.json"
-    write_record(base, softmax_record(1))
+    write_record(base, merge_runs([softmax_record(seed) for seed in (1, 3, 4)]))
     write_record(current, softmax_record(2))
     assert read_run(current).pipeline.name == "softmax"
     assert "pipeline softmax (softmax): row-wise softmax" in to_text(run_report(read_run(current)))
     assert main(["compare", str(base), str(current)]) == 0
     merged = merge_runs([read_run(base), read_run(current)])
-    assert merged.process_count == 2 and merged.pipeline.name == "softmax"
+    assert merged.process_count == 4 and merged.pipeline.name == "softmax"
 
 
 def readme_pipeline(tmp_path):

@@ -1,8 +1,12 @@
+import math
+
 import numpy as np
 import pytest
 
-from graphbench.analyze.stats import (block_spread, median_ci, paired_ratios,
-                                      relative_ci_halfwidth, summarize)
+from graphbench.analyze.decide import (CHANGED, FASTER, NOT_GATEABLE, SAME, SLOWER, Change,
+                                       decide, unjudgeable)
+from graphbench.analyze.stats import paired_ratios, summarize
+from graphbench.analyze.stopping import drift, headline_noise, series_noise
 
 
 def test_summary_of_known_values():
@@ -25,115 +29,66 @@ def test_paired_ratios_pair_round_by_round():
         paired_ratios([1, 2], [1])
 
 
-def test_median_ci_brackets_the_median_and_narrows_with_less_noise():
-    rng = np.random.default_rng(1)
-    noisy = 3 + 0.3 * rng.standard_normal(30)
-    quiet = 3 + 0.01 * rng.standard_normal(30)
-    low, high = median_ci(noisy)
-    assert low <= np.median(noisy) <= high
-    assert relative_ci_halfwidth(quiet) < relative_ci_halfwidth(noisy) / 5
+# --- the decision rule ------------------------------------------------------------
+
+def change(estimate, half, detectable=None):
+    return Change(estimate, estimate - half, estimate + half,
+                  detectable if detectable is not None else 1.6 * half)
 
 
-def test_median_ci_uses_the_binomial_order_statistics():
-    values = list(range(1, 11))  # n = 10: the 95% interval is (x(2), x(9))
-    assert median_ci(values) == (2.0, 9.0)
-    assert median_ci(list(range(1, 101))) == (40.0, 61.0)  # n = 100: (x(40), x(61))
+@pytest.mark.parametrize("estimate, half, expected", [
+    (0.0, 0.01, SAME),            # interval holds zero
+    (0.004, 0.01, SAME),
+    (0.03, 0.01, CHANGED),        # significant, wholly within a 5% threshold
+    (0.045, 0.01, SLOWER),        # significant and reaching the threshold
+    (0.049, 0.002, SLOWER),       # a real +4.9% at a 5% gate is never `same`
+    (0.08, 0.01, SLOWER),
+    (-0.03, 0.01, CHANGED),
+    (-0.045, 0.01, FASTER),
+])
+def test_verdicts_at_a_5_percent_threshold(estimate, half, expected):
+    assert decide(change(estimate, half), 0.05)[0] == expected
 
 
-def test_median_ci_covers_the_true_median_about_95_percent_of_the_time():
-    rng = np.random.default_rng(7)
-    hits = 0
-    for _ in range(400):
-        low, high = median_ci(rng.exponential(1.0, 25))
-        hits += low <= np.log(2) <= high
-    assert 0.92 <= hits / 400 <= 0.995
+def test_a_pair_that_cannot_resolve_its_threshold_is_not_gateable():
+    verdict, note = decide(change(0.2, 0.04, detectable=0.064), 0.05)
+    assert verdict == NOT_GATEABLE and "detects 6.4%" in note
+    assert decide(change(0.2, 0.04, detectable=0.05), 0.05)[0] == SLOWER  # detects == threshold
+    assert decide(unjudgeable("too few rounds"), 0.05) == (NOT_GATEABLE, "too few rounds")
 
 
-def test_block_spread_sees_a_shift_the_overall_spread_hides():
-    steady = [10.0, 10.1, 9.9, 10.0] * 5
-    shifted = [10.0] * 10 + [14.0] * 10
-    assert block_spread(steady) < 0.03
-    assert block_spread(shifted) == pytest.approx(0.4 / 1.2, rel=0.01)  # (14 - 10) / median 12
-    assert block_spread([1.0, 2.0]) == 0.0  # too few rounds to form blocks
+def test_higher_is_better_flips_the_direction():
+    assert decide(change(-0.08, 0.01), 0.05, higher_is_better=True)[0] == SLOWER
+    assert decide(change(0.08, 0.01), 0.05, higher_is_better=True)[0] == FASTER
 
 
-# --- every statistic against scipy, on random and on tied data -----------------
+# --- the stop rule's noise ----------------------------------------------------------
 
-from scipy import stats as scipy_stats  # noqa: E402
-
-from graphbench.analyze.stats import (mann_whitney_p, median_ci_rank, prediction_noise,  # noqa: E402
-                                      t_quantile)
-
-RNG = np.random.default_rng(42)
-SAMPLES = {
-    "random": RNG.lognormal(1.0, 0.3, 37),
-    "tied": np.round(RNG.normal(10.0, 1.0, 40)),  # whole numbers: many ties
-    "small": RNG.normal(5.0, 0.1, 12),
-}
+def test_drift_sees_a_trend_and_a_level_shift():
+    steady = 10 + 0.01 * np.random.default_rng(0).standard_normal(30)
+    trend = np.linspace(10.0, 10.4, 30)        # +4% over the rounds
+    shifted = np.r_[np.full(15, 10.0), np.full(15, 11.0)]
+    assert drift(steady) < 0.005
+    assert drift(trend) == pytest.approx(0.04 * 2 / 3 + 0.4 / 29 / 10 * 0, abs=0.01)
+    assert drift(shifted) == pytest.approx(0.1 / 1.05, rel=0.05)
+    assert drift([1.0, 2.0, 3.0]) == 0.0  # too few rounds for thirds
 
 
-@pytest.mark.parametrize("name", SAMPLES)
-def test_summary_matches_numpy_and_scipy(name):
-    data = SAMPLES[name]
-    s = summarize(data)
-    assert s.median == pytest.approx(np.median(data))
-    assert s.iqr == pytest.approx(scipy_stats.iqr(data))
-    assert s.cv == pytest.approx(scipy_stats.variation(data, ddof=1))
+def test_a_run_never_claims_less_noise_than_the_drift_it_contains():
+    trend = 10 * (1 + np.linspace(0, 0.04, 30)) * (1 + 0.001 * np.random.default_rng(1)
+                                                     .standard_normal(30))
+    assert series_noise(trend) >= drift(trend) > 0.02
 
 
-@pytest.mark.parametrize("name", SAMPLES)
-def test_median_ci_matches_scipys_quantile_test(name):
-    data = SAMPLES[name]
-    ci = scipy_stats.quantile_test(data, q=np.median(data), p=0.5).confidence_interval(0.95)
-    assert median_ci(data) == (ci.low, ci.high)
+def test_too_few_rounds_have_infinite_noise_and_never_stop_the_run():
+    assert math.isinf(series_noise([10.0]))
+    assert math.isinf(series_noise([10.0, 10.1]))
 
 
-@pytest.mark.parametrize("n", [6, 9, 10, 20, 33, 77, 200, 1001])
-def test_median_ci_rank_is_scipys_binomial_bound(n):
-    j = median_ci_rank(n)
-    assert 2 * scipy_stats.binom.cdf(j, n, 0.5) <= 0.05           # covers at least 95%
-    assert 2 * scipy_stats.binom.cdf(j + 1, n, 0.5) > 0.05         # and is the tightest that does
-
-
-@pytest.mark.parametrize("df", [1, 4, 11, 61, 500])
-def test_t_quantiles_are_scipys(df):
-    # df 11 and 61 are where the old hand table was anti-conservative
-    assert t_quantile(0.995, df) == pytest.approx(scipy_stats.t.ppf(0.995, df))
-    assert t_quantile(0.995, 11) == pytest.approx(3.106, abs=1e-3)
-
-
-@pytest.mark.parametrize("a, b", [(SAMPLES["random"][:6], SAMPLES["random"][6:12]),   # exact
-                                  (SAMPLES["tied"][:20], SAMPLES["tied"][20:]),        # ties
-                                  (SAMPLES["random"], SAMPLES["small"])])
-def test_mann_whitney_is_scipys(a, b):
-    expected = scipy_stats.mannwhitneyu(a, b, alternative="two-sided", method="auto").pvalue
-    assert mann_whitney_p(a, b) == pytest.approx(expected)
-
-
-def test_prediction_noise_uses_the_t_quantile_of_its_degrees_of_freedom():
-    medians = SAMPLES["small"][:6]
-    sd, mean = np.std(medians, ddof=1), np.mean(medians)
-    expected = scipy_stats.t.ppf(0.995, 5) * sd * np.sqrt(1 + 1 / 6) / mean
-    assert prediction_noise(medians) == pytest.approx(expected)
-
-
-def test_the_intervals_real_coverage_is_reported_for_few_rounds():
-    from graphbench.analyze.stats import median_ci_coverage
-
-    assert median_ci_coverage(2) == pytest.approx(0.5)      # the range of 2 rounds
-    assert median_ci_coverage(5) == pytest.approx(0.9375)   # 1 - 2 / 2^5
-    for n in (6, 10, 77, 300):
-        j = median_ci_rank(n)
-        assert median_ci_coverage(n) == pytest.approx(1 - 2 * scipy_stats.binom.cdf(j, n, 0.5))
-        assert median_ci_coverage(n) >= 0.95
-
-
-def test_few_rounds_say_how_often_their_range_covers_the_median():
-    from conftest import make_record
-
-    from graphbench.report.run import run_report
-    from graphbench.report.tables import to_text
-
-    text = to_text(run_report(make_record(rounds=4)), width=100)
-    assert "88% CI" in text and "only 4 rounds" in text
-    assert "95% CI" in to_text(run_report(make_record(rounds=12)), width=100)
+def test_an_ab_run_watches_the_ratios_it_gates():
+    rng = np.random.default_rng(2)
+    drifting = list(10 * (1 + 0.2 * np.sin(np.arange(40) / 3)))  # shared host drift
+    walls = {"graph": [w * (1 + 0.001 * e) for w, e in zip(drifting, rng.standard_normal(40))],
+             "graph@base": drifting}
+    assert headline_noise(walls) < 0.005  # the paired ratios cancel the shared drift
+    assert series_noise(walls["graph"]) > 0.05

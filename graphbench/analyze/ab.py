@@ -4,21 +4,25 @@ Their rounds alternate on the same buffers and stream, so host drift hits
 both alike, and each metric is judged on paired ratios: candidate round i
 over base round i (for busy time, reading i over reading i). That gates
 host-bound figures too, which a stored baseline on a shared host cannot.
-A change is `slower` when the median ratio is past the threshold and its
-confidence interval excludes 1; `not gateable` when the interval is wider
-than the threshold.
+The ratios are correlated from round to round where drift is not shared,
+so their median's interval is the one that holds for correlated rounds
+(graphbench.analyze.intervals), and graphbench.analyze.decide gives the
+verdict, as for a stored baseline.
 """
 
 from __future__ import annotations
 
-from graphbench.analyze.specs import FailSpec, first_mode_per_workload, parse_spec
-from graphbench.analyze.stats import median, median_ci, paired_ratios
+import math
+
+from graphbench.analyze.decide import (GATE_LEVEL, MISSING, POWER_LEVEL, Change, decide,
+                                       unjudgeable)
+from graphbench.analyze.intervals import median_interval
+from graphbench.analyze.specs import FailSpec, check_specs, first_mode_per_workload, parse_spec
+from graphbench.analyze.stats import median
 from graphbench.record.model import Comparison, RunRecord, Verdict
 
 BASE = "@base"
 AB_WALL, AB_BUSY = "{mode}.wall:5%", "{mode}.busy:2%"
-FASTER, SAME, SLOWER, AMBIGUOUS = "faster", "same", "slower", "ambiguous"
-NOT_GATEABLE, MISSING = "not gateable", "missing"
 
 
 def is_ab(record: RunRecord) -> bool:
@@ -36,37 +40,46 @@ def default_ab_specs(record: RunRecord) -> list[FailSpec]:
     return specs
 
 
+def ratio_change(ratios: list[float]) -> Change:
+    """The relative change candidate/base - 1 from the paired ratios' median."""
+    if any(not math.isfinite(r) for r in ratios):
+        return unjudgeable("a base round took no time: the ratio cannot be formed")
+    gate, power = median_interval(ratios, GATE_LEVEL), median_interval(ratios, POWER_LEVEL)
+    if not gate.valid:
+        return unjudgeable(f"{len(ratios)} pairs: {gate.reason}", gate.estimate - 1)
+    detectable = max(gate.high - gate.estimate, gate.estimate - gate.low) + \
+        max(power.high - power.estimate, power.estimate - power.low)
+    return Change(gate.estimate - 1, gate.low - 1, gate.high - 1, detectable,
+                  scope=f"within one process, {len(ratios)} pairs")
+
+
 def judge_ratios(spec: FailSpec, ratios: list[float], base_median: float,
                  candidate_median: float) -> Verdict:
-    ratio, (low, high) = median(ratios), median_ci(ratios)
-    change, half_width = ratio - 1, (high - low) / 2
-    if half_width > spec.threshold:
-        verdict = NOT_GATEABLE
-    elif abs(change) <= spec.threshold:
-        verdict = SAME
-    elif low > 1:
-        verdict = SLOWER
-    elif high < 1:
-        verdict = FASTER
-    else:
-        verdict = AMBIGUOUS
-    note = f"paired ratio {ratio:.3f} (95% CI {low:.3f}..{high:.3f}, {len(ratios)} pairs)"
-    return Verdict(spec.name, verdict, verdict != NOT_GATEABLE, spec.text, base_median,
-                   candidate_median, change, None, half_width, note)
+    change = ratio_change(ratios)
+    verdict, note = decide(change, spec.threshold)
+    if change.valid:
+        note = note or (f"paired ratio {change.estimate + 1:.3f} ({GATE_LEVEL:.0%} interval "
+                        f"{change.low + 1:.3f}..{change.high + 1:.3f}, {len(ratios)} pairs)")
+    finite = change.valid
+    return Verdict(spec.name, verdict, True, spec.text, base_median, candidate_median,
+                   change.estimate if math.isfinite(change.estimate) else None, None,
+                   change.detectable if finite else None, note,
+                   change.low if finite else None, change.high if finite else None, change.scope)
 
 
 def compare_ab(record: RunRecord, specs: list[FailSpec] | None = None) -> Comparison:
     """The candidate build against the base build of one A/B record."""
     verdicts = []
-    for spec in specs or default_ab_specs(record):
+    for spec in check_specs(specs) if specs else default_ab_specs(record):
         mode, _, field = spec.metric.partition(".")
         candidate, base = record.samples(mode, field), record.samples(mode + BASE, field)
         if not spec.relative or not candidate or len(candidate) != len(base):
             verdicts.append(Verdict(spec.name, MISSING, True, spec.text,
                                     note="not paired in this A/B record (relative specs only)"))
             continue
-        verdicts.append(judge_ratios(spec, paired_ratios(candidate, base), median(base),
-                                     median(candidate)))
+        ratios = [c / b if b else math.inf for c, b in zip(candidate, base)]
+        verdicts.append(judge_ratios(spec, ratios, median(base), median(candidate)))
     notes = (f"A/B in one process: {record.pipeline.kernel_source} against base "
              f"{record.pipeline.ab_source}, rounds alternating on the same buffers",)
     return Comparison(tuple(verdicts), notes, ())
+

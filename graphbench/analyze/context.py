@@ -15,6 +15,8 @@ PACKAGES = ("cuda-core", "cuda-bindings", "cupy-cuda13x")
 
 def config_mismatch(baseline: RunRecord, current: RunRecord) -> list[str]:
     out = []
+    if baseline.pipeline.name != current.pipeline.name:
+        out.append(f"pipeline {baseline.pipeline.name} vs {current.pipeline.name}")
     for key in CONFIG_KEYS:
         b, c = getattr(baseline.config, key), getattr(current.config, key)
         if b != c:
@@ -26,6 +28,24 @@ def config_mismatch(baseline: RunRecord, current: RunRecord) -> list[str]:
 def same_hardware(baseline: RunRecord, current: RunRecord) -> bool:
     return (baseline.device.name, baseline.device.driver_version) == \
         (current.device.name, current.device.driver_version)
+
+
+def same_physical_gpu(baseline: RunRecord, current: RunRecord) -> bool:
+    """Both records ran on the same physical GPU (by UUID); unknown counts as not."""
+    b, c = baseline.device.uuid, current.device.uuid
+    return bool(b) and b == c
+
+
+def device_notes(baseline: RunRecord, current: RunRecord) -> list[str]:
+    """Which hardware the two records ran on, when it differs."""
+    b, c = baseline.device, current.device
+    if not same_hardware(baseline, current):
+        return [f"different device or driver ({b.name} {b.driver_version} vs {c.name} "
+                f"{c.driver_version}): times are shown, not gated"]
+    if not same_physical_gpu(baseline, current):
+        return [f"different physical GPUs ({_short(b.uuid)} vs {_short(c.uuid)}): the spread "
+                "between GPUs of one model is part of the noise"]
+    return []
 
 
 def host_probe_median(record: RunRecord) -> float | None:
@@ -68,4 +88,4 @@ def difference_notes(baseline: RunRecord, current: RunRecord) -> list[str]:
 
 
 def _short(digest: str | None) -> str:
-    return digest[:12] if digest else "?"
+    return digest.removeprefix("GPU-")[:12] if digest else "?"

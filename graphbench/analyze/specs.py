@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from graphbench.config import ALL_MODES, MAX_ELEMENTS
 from graphbench.counts import parse_count
 from graphbench.errors import UsageError
-from graphbench.record.model import TIME_METRICS, RunRecord
+from graphbench.record.model import RunRecord
+
+GATE_FIELDS = ("wall", "submit", "device", "busy", "cycles")  # cycles: busy x SM clock
 
 SPEEDUP_METRICS = ("speedup", "speedup.fused")
 DEFAULT_SHOWN = ("speedup:5%",)  # shown, not gated
@@ -72,10 +74,21 @@ def check_metric_name(metric: str) -> None:
     if metric in SPEEDUP_METRICS:
         return
     mode, _, field = metric.partition(".")
-    if mode not in ALL_MODES or field not in TIME_METRICS:
+    if mode not in ALL_MODES or field not in GATE_FIELDS:
         raise UsageError(f"unknown metric {metric!r}",
-                         f"use speedup, speedup.fused or MODE.{{{','.join(TIME_METRICS)}}} "
+                         f"use speedup, speedup.fused or MODE.{{{','.join(GATE_FIELDS)}}} "
                          f"with MODE one of {', '.join(ALL_MODES)}")
+
+
+def check_specs(specs: list[FailSpec]) -> list[FailSpec]:
+    """A metric gated twice is a typo or a contradiction: refuse it."""
+    seen: dict[str, str] = {}
+    for spec in specs:
+        if spec.name in seen:
+            raise UsageError(f"--fail-on gates {spec.name} twice ({seen[spec.name]} and "
+                             f"{spec.text})", "give each metric once")
+        seen[spec.name] = spec.text
+    return specs
 
 
 def default_specs(baseline: RunRecord) -> list[FailSpec]:

@@ -1,17 +1,32 @@
 """When to stop sampling: a fixed round count, or a noise target with a
-minimum round count and a time budget (nvbench's rule, applied to the figure
-users read: the graph speedup)."""
+minimum round count and a time budget (nvbench's rule), applied to what the
+run is for: the graph speedup, or in an A/B run the paired ratios its gate
+judges.
+
+The noise figure is the larger of the median's relative 95% half-width
+(graphbench.analyze.intervals, valid for correlated rounds; infinite while
+too few rounds support one) and the drift the rounds contain: how far the
+median of the last third of the rounds lies from that of the first third.
+A trend or a level shift therefore raises the noise, and a run never stops
+claiming less noise than the drift it has seen.
+"""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Mapping, Protocol, Sequence
 
-from graphbench.analyze.stats import paired_ratios, series_noise
+import numpy as np
+
+from graphbench.analyze.intervals import median_interval
+from graphbench.analyze.stats import paired_ratios
 
 FIXED = "fixed-rounds"
 NOISE_TARGET = "noise-target"
 TIME_BUDGET = "time-budget"
+AB_BASE = "@base"
+MIN_DRIFT_ROUNDS = 6  # thirds of at least two rounds each
 
 
 class StopRule(Protocol):
@@ -19,13 +34,35 @@ class StopRule(Protocol):
                        walls: Mapping[str, Sequence[float]]) -> str | None: ...
 
 
-def headline_noise(walls: Mapping[str, Sequence[float]]) -> float:
-    """The headline figure's noise, from each mode's wall times per round:
-    the speedup's when both individual and graph ran, else the noisiest
-    mode's wall."""
+def drift(values: Sequence[float]) -> float:
+    """|median of the last third - median of the first third| / overall median."""
+    data = np.asarray(values, dtype=float)
+    if data.size < MIN_DRIFT_ROUNDS:
+        return 0.0
+    third = data.size // 3
+    middle = float(np.median(data))
+    if middle == 0:
+        return math.inf
+    return abs(float(np.median(data[-third:])) - float(np.median(data[:third]))) / abs(middle)
+
+
+def series_noise(values: Sequence[float]) -> float:
+    return max(median_interval(values, 0.95).relative_half_width, drift(values))
+
+
+def watched_series(walls: Mapping[str, Sequence[float]]) -> list[list[float]]:
+    """What the run is for: each A/B pair's ratios, else the graph speedup's
+    ratios, else every mode's wall times."""
+    pairs = [m for m in walls if not m.endswith(AB_BASE) and m + AB_BASE in walls]
+    if pairs:
+        return [paired_ratios(walls[m], walls[m + AB_BASE]) for m in pairs]
     if "individual" in walls and "graph" in walls:
-        return series_noise(paired_ratios(walls["individual"], walls["graph"]))
-    return max(series_noise(values) for values in walls.values())
+        return [paired_ratios(walls["individual"], walls["graph"])]
+    return [list(values) for values in walls.values()]
+
+
+def headline_noise(walls: Mapping[str, Sequence[float]]) -> float:
+    return max(series_noise(series) for series in watched_series(walls))
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from dataclasses import dataclass, fields
 
 from graphbench.analyze.derived import (Breakdown, CacheState, break_even_iterations,
                                         cache_state, time_breakdown)
-from graphbench.analyze.stats import (Summary, median_ci, median_ci_coverage, paired_ratios,
-                                      summarize)
+from graphbench.analyze.intervals import lag1_autocorrelation, median_interval
+from graphbench.analyze.stats import Summary, paired_ratios, summarize
 from graphbench.analyze.stopping import headline_noise
 from graphbench.analyze.warnings import Warning, record_warnings
 from graphbench.ladder import LADDER, launches_per_iteration
@@ -27,6 +27,8 @@ class ModeSummary:
     busy: Summary | None
     held_submit: Summary | None      # enqueue behind a hold: the CPU's launch cost alone
     busy_shared_with: tuple[str, ...] = ()  # modes whose busy readings are these same ones
+    # lag-1 autocorrelation of each series within a process (of the first process)
+    autocorrelation: dict[str, float] = dataclasses.field(default_factory=dict)
 
     @property
     def launch_cost(self) -> Summary:
@@ -36,17 +38,17 @@ class ModeSummary:
 
 @dataclass(frozen=True)
 class SpeedupSummary:
-    """individual wall / this mode's wall, paired round by round. The
-    interval is the median's order-statistic CI over these rounds: it says
-    how well this process pinned its own median down, not where another
-    process would land (`scope`); `coverage` is its real probability of
-    covering the median (below 95% with 5 rounds or fewer)."""
+    """individual wall / this mode's wall, paired round by round. The 95%
+    interval holds for correlated rounds (graphbench.analyze.intervals);
+    `scope` says what it covers: this process's rounds, or, with 3 or more
+    processes, the spread between processes. `interval` is None when too few
+    independent rounds support one (`why`)."""
 
     stats: Summary
-    interval: tuple[float, float]
-    coverage: float
+    interval: tuple[float, float] | None
     scope: str
     per_round: tuple[float, ...]
+    why: str = ""
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,7 @@ def summarize_run(record: RunRecord) -> RunSummary:
     noise = headline_noise(walls) if walls else None
     floor = _summaries(FloorSummary, record.extra_samples("launch_floor"))
     return RunSummary(
-        modes=modes, speedup=speedups(walls, interval_scope(record)), noise=noise,
+        modes=modes, speedup=run_speedups(record), noise=noise,
         launch_floor=floor,
         lifecycles=lifecycles(record, modes),
         update=_summaries(UpdateSummary, record.extra_samples("graph_update")),
@@ -136,18 +138,47 @@ def working_set(record: RunRecord) -> int:
 def mode_summary(record: RunRecord, name: str) -> ModeSummary:
     busy, held = record.samples(name, "busy"), record.samples(name, "held_submit")
     sharing = tuple(m for m in record.modes_sharing_busy(name) if m != name) if busy else ()
+    first = dataclasses.replace(record, runs=record.runs[:1])
+    correlation = {m: lag1_autocorrelation(first.samples(name, m)) for m in TIME_METRICS
+                   if first.samples(name, m)}
     return ModeSummary(*(summarize(record.samples(name, m)) for m in TIME_METRICS[:3]),
                        busy=summarize(busy) if busy else None,
-                       held_submit=summarize(held) if held else None, busy_shared_with=sharing)
+                       held_submit=summarize(held) if held else None, busy_shared_with=sharing,
+                       autocorrelation=correlation)
 
 
-def interval_scope(record: RunRecord) -> str:
-    count = record.process_count
-    return "within one process" if count == 1 else f"over the pooled rounds of {count} processes"
+MIN_PROCESS_INTERVAL = 3  # processes for an interval between processes
 
 
-def speedups(walls: dict[str, tuple[float, ...]], scope: str = "within one process"
-             ) -> dict[str, SpeedupSummary]:
+def run_speedups(record: RunRecord) -> dict[str, SpeedupSummary]:
+    """Speedups over the pooled rounds; with 3 or more processes their
+    interval is the one between the processes' medians."""
+    walls = {name: record.samples(name, "wall") for name in record.mode_names}
+    pooled = speedups(walls)
+    if record.process_count < MIN_PROCESS_INTERVAL or record.legacy_processes:
+        scope = "within one process's rounds" if record.process_count == 1 else (
+            f"over the rounds of {record.process_count} processes, not between them (that "
+            f"takes {MIN_PROCESS_INTERVAL} or more)")
+        return {mode: dataclasses.replace(entry, scope=scope) for mode, entry in pooled.items()}
+    per_process = [speedups({n: dataclasses.replace(record, runs=(run,)).samples(n, "wall")
+                             for n in record.mode_names}) for run in record.runs]
+    return {mode: dataclasses.replace(entry, **between_process_interval(
+                [p[mode].stats.median for p in per_process if mode in p]))
+            for mode, entry in pooled.items()}
+
+
+def between_process_interval(medians: list[float]) -> dict:
+    import numpy as np
+    from scipy import stats
+
+    half = float(stats.t.ppf(0.975, len(medians) - 1) * np.std(medians, ddof=1)
+                 / np.sqrt(len(medians)))
+    mean = float(np.mean(medians))
+    return {"interval": (mean - half, mean + half), "why": "",
+            "scope": f"between {len(medians)} processes (t interval of their medians)"}
+
+
+def speedups(walls: dict[str, tuple[float, ...]]) -> dict[str, SpeedupSummary]:
     """individual wall / wall of every other rung (not the A/B base build's)."""
     if "individual" not in walls:
         return {}
@@ -155,8 +186,10 @@ def speedups(walls: dict[str, tuple[float, ...]], scope: str = "within one proce
     for other in LADDER[1:]:
         if other in walls:
             ratios = paired_ratios(walls["individual"], walls[other])
-            result[other] = SpeedupSummary(summarize(ratios), median_ci(ratios),
-                                           median_ci_coverage(len(ratios)), scope, tuple(ratios))
+            interval = median_interval(ratios, 0.95)
+            result[other] = SpeedupSummary(
+                summarize(ratios), (interval.low, interval.high) if interval.valid else None,
+                "within one process's rounds", tuple(ratios), interval.reason)
     return result
 
 

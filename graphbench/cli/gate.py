@@ -79,6 +79,11 @@ def gate_exit_code(comparison) -> int:
         names = ", ".join(f"{v.metric} ({v.note})" for v in comparison.unjudged)
         raise RecordError(f"cannot judge {names}",
                           "gate only what both records measured (--fail-on), or remake one")
+    if not comparison.judged:
+        why = "; ".join(dict.fromkeys(v.note for v in comparison.verdicts if v.gated and v.note))
+        raise RecordError(f"the gate judged nothing, so it has not passed ({why or 'no metric is gated on this pair'})",
+                          "gate records of the same device model, from a baseline of 3 or more "
+                          "processes, or use run --ab")
     if comparison.regressions:
         print(f"graphbench: {decision_line(comparison)}", file=sys.stderr)
         return EXIT_FAILED

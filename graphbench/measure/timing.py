@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol
 
-from graphbench.analyze.stopping import StopRule
+from graphbench.analyze.stopping import AB_BASE, StopRule
 
 Step = Callable[[], None]
 
@@ -94,9 +94,29 @@ class ColdTimer(EventTimer):
 
 def round_order(names: list[str], round_index: int) -> list[str]:
     """Rotate the modes' order each round, so every mode takes every slot
-    (first after the probes between rounds included) and drift hits all alike."""
-    shift = round_index % len(names) if names else 0
-    return list(names[shift:]) + list(names[:shift])
+    (first after the probes between rounds included) and drift hits all alike.
+
+    An A/B run's modes come in pairs (graph, graph@base): the pairs rotate,
+    and within each pair the candidate runs first in even rounds and the base
+    first in odd ones, so neither build always follows the other (a plain
+    rotation of six modes put the candidate first in 5 of 6 rounds)."""
+    units = _pairs(names)
+    shift = round_index % len(units) if units else 0
+    units = units[shift:] + units[:shift]
+    flip = round_index % 2 == 1
+    return [name for unit in units for name in (reversed(unit) if flip else unit)]
+
+
+def _pairs(names: list[str]) -> list[tuple[str, ...]]:
+    """Each mode with its A/B base build (MODE@base) right after it, if any."""
+    units, taken = [], set()
+    for name in names:
+        if name in taken:
+            continue
+        partner = name + AB_BASE if name + AB_BASE in names else None
+        units.append((name, partner) if partner else (name,))
+        taken.update(units[-1])
+    return units
 
 
 ProgressFn = Callable[[int, "str | None"], None]

@@ -19,6 +19,7 @@ Format history of graphbench/run and graphbench/sweep:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -170,9 +171,16 @@ def decode(hint, value, path: str):
     return _decode_scalar(hint, value, path)
 
 
+@functools.lru_cache(maxsize=None)
+def _type_hints(cls) -> dict:
+    """The fields' types, resolved once per class (resolving them took most
+    of the time of reading a record)."""
+    return typing.get_type_hints(cls)
+
+
 def _decode_dataclass(cls, value, path: str):
     entries = _expect(value, dict, "an object", path)
-    hints, kwargs = typing.get_type_hints(cls), {}
+    hints, kwargs = _type_hints(cls), {}
     for f in dataclasses.fields(cls):
         where = _join(path, f.name)
         if f.name in entries:

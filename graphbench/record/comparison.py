@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+JUDGED = ("faster", "same", "changed", "slower")  # verdicts on a metric that was judged
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -14,9 +16,12 @@ class Verdict:
     baseline: float | None = None
     current: float | None = None
     change: float | None = None       # relative, current vs baseline
-    p_value: float | None = None
-    detectable: float | None = None   # the smallest relative change this pair can detect
+    p_value: float | None = None      # unused since schema 3 of compare records
+    detectable: float | None = None   # the smallest true change caught 95% of the time
     note: str = ""
+    change_low: float | None = None   # the 99% interval of the relative change
+    change_high: float | None = None
+    scope: str = ""                   # what that interval covers
 
 
 @dataclass(frozen=True)
@@ -35,5 +40,11 @@ class Comparison:
         return [v for v in self.verdicts if v.gated and v.verdict == "missing"]
 
     @property
+    def judged(self) -> list[Verdict]:
+        """Gated metrics that got a verdict: a gate that judged none has not passed."""
+        return [v for v in self.verdicts if v.gated and v.verdict in JUDGED]
+
+    @property
     def passed(self) -> bool:
-        return not self.regressions and not self.incompatible and not self.unjudged
+        return (not self.regressions and not self.incompatible and not self.unjudged
+                and bool(self.judged))

@@ -2,10 +2,9 @@
 every statistic is derived from them (graphbench.analyze.summary), never
 stored here and never read back from a file.
 
-A run record holds one ProcessRun per process that measured it: merging the
-records of several processes is a key check followed by concatenating runs.
-Only the JSON boundary (graphbench.record.codec) knows how these are spelled
-in a file.
+A run record holds one ProcessRun per process that measured it: merging is a
+key check followed by concatenating runs. Only the JSON boundary
+(graphbench.record.codec) knows how these are spelled in a file.
 """
 
 from __future__ import annotations
@@ -88,7 +87,6 @@ class SubmitReading:
 @dataclass(frozen=True)
 class Condition:
     """Device and host readings after one set of rounds."""
-
     sm_clock_mhz: int | None = None           # NVML's reading
     throttle_reasons: tuple[str, ...] = ()
     host_probe_us: float | None = None
@@ -220,9 +218,11 @@ class RunRecord:
     def samples(self, mode: str, metric: str) -> tuple[float, ...]:
         """One metric of one mode over every process, in order: per round for
         wall, submit and device; per set of rounds for busy (the mode's
-        workload's readings) and held_submit."""
+        workload's readings), cycles and held_submit."""
         if metric == "busy":
             return tuple(r.us for r in self.busy_readings(mode))
+        if metric == "cycles":  # SM cycles per iteration: busy time at the measured clock
+            return tuple(r.us * r.sm_clock_mhz for r in self.busy_readings(mode) if r.sm_clock_mhz)
         if metric == "held_submit":
             return tuple(c.submit[mode].us for c in self.conditions if mode in c.submit)
         return tuple(x for run in self.runs if mode in run.modes

@@ -8,7 +8,7 @@ from rich.text import Text
 from graphbench.record.model import Comparison
 from graphbench.report.tables import markdown_table, simple_table, us
 
-VERDICT_STYLE = {"faster": "green", "same": "", "slower": "bold red", "ambiguous": "yellow",
+VERDICT_STYLE = {"faster": "green", "same": "", "changed": "yellow", "slower": "bold red",
                  "incompatible": "bold red", "missing": "bold red", "not gateable": "yellow"}
 COMPARISON_COLUMNS = ("metric", "baseline", "current", "change", "detects", "gate", "verdict",
                       "note")
@@ -32,6 +32,15 @@ def comparison_rows(comparison: Comparison) -> list[list[str]]:
     return rows
 
 
+def verdict_lines(v) -> list[str]:
+    """What is worth saying under a verdict: its interval and its note."""
+    lines = []
+    if v.change_low is not None and v.verdict in ("changed", "slower", "faster"):
+        lines.append(f"{v.change:+.1%}, 99% interval {v.change_low:+.1%}..{v.change_high:+.1%} "
+                     f"{v.scope}")
+    return lines + ([v.note] if v.note else [])
+
+
 def decision_line(comparison: Comparison) -> str:
     if comparison.incompatible:
         return "INCOMPATIBLE: " + "; ".join(comparison.incompatible)
@@ -39,10 +48,14 @@ def decision_line(comparison: Comparison) -> str:
         return "ERROR: cannot judge " + ", ".join(v.metric for v in comparison.unjudged)
     if comparison.regressions:
         return "FAIL: regression in " + ", ".join(v.metric for v in comparison.regressions)
-    unable = [v.metric for v in comparison.verdicts if v.verdict == "not gateable"]
-    judged = sum(1 for v in comparison.verdicts if v.gated)
-    tail = f" ({len(unable)} not gateable on this pair: {', '.join(unable)})" if unable else ""
-    return f"PASS: none of {judged} gated metrics is slower{tail}"
+    unable = [v.metric for v in comparison.verdicts if v.gated and v.verdict == "not gateable"]
+    if not comparison.judged:
+        return "ERROR: no gated metric could be judged" + (f" ({', '.join(unable)})" if unable
+                                                            else "")
+    changed = [v.metric for v in comparison.judged if v.verdict == "changed"]
+    tail = f"; changed within the threshold: {', '.join(changed)}" if changed else ""
+    tail += f"; not gateable on this pair: {', '.join(unable)}" if unable else ""
+    return f"PASS: none of {len(comparison.judged)} judged metrics is slower{tail}"
 
 
 def comparison_report(comparison: Comparison) -> Group:
@@ -51,9 +64,10 @@ def comparison_report(comparison: Comparison) -> Group:
     rows = [row[:6] + [Text(row[6], style=VERDICT_STYLE[row[6]])]
             for row in comparison_rows(comparison)]
     table = simple_table("baseline vs current: medians, times in us (detects: the smallest "
-                         "change this pair can tell from noise)", TERMINAL_COLUMNS, rows, compact=True)
-    parts = [table] + [Text(f"  {v.metric}: {v.note}", style="dim")
-                       for v in comparison.verdicts if v.note]
+                         "change this pair catches 95% of the time)", TERMINAL_COLUMNS, rows,
+                         compact=True)
+    parts = [table] + [Text(f"  {v.metric}: {line}", style="dim")
+                       for v in comparison.verdicts for line in verdict_lines(v)]
     parts += [Text(f"note: {note}", style="dim") for note in comparison.notes]
     style = "bold green" if comparison.passed else "bold red"
     parts.append(Text(decision_line(comparison), style=style))

@@ -3,6 +3,7 @@ one-off costs, verification and warnings; several runs side by side."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import fields
 
 from rich import box
@@ -33,7 +34,9 @@ def header(record: RunRecord, summary: RunSummary) -> Text:
         text.append(f" from {record.process_count} processes")
     if summary.noise is not None:
         reason = record.stop_reason
-        text.append(f"\nstopped: {STOP_TEXT.get(reason, reason)}; noise {summary.noise:.1%} "
+        noise = f"{summary.noise:.1%}" if math.isfinite(summary.noise) else \
+            "unknown (too few independent rounds for an interval)"
+        text.append(f"\nstopped: {STOP_TEXT.get(reason, reason)}; noise {noise} "
                     f"(target {cfg.max_noise:.1%})",
                     style="yellow" if reason == "time-budget" else "")
     return text
@@ -96,17 +99,16 @@ def speedup_line(summary: RunSummary) -> Text | None:
     entry = summary.speedup.get("graph")
     if not entry:
         return None
-    (low, high), s = entry.interval, entry.stats
-    line = Text.assemble(
-        ("graph speedup ", "bold"), (f"{s.median:.2f}x", "bold green"),
-        f"  median of {s.n} paired rounds, IQR {s.q1:.2f}..{s.q3:.2f}\n"
-        f"  {min(entry.coverage, 0.95):.0%} CI "
-        f"{low:.2f}..{high:.2f} {entry.scope}")
-    if entry.scope == "within one process":
-        line.append(" (another process may differ more)", style="dim")
-    if entry.coverage < 0.95:
-        line.append(f"\n  only {s.n} rounds: even their whole range covers the median "
-                    f"{entry.coverage:.0%} of the time", style="yellow")
+    s = entry.stats
+    line = Text.assemble(("graph speedup ", "bold"), (f"{s.median:.2f}x", "bold green"),
+                         f"  median of {s.n} paired rounds, IQR {s.q1:.2f}..{s.q3:.2f}\n")
+    if entry.interval is None:
+        line.append(f"  no 95% interval: {entry.why or 'too few rounds'}", style="yellow")
+        return line
+    low, high = entry.interval
+    line.append(f"  95% interval {low:.2f}..{high:.2f} {entry.scope}")
+    if entry.scope.startswith("within one process"):
+        line.append(" (another process may differ more: --processes 3 or more)", style="dim")
     return line
 
 

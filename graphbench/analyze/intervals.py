@@ -1,0 +1,222 @@
+"""The median's confidence interval for rounds that are not independent.
+
+Rounds of a benchmark are autocorrelated (a machine stays fast or slow for a
+while), so the order-statistic interval, exact for independent rounds, is
+too narrow. The count of rounds below the true median is what the median's
+interval rests on (Bahadur: the median's error is that count's error over
+the density), and with correlated rounds its variance is n/4 times the
+integrated autocorrelation time tau. This module keeps the order-statistic
+interval and widens its ranks to an effective sample n / tau:
+[Q(1/2 - d), Q(1/2 + d)], d = t / (2 sqrt(n_eff)), with Q the sample
+quantile and t Student's quantile at n_eff - 1 degrees of freedom. Working
+in ranks needs no density estimate, so a bimodal series (slow host phases)
+gets the spread of its own quantiles. Where the ranks fall outside the
+sample, the bound is extrapolated along the line from the median to the
+extreme. tau is that of the sign series 1[x < median] of a Gaussian AR(1),
+1 + (4/pi) sum_k arcsin(rho^k), at rho estimated by the von Neumann ratio
+(the lag-1 coefficient plus the ends' share of the variance, which reads a
+trending slice of a slow swing as correlated), corrected for its bias
+(1 + 3 rho)/n at its fixed point, plus a small-sample margin k/n^2 (k = 10
+at 0.95, 60 at 0.99): batch means alone under-cover at rho 0.9 and a local
+density alone on bimodal series. With fewer than 1.5 effective rounds, or
+ranks needing more than 4x extrapolation, the interval is invalid: callers
+must not gate on it. The autocorrelation reported is the plain lag-1 one.
+
+Pure: numpy and the standard library. scipy.special would give the t
+quantile, but importing it costs about 0.25 s; Hill's algorithm 396 gives it
+to 2e-4 relative for df >= 2 (the tests check it against scipy.stats).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Sequence
+
+import numpy as np
+
+# tuned by benchmarks/calibration.py; tests/test_calibration.py holds them to the targets
+_R_MAX = 0.99          # the largest autocorrelation used
+_MIN_EFFECTIVE = 1.5   # fewest effective rounds for any interval
+_MAX_OFFSET = 2.0      # the widest rank offset d: 4x the median-to-extreme distance
+# small-sample margin on the autocorrelation, _SMALL / n^2, calibrated at 0.95 and 0.99
+# and interpolated in the normal quantile between (and beyond) them
+_SMALL = {0.95: 10.0, 0.99: 60.0}
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A median with its confidence interval, valid for correlated rounds."""
+
+    estimate: float
+    low: float
+    high: float
+    confidence: float
+    n: int
+    effective_n: float
+    autocorrelation: float
+    valid: bool
+    reason: str = ""
+
+    @property
+    def relative_half_width(self) -> float:
+        if not self.valid or self.estimate == 0 or not math.isfinite(self.high - self.low):
+            return math.inf
+        return (self.high - self.low) / 2 / abs(self.estimate)
+
+
+def lag1_autocorrelation(values: Sequence[float]) -> float:
+    """Lag-1 autocorrelation of a series in round order; 0.0 for n < 3 or a constant series."""
+    data = np.asarray(values, dtype=float).reshape(1, -1)
+    if not np.all(np.isfinite(data)):
+        raise ValueError("lag-1 autocorrelation needs finite values")
+    return float(_lag1(_scaled(data)[0])[0])
+
+
+def median_interval(values: Sequence[float], confidence: float = 0.95) -> Interval:
+    """The median of `values` (in round order) and its interval at `confidence`."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    data = np.asarray(values, dtype=float).reshape(-1)
+    n = int(data.size)
+    if n == 0:
+        return Interval(math.nan, -math.inf, math.inf, confidence, 0, 0.0, 0.0, False, "no rounds")
+    if not np.all(np.isfinite(data)):
+        return Interval(math.nan, -math.inf, math.inf, confidence, n, 0.0, 0.0, False,
+                        "non-finite values")
+    rows = _median_intervals(data.reshape(1, -1), confidence)
+    estimate, low, high, effective, r, valid = (row[0] for row in rows)
+    reason = "" if valid else (f"{n} rounds, fewer than 3" if n < 3 else
+                               f"{effective:.1f} effective rounds, too few at {confidence:g}")
+    return Interval(float(estimate), float(low), float(high), confidence, n, float(effective),
+                    float(r), bool(valid), reason)
+
+
+def _median_intervals(matrix: np.ndarray, confidence: float):
+    """Each row's (median, low, high, effective n, lag-1 autocorrelation, valid), as arrays.
+    Rows are series in round order, all finite; invalid rows get low = -inf, high = +inf."""
+    scaled, exponent = _scaled(np.asarray(matrix, dtype=float))
+    rows, n = scaled.shape
+    ordered = np.sort(scaled, axis=1)
+    r = _lag1(scaled)
+    effective = n / _tau(_von_neumann(scaled), n, confidence) if n >= 3 else np.zeros(rows)
+    df = np.maximum(effective - 1, 2.0)
+    offset = _t_quantile(1 - (1 - confidence) / 2, df) / (2 * np.sqrt(np.maximum(effective, 1.0)))
+    middle = _quantile(ordered, np.full(rows, 0.5))
+    low = _bound(ordered, middle, 0.5 - offset)
+    high = _bound(ordered, middle, 0.5 + offset)
+    valid = (effective >= _MIN_EFFECTIVE) & (offset <= _MAX_OFFSET)
+    with np.errstate(over="ignore"):
+        low, high = np.ldexp(low, exponent), np.ldexp(high, exponent)
+    low, high = np.where(valid, low, -np.inf), np.where(valid, high, np.inf)
+    return np.ldexp(middle, exponent), low, high, effective, r, valid
+
+
+def _scaled(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row times a power of two that brings its largest magnitude into [0.5, 1):
+    exact, and no sum or difference of scaled values can overflow."""
+    if matrix.shape[1] == 0:
+        return matrix, np.zeros(matrix.shape[0], dtype=int)
+    _, exponent = np.frexp(np.max(np.abs(matrix), axis=1))
+    return np.ldexp(matrix, -exponent[:, None]), exponent
+
+
+def _lag1(scaled: np.ndarray) -> np.ndarray:
+    rows, n = scaled.shape
+    if n < 3:
+        return np.zeros(rows)
+    centered = scaled - scaled.mean(axis=1, keepdims=True)
+    total = np.sum(centered * centered, axis=1)
+    lagged = np.sum(centered[:, 1:] * centered[:, :-1], axis=1)
+    varies = (np.ptp(scaled, axis=1) > 0) & (total > 0)
+    return np.where(varies, lagged / np.where(varies, total, 1.0), 0.0)
+
+
+def _von_neumann(scaled: np.ndarray) -> np.ndarray:
+    """1 - (mean square successive difference) / (2 variance): the lag-1 autocorrelation
+    plus the ends' share of the variance, so a series that trends (a slice of a slow
+    swing) reads as more correlated than its lag-1 coefficient says."""
+    rows, n = scaled.shape
+    if n < 3:
+        return np.zeros(rows)
+    centered = scaled - scaled.mean(axis=1, keepdims=True)
+    total = np.sum(centered * centered, axis=1)
+    steps = np.sum(np.diff(scaled, axis=1) ** 2, axis=1)
+    varies = (np.ptp(scaled, axis=1) > 0) & (total > 0)
+    return np.where(varies, 1 - steps / 2 / np.where(varies, total, 1.0), 0.0)
+
+
+def _tau(rho_hat: np.ndarray, n: int, confidence: float) -> np.ndarray:
+    """The sign series' integrated autocorrelation time for an AR(1) series whose lag-1
+    autocorrelation is estimated as rho_hat: bias-corrected (the fixed point of
+    rho_hat = rho - (1 + 3 rho) / n), plus the small-sample margin, clipped to [0, _R_MAX]."""
+    rho = (rho_hat + 1 / n) / (1 - 3 / n) + _small_margin(confidence) / n ** 2
+    grid, table = _sign_table()
+    return np.interp(np.clip(rho, 0.0, _R_MAX), grid, table)
+
+
+def _small_margin(confidence: float) -> float:
+    (p0, k0), (p1, k1) = sorted(_SMALL.items())
+    z0, z1, z = (NormalDist().inv_cdf(1 - (1 - p) / 2) for p in (p0, p1, confidence))
+    return max(0.0, k0 + (k1 - k0) * (z - z0) / (z1 - z0))
+
+
+@functools.lru_cache(maxsize=1)
+def _sign_table() -> tuple[np.ndarray, np.ndarray]:
+    """tau of 1[x < median] for a Gaussian AR(1) of lag-1 autocorrelation rho, on a grid:
+    1 + 2 sum_k (2 / pi) arcsin(rho^k)."""
+    grid = np.linspace(0, _R_MAX, 400)
+    powers = grid[:, None] ** np.arange(1, 401)[None, :]
+    tail = powers[:, -1] * grid / (1 - grid)  # beyond lag 400 arcsin(x) = x to 1e-6
+    return grid, 1 + 4 / np.pi * (np.arcsin(powers).sum(axis=1) + tail)
+
+
+def _quantile(ordered: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Sample quantile at plotting position (n + 1) p, interpolated; p within the sample."""
+    rows, n = ordered.shape
+    position = np.clip((n + 1) * p - 1, 0, n - 1)
+    below = np.minimum(np.floor(position).astype(int), n - 1)
+    above = np.minimum(below + 1, n - 1)
+    index = np.arange(rows)
+    a, b = ordered[index, below], ordered[index, above]
+    return a + (b - a) * (position - below)
+
+
+def _bound(ordered: np.ndarray, middle: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Q(p), extended past the extremes along the line from the median to the extreme."""
+    n = ordered.shape[1]
+    edge = 1 / (n + 1)
+    if n < 2:
+        return middle.copy()
+    low_side = p < 0.5
+    extreme = np.where(low_side, ordered[:, 0], ordered[:, -1])
+    reach = np.abs(p - 0.5) / (0.5 - edge)
+    outside = reach > 1
+    inside = _quantile(ordered, np.clip(p, edge, 1 - edge))
+    return np.where(outside, middle + (extreme - middle) * reach, inside)
+
+
+def _t_quantile(probability: float, df: np.ndarray) -> np.ndarray:
+    """Student's t quantile at `probability` (> 1/2) for real df >= 2: Hill (1970),
+    Algorithm 396, as R's qt uses it before its refinement."""
+    tail = 2 * (1 - probability)
+    x = NormalDist().inv_cdf(1 - tail / 2)
+    df = np.asarray(df, dtype=float)
+    a = 1 / (df - 0.5)
+    b = 48 / (a * a)
+    c = ((20700 * a / b - 98) * a - 16) * a + 96.36
+    d = ((94.5 / (b + c) - 3) / b + 1) * np.sqrt(a * math.pi / 2) * df
+    y = (d * tail) ** (2 / df)
+    c_far = c + np.where(df < 5, 0.3 * (df - 4.5) * (x + 0.6), 0.0)
+    c_far = (((0.05 * d * x - 5) * x - 7) * x - 2) * x + b + c_far
+    far = (((((0.4 * x * x + 6.3) * x * x + 36) * x * x + 94.5) / c_far - x * x - 3) / b + 1) * x
+    far = np.expm1(a * far * far)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        near = ((1 / (((df + 6) / (df * y) - 0.089 * d - 0.822) * (df + 2) * 3)
+                 + 0.5 / (df + 4)) * y - 1) * (df + 1) / (df + 2) + 1 / y
+    use_far = y > 0.05 + a
+    q = np.sqrt(df * np.where(use_far, far, near))
+    exact_two = np.sqrt(2 / (tail * (2 - tail)) - 2)
+    return np.where(np.abs(df - 2) < 1e-12, exact_two, q)
