@@ -177,3 +177,32 @@ def test_a_writable_file_in_a_closed_folder_is_written_in_place(tmp_path):
         assert b"| device |" in target.read_bytes()
     finally:
         folder.chmod(0o755)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can hand a file to another owner")
+def test_a_file_whose_owner_cannot_be_kept_is_written_in_place(tmp_path, monkeypatch):
+    """As a user who may write someone else's file but not give a new one
+    away: the file is rewritten through its inode, so its owner stays."""
+    from graphbench.record.files import write_text_atomic
+
+    target = precious(tmp_path / "theirs.md", 0o666)
+    os.chown(target, 12345, 23456)
+    inode = target.stat().st_ino
+
+    def refuse(*args):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "chown", refuse)
+    write_text_atomic(target, "new\n")
+    assert target.read_text() == "new\n" and target.stat().st_ino == inode
+    assert (target.stat().st_uid, target.stat().st_gid) == (12345, 23456)
+    assert [p.name for p in tmp_path.iterdir()] == ["theirs.md"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write any file")
+def test_another_users_file_that_this_user_cannot_write_is_refused_first(tmp_path, capsys):
+    theirs = Path("/etc/hostname")  # someone else's, writable bits set for its owner only
+    if not theirs.exists() or os.access(theirs, os.W_OK):
+        pytest.skip("needs a file owned by another user")
+    assert main(["report", RECORD, "--markdown", str(theirs)]) == 2
+    assert "not writable" in capsys.readouterr().err

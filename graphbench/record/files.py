@@ -73,6 +73,8 @@ def check_writable(path: str | os.PathLike, option: str) -> None:
         _check_existing(path, found, option)
         if is_stream(found.st_mode) or os.access(path, os.W_OK):
             return  # written in place when its folder is closed to us
+        # replacing it would hand another user's file to us: refuse instead
+        raise UsageError(f"{option} {path} is not writable by this user", "give another file")
     check_folder(path, option)
 
 
@@ -159,11 +161,14 @@ def _same_owner_and_mode(tmp: str, found: os.stat_result | None) -> bool:
 
 
 def _write_in_place(target: Path, text: str) -> None:
-    with open(target, "r+", encoding="utf-8") as handle:
-        handle.truncate(0)
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
+    try:
+        with open(target, "r+", encoding="utf-8") as handle:
+            handle.truncate(0)
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except PermissionError as exc:
+        raise UsageError(f"cannot write {target}: {exc.strerror}", "give another file") from None
 
 
 def _umask() -> int:
