@@ -66,8 +66,8 @@ def test_sweep_runs_every_point_and_saves_after_each():
     saved = []
     sweep = run_sweep(config, synthetic_point, save=saved.append)
     assert len(sweep.points) == 4 and sweep.complete
-    assert [len(s.points) for s in saved] == [0, 1, 2, 3, 4]  # a record from the start
-    assert [s.complete for s in saved] == [False, False, False, False, True]
+    assert [len(s.points) for s in saved] == [1, 2, 3, 4]  # nothing before the first point
+    assert [s.complete for s in saved] == [False, False, False, True]
     assert [(p.config.elements, p.config.depth) for p in sweep.points] == \
         [(4096, 1), (1 << 20, 1), (4096, 8), (1 << 20, 8)]
     assert {row.depth for row in crossover_table(sweep)} == {1, 8}
@@ -195,8 +195,10 @@ def test_l2_column_names_the_depths_whose_working_set_fits():
     assert [row[-1] for row in rows] == ["all", "all", "d1", "none"]
 
 
-def test_an_interrupted_sweep_leaves_a_readable_record_from_the_start(tmp_path, monkeypatch, capsys):
-    """Interrupted before its first point ends, a sweep still leaves its file."""
+def test_a_sweep_interrupted_before_its_first_point_leaves_the_file_as_it_was(
+        tmp_path, monkeypatch, capsys):
+    """Nothing is written before the work it records exists: no new file,
+    and an existing one stays byte for byte."""
     import graphbench.measure.benchmark as benchmark
 
     def interrupted(config, on_round=None, kernels=None):
@@ -205,8 +207,11 @@ def test_an_interrupted_sweep_leaves_a_readable_record_from_the_start(tmp_path, 
     monkeypatch.setattr(benchmark, "run_benchmark", interrupted)
     monkeypatch.setattr("graphbench.cli.commands.resolve_devices", lambda spec: [0])
     path = tmp_path / "sw.json"
-    assert main(["sweep", "--elements", "4096,65536", "--depth", "1", "--json", str(path),
-                 "--no-progress"]) == 130
-    err = capsys.readouterr().err
-    assert f"sweep interrupted after 0 of 2 points; {path} keeps them" in err
-    assert read_record(path).points == () and main(["report", str(path)]) == 0
+    argv = ["sweep", "--elements", "4096,65536", "--depth", "1", "--json", str(path),
+            "--no-progress"]
+    assert main(argv) == 130
+    assert "sweep interrupted after 0 of 2 points (nothing written)" in capsys.readouterr().err
+    assert not path.exists()
+    path.write_bytes(b"PRECIOUS\n")
+    assert main(argv) == 130
+    assert path.read_bytes() == b"PRECIOUS\n"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from graphbench.errors import (EXIT_INTERRUPTED, EXIT_OK, CompileError, ConfigError,
-                               GraphbenchError)
+from graphbench.errors import (EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CompileError,
+                               ConfigError, GraphbenchError)
 
 
 def error_line(exc: GraphbenchError) -> str:
@@ -24,6 +24,9 @@ GPU_COMMANDS = ("run", "sweep")
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    from graphbench.cli.progress import route
+
+    route(report_to_stderr=False, quiet=False)  # main may run many times in one process
     try:
         from graphbench.cli.commands import COMMANDS
         from graphbench.cli.parser import build_parser
@@ -32,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
         if not args.command:
             build_parser().print_help()
             return EXIT_OK
+        from graphbench.cli.outputs import start
+
+        start(args)  # where the console goes; every output path that needs no device count
         return COMMANDS[args.command](args)
     except CompileError as exc:
         print(f"graphbench: error: {exc.message}", file=sys.stderr)
@@ -40,11 +46,25 @@ def main(argv: list[str] | None = None) -> int:
     except GraphbenchError as exc:
         print(f"graphbench: error: {error_line(exc)}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:  # a reader such as `head` left early: say so, no traceback
+        _drop_stdout()
+        print("graphbench: error: standard output was closed before everything was written",
+              file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         gpu = bool(argv) and argv[0] in GPU_COMMANDS
         print(f"graphbench: interrupted{'; GPU resources released' if gpu else ''}",
               file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush cannot fail again."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def parse(parser, argv: list[str]):

@@ -6,12 +6,13 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from graphbench.cli import outputs
 from graphbench.cli.gate import cmd_compare, gate
-from graphbench.cli.progress import console, round_progress, sweep_progress
+from graphbench.cli.outputs import check_outputs, per_device_path
+from graphbench.cli.progress import console, round_progress, show_progress, sweep_progress
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_fields
 from graphbench.errors import EXIT_FAILED, EXIT_OK, UsageError
 from graphbench.pipeline_files import check_configs
-from graphbench.record.files import write_text_atomic
 from graphbench.record.model import RunRecord, SweepRecord
 
 
@@ -29,7 +30,7 @@ def sweep_config(args) -> SweepConfig:
 
 
 def cmd_run(args) -> int:
-    from graphbench.record.codec import read_run, write_record
+    from graphbench.record.codec import read_run
     from graphbench.report.run import failure_text, run_report, runs_side_by_side
     from graphbench.report.tables import simple_table
 
@@ -51,9 +52,7 @@ def cmd_run(args) -> int:
             raise
         records.append(record)
         console().print(run_report(record, verbose=args.verbose))
-        if args.json:
-            path = write_record(per_device_path(args.json, device, len(devices)), record)
-            console().print(f"record written to {path}", style="dim")
+        write_run_outputs(args, record, device, len(devices))
         for check in (c for c in record.checks if not c.passed):
             print(f"graphbench: verification failed: {failure_text(check)}", file=sys.stderr)
         if not all(point.verified for point in (record, *record.gate_points)):
@@ -68,6 +67,18 @@ def cmd_run(args) -> int:
     return exit_code
 
 
+def write_run_outputs(args, record: RunRecord, device: int, count: int) -> None:
+    """The run's --json and --csv, as soon as its record exists."""
+    from graphbench.report.csv_rows import run_csv
+
+    if args.json:
+        path = per_device_path(args.json, device, count)
+        outputs.emit("record", path, outputs.record_text(record))
+    if args.csv:
+        path = per_device_path(args.csv, device, count)
+        outputs.emit("CSV", path, run_csv(record))
+
+
 def checked_devices(args) -> list[int]:
     """The devices to run on, with every output path checked for them: before
     the driver is asked, unless `all` leaves the list to the driver."""
@@ -79,24 +90,8 @@ def checked_devices(args) -> list[int]:
     return devices
 
 
-def check_outputs(args, devices: list[int] | None = None) -> None:
-    """Every output path and format, before any GPU work."""
-    from graphbench.record.files import check_writable
-    from graphbench.report.chart import check_chart_path
-
-    count = len(devices) if devices else 1
-    for option in ("json", "markdown", "plot"):
-        path = getattr(args, option, None)
-        if not path:
-            continue
-        if option == "plot":
-            check_chart_path(path)
-        for device in devices or [0]:
-            check_writable(per_device_path(path, device, count), f"--{option}")
-
-
 def _progress(args) -> bool:
-    return sys.stdout.isatty() and not args.no_progress
+    return show_progress(args.no_progress)
 
 
 def measure(config: RunConfig, processes: int, show_progress: bool) -> RunRecord:
@@ -131,14 +126,6 @@ def measure_one(config: RunConfig, processes: int, show_progress: bool) -> RunRe
         return merge_runs(run_processes(config, processes, done))
 
 
-def per_device_path(path: str, device: int, count: int) -> str:
-    """out.json for one device; out.dev0.json, out.dev1.json, ... for several."""
-    if count == 1:
-        return path
-    target = Path(path)
-    return str(target.with_name(f"{target.stem}.dev{device}{target.suffix}"))
-
-
 def resolve_devices(spec) -> list[int]:
     if spec == "all":
         from graphbench.measure.device import list_devices
@@ -168,41 +155,51 @@ def cmd_sweep(args) -> int:
 
 
 def sweep_device(config: SweepConfig, path: str | None, show_progress: bool) -> SweepRecord:
-    """One device's sweep, saved after every point; on Ctrl-C, say what was kept."""
+    """One device's sweep, its record rewritten after every point (a stream
+    gets it once, at the end); on Ctrl-C, say what was kept."""
     from graphbench.measure.benchmark import run_benchmark
     from graphbench.measure.sweep import run_sweep
-    from graphbench.record.codec import write_record
 
     saved: list[SweepRecord] = []
+    once = bool(path) and outputs.is_stream_output(path)
 
     def keep(record: SweepRecord) -> None:
         saved[:] = [record]
-        if path:
-            write_record(path, record)
+        if path and not once:
+            outputs.write(path, outputs.record_text(record))
 
     try:
         with sweep_progress(len(config.points()), show_progress) as on_point:
-            return run_sweep(config, run_benchmark, save=keep, on_point=on_point)
+            sweep = run_sweep(config, run_benchmark, save=keep, on_point=on_point)
     except KeyboardInterrupt:
         done = len(saved[0].points) if saved else 0
-        where = f"; {path} keeps them" if path else " (no --json: nothing written)"
+        if once and saved:
+            outputs.write(path, outputs.record_text(saved[0]))
+        where = f"; {path} keeps them" if path and done else \
+            " (nothing written)" if path else " (no --json: nothing written)"
         print(f"graphbench: sweep interrupted after {done} of {len(config.points())} "
               f"points{where}", file=sys.stderr)
         raise
+    if once:
+        outputs.write(path, outputs.record_text(sweep))
+    return sweep
 
 
 def show_sweep(sweep: SweepRecord, args, device: int, devices: int, path: str | None) -> None:
     from graphbench.report.chart import sweep_panels, write_chart
+    from graphbench.report.csv_rows import sweep_csv
     from graphbench.report.sweep import sweep_markdown, sweep_report
 
     console().print(sweep_report(sweep))
-    if path:
+    if path and outputs.standard_stream(path) is None:
         console().print(f"sweep record written to {path}", style="dim")
     if args.plot:
         chart = write_chart(per_device_path(args.plot, device, devices), sweep_panels(sweep))
         console().print(f"chart written to {chart}", style="dim")
-    if args.markdown:
-        write_text_atomic(per_device_path(args.markdown, device, devices), sweep_markdown(sweep))
+    for option, text in (("markdown", sweep_markdown), ("csv", sweep_csv)):
+        if getattr(args, option):
+            outputs.emit(option, per_device_path(getattr(args, option), device, devices),
+                         text(sweep))
 
 
 def show_crossovers(sweeps: list[SweepRecord]) -> None:
@@ -224,13 +221,23 @@ def cmd_report(args) -> int:
     sweeps = [(p, r) for p, r in records if isinstance(r, SweepRecord)]
     if args.plot and len(sweeps) != 1:
         raise UsageError("--plot needs exactly one sweep record")
+    if args.json and len(records) != 1:
+        raise UsageError("report --json writes one record again: give one FILE")
     markdown = show_runs(runs, args.verbose) + show_sweeps(sweeps)
     if args.plot:
-        console().print(f"chart written to {write_chart(args.plot, sweep_panels(sweeps[0][1]))}",
-                        style="dim")
-    if args.markdown:
-        write_text_atomic(args.markdown, "\n\n".join(markdown) + "\n")
+        chart = write_chart(args.plot, sweep_panels(sweeps[0][1]))
+        console().print(f"chart written to {chart}", style="dim")
+    write_report_outputs(args, records, "\n\n".join(markdown) + "\n")
     return EXIT_OK
+
+
+def write_report_outputs(args, records, markdown: str) -> None:
+    from graphbench.report.csv_rows import report_csv
+
+    for option, make in (("markdown", lambda: markdown), ("csv", lambda: report_csv(records)),
+                         ("json", lambda: outputs.record_text(records[0][1]))):
+        if getattr(args, option):
+            outputs.emit(option, getattr(args, option), make())
 
 
 def show_runs(runs: list[tuple[str, RunRecord]], verbose: bool) -> list[str]:

@@ -8,7 +8,6 @@ import sys
 
 from graphbench.cli.progress import console
 from graphbench.errors import EXIT_FAILED, EXIT_OK, RecordError, UsageError
-from graphbench.record.files import write_text_atomic
 from graphbench.record.model import RunRecord
 
 
@@ -26,10 +25,13 @@ def judge(baseline: RunRecord | None, current: RunRecord, specs):
 
 
 def gate(baseline: RunRecord | None, current: RunRecord, args, baseline_name: str | None,
-         current_name: str, json_out: str | None = None, markdown: str | None = None) -> int:
+         current_name: str, json_out: str | None = None, markdown: str | None = None,
+         csv_out: str | None = None) -> int:
     """Compare, print, write the requested files, and choose the exit code.
     With no baseline, `current` is an A/B record judged against its base build."""
-    from graphbench.record.codec import COMPARE_SCHEMA, to_json, write_json
+    from graphbench.cli.outputs import json_text, write
+    from graphbench.record.codec import COMPARE_SCHEMA, to_json
+    from graphbench.report.csv_rows import comparison_csv
     from graphbench.report.compare import comparison_markdown, comparison_report
     from graphbench.report.run import failure_text
 
@@ -46,12 +48,14 @@ def gate(baseline: RunRecord | None, current: RunRecord, args, baseline_name: st
     console().print(comparison_report(comparison))
     markdown = markdown or args.markdown
     if markdown:
-        write_text_atomic(markdown, comparison_markdown(comparison, baseline_name, current_name))
+        write(markdown, comparison_markdown(comparison, baseline_name, current_name))
     if json_out:
-        write_json(json_out, {"schema": COMPARE_SCHEMA, "schema_version": 2,
-                              "passed": comparison.passed,
-                              "regressions": [v.metric for v in comparison.regressions],
-                              **to_json(comparison)})
+        write(json_out, json_text({"schema": COMPARE_SCHEMA, "schema_version": 2,
+                                   "passed": comparison.passed,
+                                   "regressions": [v.metric for v in comparison.regressions],
+                                   **to_json(comparison)}))
+    if csv_out:
+        write(csv_out, comparison_csv(comparison))
     return gate_exit_code(comparison)
 
 
@@ -97,6 +101,8 @@ def cmd_compare(args) -> int:
 
     check_outputs(args)
     if args.current is None:  # one A/B record
-        return gate(None, read_run(args.baseline), args, None, args.baseline, json_out=args.json)
+        return gate(None, read_run(args.baseline), args, None, args.baseline, json_out=args.json,
+                    csv_out=args.csv)
     baseline, current = read_run(args.baseline), read_run(args.current)
-    return gate(baseline, current, args, args.baseline, args.current, json_out=args.json)
+    return gate(baseline, current, args, args.baseline, args.current, json_out=args.json,
+                csv_out=args.csv)

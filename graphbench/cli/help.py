@@ -12,10 +12,14 @@ RUN_EXAMPLES = """examples:
   graphbench run --modes all                   every rung of the launch ladder
   graphbench run --pipeline softmax --modes all --elements 2^20
   graphbench run --pipeline my_pipeline.py     your own kernels (see the README)
+  graphbench run --json - | jq .summary        the record on stdout, the report on stderr
 
 --max-noise 0.5% (or 0.005) stops once the speedup's 95% CI is within 0.5% of it.
 --ab alternates both builds' rounds in this process and gates new.cu on paired
   ratios (default: each mode's wall 5%, each GPU workload's busy time 2%).
+output: - is standard output for --json, --markdown and --csv (then the record
+  is all stdout holds; the report goes to stderr). --quiet prints only errors
+  and a failed gate's decision; NO_COLOR=1 turns colour off.
 exit codes: 0 ok, 1 verification failed or regression, 2 usage, environment or
   bad-file error, 130 interrupted
 """
@@ -35,6 +39,9 @@ default gate: each mode's wall 10%, each GPU workload's busy time 5% (individual
   gated only between records of the same device model and driver.
 verdicts: faster, same, slower, ambiguous, not gateable (the pair cannot detect
   a change that small), incompatible, missing (a gated one is an error).
+output: - is standard output for --json, --markdown and --csv (then the record
+  is all stdout holds; the report goes to stderr). --quiet prints only errors
+  and a failed gate's decision; NO_COLOR=1 turns colour off.
 exit codes: 0 pass, 1 regression or failed verification of the current record,
   2 usage error, or a record or metric that cannot be judged
 """
@@ -48,6 +55,9 @@ SWEEP_EXAMPLES = """examples:
 
 Each point is a full verified run (adaptive sampling, --max-time per point).
 The record is rewritten after every point, so an interrupted sweep keeps its points.
+output: - is standard output for --json, --markdown and --csv (then the record
+  is all stdout holds; the report goes to stderr). --quiet prints only errors
+  and a failed gate's decision; NO_COLOR=1 turns colour off.
 exit codes: 0 ok, 1 verification failed at a point, 2 usage, environment or
   bad-file error, 130 interrupted
 """
@@ -56,7 +66,12 @@ REPORT_EXAMPLES = """examples:
   graphbench report results/h200_default.json
   graphbench report run_a.json run_b.json --markdown summary.md     side by side
   graphbench report sweep.json --plot sweep.png
+  graphbench report run.json --csv run.csv    one row per mode (a sweep: per point and mode)
+  graphbench report run.json --markdown /dev/stdout | less
 
+output: - is standard output for --json, --markdown and --csv (then the record
+  is all stdout holds; the report goes to stderr). --quiet prints only errors
+  and a failed gate's decision; NO_COLOR=1 turns colour off.
 exit codes: 0 ok, 2 usage error or unreadable record
 """
 
@@ -66,5 +81,6 @@ KERNELS_EXAMPLES = """examples:
   graphbench kernels --pipeline softmax       a shipped pipeline's kernels
   graphbench kernels --pipeline mine.py       your pipeline file's kernels
 
+--quiet prints only errors; NO_COLOR=1 turns colour off.
 exit codes: 0 ok, 2 usage error or compile error (the compiler log follows)
 """

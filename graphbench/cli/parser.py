@@ -56,17 +56,29 @@ def _subcommand(commands, name: str, help_text: str, description: str, epilog: s
                                formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
-def add_output_options(parser, what: str) -> None:
-    parser.add_argument("--json", metavar="FILE", help=f"write the {what} to FILE (atomically)")
+def add_output_options(parser, what: str, rows: str) -> None:
+    parser.add_argument("--json", metavar="FILE", help=f"write the {what} to FILE (- for "
+                        "standard output; the report then goes to stderr)")
+    add_csv_option(parser, rows)
     parser.add_argument("--no-progress", action="store_true", help="no progress display")
+
+
+def add_csv_option(parser, rows: str) -> None:
+    parser.add_argument("--csv", metavar="FILE", help=f"write {rows} as CSV to FILE (- for "
+                        "standard output), units in the header")
+
+
+def add_quiet(parser) -> None:
+    parser.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors "
+                        "(and a failed gate's decision); outputs are still written")
 
 
 def add_gate_options(parser) -> None:
     parser.add_argument("--fail-on", action="append", type=_spec, metavar="SPEC", default=None,
                         help="gate on METRIC:THRESHOLD, e.g. speedup:5%%, graph.wall:10%%, "
                         "individual.wall:0.5us (repeatable; replaces the default gate)")
-    parser.add_argument("--markdown", metavar="FILE",
-                        help="write the comparison as a markdown table (CI job summary)")
+    parser.add_argument("--markdown", metavar="FILE", help="write the comparison as a markdown "
+                        "table (CI job summary; - for standard output)")
 
 
 def _spec(text: str):
@@ -83,12 +95,13 @@ def add_run(commands) -> None:
     run.add_argument("--processes", type=_count("--processes"), default=1, metavar="N",
                      help="run in N fresh processes one after another and merge their rounds, "
                      "so the noise includes the spread between processes (use for baselines)")
-    add_output_options(run, "record")
+    add_output_options(run, "record", "one row per mode")
     run.add_argument("--verbose", "-v", action="store_true",
                      help="also show where the time goes and every one-off cost")
     run.add_argument("--baseline", metavar="FILE", help="after the run, compare with this "
                      "record and gate on it (exit 1 on a regression)")
     add_gate_options(run)
+    add_quiet(run)
 
 
 def add_sweep(commands) -> None:
@@ -97,8 +110,11 @@ def add_sweep(commands) -> None:
                         "fades, and chart it.", SWEEP_EXAMPLES)
     add_config_options(sweep, SWEEP, SweepConfig, RunConfig)
     sweep.add_argument("--plot", metavar="FILE", help="write the charts to FILE (.svg or .png)")
-    sweep.add_argument("--markdown", metavar="FILE", help="write the tables as markdown")
-    add_output_options(sweep, "sweep record (rewritten after every point)")
+    sweep.add_argument("--markdown", metavar="FILE", help="write the tables as markdown "
+                       "(- for standard output)")
+    add_output_options(sweep, "sweep record (rewritten after every point)",
+                       "one row per point and mode")
+    add_quiet(sweep)
 
 
 def add_report(commands) -> None:
@@ -106,9 +122,14 @@ def add_report(commands) -> None:
                          "Render saved records as the live run printed them; several run "
                          "records side by side.", REPORT_EXAMPLES)
     report.add_argument("files", nargs="+", metavar="FILE", help="records written with --json")
-    report.add_argument("--markdown", metavar="FILE", help="write the tables as markdown")
+    report.add_argument("--markdown", metavar="FILE", help="write the tables as markdown "
+                        "(- for standard output)")
     report.add_argument("--plot", metavar="FILE", help="chart one sweep record (.svg or .png)")
+    report.add_argument("--json", metavar="FILE", help="write the one record again, in the "
+                        "current schema (- for standard output)")
+    add_csv_option(report, "one row per mode of each run record and per point of a sweep")
     report.add_argument("--verbose", "-v", action="store_true", help="every detail of a run")
+    add_quiet(report)
 
 
 def add_compare(commands) -> None:
@@ -118,8 +139,11 @@ def add_compare(commands) -> None:
     compare.add_argument("baseline", help="baseline record (graphbench run --json), or one A/B "
                          "record (graphbench run --ab)")
     compare.add_argument("current", nargs="?", help="current record (none for an A/B record)")
-    compare.add_argument("--json", metavar="FILE", help="write the verdicts as JSON")
+    compare.add_argument("--json", metavar="FILE", help="write the verdicts as JSON (- for "
+                         "standard output)")
+    add_csv_option(compare, "one row per metric")
     add_gate_options(compare)
+    add_quiet(compare)
 
 
 def add_kernels(commands) -> None:
@@ -133,6 +157,7 @@ def add_kernels(commands) -> None:
     kernels.add_argument("--pipeline", metavar="FILE|NAME",
                          help="the pipeline file (or shipped pipeline) whose kernels to compile "
                          "(default: the built-in add,mul,sub)")
+    add_quiet(kernels)
 
 
 def build_parser() -> ArgumentParser:

@@ -1,15 +1,34 @@
-"""Progress displays on stderr while rounds, processes or sweep points run;
-nothing when stdout is not a terminal or --no-progress is given."""
+"""Where the console output goes, and progress displays on stderr while
+rounds, processes or sweep points run (nothing when stderr is not a
+terminal, or with --no-progress or --quiet)."""
 
 from __future__ import annotations
 
+import sys
 from contextlib import contextmanager
+
+# Set once per command by the CLI (cli/outputs.py): an output on standard
+# output moves the report to stderr; --quiet silences it. rich honours NO_COLOR.
+_ROUTE = {"report_to_stderr": False, "quiet": False}
+
+
+def route(report_to_stderr: bool, quiet: bool) -> None:
+    _ROUTE.update(report_to_stderr=report_to_stderr, quiet=quiet)
+
+
+def quiet() -> bool:
+    return _ROUTE["quiet"]
 
 
 def console(stderr: bool = False):
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False)
+    return Console(stderr=stderr or _ROUTE["report_to_stderr"], quiet=_ROUTE["quiet"],
+                   highlight=False)
+
+
+def show_progress(no_progress: bool) -> bool:
+    return sys.stderr.isatty() and not no_progress and not _ROUTE["quiet"]
 
 
 @contextmanager

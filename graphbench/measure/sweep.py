@@ -20,11 +20,11 @@ def new_sweep_record(config: SweepConfig) -> SweepRecord:
 def run_sweep(config: SweepConfig, run_point: Callable[[RunConfig], RunRecord],
               save: Callable[[SweepRecord], None] | None = None,
               on_point: Callable[[int, int, RunConfig], None] | None = None) -> SweepRecord:
-    """Run every point; `save` is called with the sweep record after each one."""
+    """Run every point; `save` is called with the sweep record after each one.
+    Never before the first: a start that fails (no driver, a missing kernel)
+    must leave whatever file the record would go to as it was."""
     sweep = new_sweep_record(config)
     points = config.points()
-    if save:  # the file exists from the start, so an interrupt always leaves a record
-        save(sweep)
     for index, point in enumerate(points):
         if on_point:
             on_point(index, len(points), point)

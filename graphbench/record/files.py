@@ -1,11 +1,19 @@
 """Reading and writing result files.
 
 Output is checked before any work starts, so a bad path costs a second, not
-a finished benchmark. A file graphbench did not create is never replaced by
-another: a symbolic link is written through (the link stays, its target gets
-the text), a FIFO or character device is written as a stream, a directory or
-a read-only file is refused. Regular files are replaced atomically, so a
-crash or Ctrl-C leaves the old file or the new one, never half.
+a finished benchmark. What a write does depends on what is already there:
+
+- nothing: a new regular file (mode 0666 less the umask), made atomically;
+- a regular file with one link that graphbench can give its mode and owner:
+  replaced atomically (temporary file beside it, fsync, rename), keeping
+  both, so a crash or Ctrl-C leaves the old text or the new, never half;
+- a regular file with other hard links, owned by someone graphbench cannot
+  hand a file to, or in a folder it cannot write: rewritten in place, so
+  every name of it sees the new text and its inode, mode and owner stay
+  (not atomic: a crash mid-write can leave it short);
+- a symbolic link: written through (the link stays, its target gets the text);
+- a FIFO, socket or device: written as a stream;
+- a directory or a read-only file: refused.
 """
 
 from __future__ import annotations
@@ -29,70 +37,105 @@ def read_text(path: str | os.PathLike) -> str:
         raise RecordError(f"cannot read {target}: {exc.strerror or exc}") from None
 
 
-def _is_stream(mode: int) -> bool:
-    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+def is_stream(mode: int) -> bool:
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
+
+
+def existing(path: str | os.PathLike, option: str = "") -> os.stat_result | None:
+    """What is at `path` now, through every link (None: nothing). os.stat,
+    not realpath: /proc/self/fd/1 of a pipe resolves to no path at all,
+    yet the kernel follows it."""
+    name = f"{option} {os.fspath(path)}".strip()
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        raise UsageError(f"{name}: a folder on that path is not a directory") from None
+    except OSError as exc:
+        raise UsageError(f"{name}: {exc.strerror or exc}") from None
+
+
+def check_path_text(path: str, option: str) -> None:
+    """Paths that say nothing, or name a folder rather than a file."""
+    if path == "":
+        raise UsageError(f"{option} '': an empty path", "give a file name")
+    if path.endswith(os.sep) or path.endswith("/."):
+        raise UsageError(f"{option} {path}: ends in a folder, not a file name",
+                         f"give a file name in it, such as {path.rstrip('/.')}/out")
 
 
 def check_writable(path: str | os.PathLike, option: str) -> None:
     """UsageError now if `path` cannot be written later."""
-    target = Path(os.path.realpath(path))  # through any links
-    try:
-        mode = target.stat().st_mode
-    except FileNotFoundError:
-        mode = None
-    except NotADirectoryError:
-        raise UsageError(f"{option} {path}: a folder on that path is not a directory") from None
-    except OSError as exc:
-        raise UsageError(f"{option} {path}: {exc.strerror or exc}") from None
-    if mode is not None and stat.S_ISDIR(mode):
+    check_path_text(os.fspath(path), option)
+    found = existing(path, option)
+    if found is not None:
+        _check_existing(path, found, option)
+        if is_stream(found.st_mode) or os.access(path, os.W_OK):
+            return  # written in place when its folder is closed to us
+        # replacing it would hand another user's file to us: refuse instead
+        raise UsageError(f"{option} {path} is not writable by this user", "give another file")
+    check_folder(path, option)
+
+
+def _check_existing(path, found: os.stat_result, option: str) -> None:
+    if stat.S_ISDIR(found.st_mode):
         raise UsageError(f"{option} {path} is a directory", "give a file name")
-    if mode is not None and _is_stream(mode):
-        return
-    if mode is not None and not mode & 0o222:
+    if not is_stream(found.st_mode) and not found.st_mode & 0o222:
         raise UsageError(f"{option} {path} is read-only", "give another file")
-    _check_folder(target.parent, path, option)
 
 
-def _check_folder(folder: Path, path, option: str) -> None:
-    existing = folder
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir():
-        raise UsageError(f"{option} {path}: {existing} is not a directory")
-    if existing == folder:  # can a file really be made there? (/proc says yes to access())
-        try:
-            fd, probe = tempfile.mkstemp(prefix=".graphbench-check.", dir=folder)
-        except OSError as exc:
-            raise UsageError(f"{option} {path}: cannot write in {folder} "
-                             f"({exc.strerror or exc})") from None
-        os.close(fd)
-        os.unlink(probe)
+def check_folder(path: str | os.PathLike, option: str) -> None:
+    """UsageError unless a file can be made in the folder `path` names."""
+    folder = Path(os.path.realpath(path)).parent
+    probe_dir = folder
+    while not probe_dir.exists():
+        probe_dir = probe_dir.parent
+    if not probe_dir.is_dir():
+        raise UsageError(f"{option} {path}: {probe_dir} is not a directory")
+    # can a file (or the missing folders) really be made there? /proc says yes to access()
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".graphbench-check.", dir=probe_dir)
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot write in {probe_dir} "
+                         f"({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     """Write `text` to `path` as the module docstring says; returns the path."""
-    target = Path(os.path.realpath(path))
-    try:
-        mode = target.stat().st_mode
-    except FileNotFoundError:
-        mode = None
-    if mode is not None and _is_stream(mode):
-        with open(target, "w", encoding="utf-8") as stream:
-            stream.write(text)
+    check_path_text(os.fspath(path), "output")
+    found = existing(path)
+    if found is not None:
+        _check_existing(path, found, "output")
+    if found is not None and is_stream(found.st_mode):
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
         return Path(path)
-    if mode is not None and stat.S_ISDIR(mode):
-        raise UsageError(f"{path} is a directory", "give a file name")
-    if mode is not None and not mode & 0o222:
-        raise UsageError(f"{path} is read-only", "give another file")
-    _replace(target, text)
+    target = Path(os.path.realpath(path))
+    if found is not None and found.st_nlink > 1:
+        _write_in_place(target, text)  # a rename would leave the other names on the old text
+    elif not _replace(target, text, found):
+        _write_in_place(target, text)
     return Path(path)
 
 
-def _replace(target: Path, text: str) -> None:
+def _replace(target: Path, text: str, found: os.stat_result | None) -> bool:
+    """Atomic replace; False (nothing changed) when the new file could not
+    have the old one's owner or be made in its folder."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; results are for sharing
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except PermissionError:
+        if found is None:
+            raise
+        return False
+    try:
+        if not _same_owner_and_mode(tmp, found):
+            os.close(fd)
+            Path(tmp).unlink()
+            return False
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
@@ -101,6 +144,31 @@ def _replace(target: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return True
+
+
+def _same_owner_and_mode(tmp: str, found: os.stat_result | None) -> bool:
+    if found is None:  # mkstemp makes it private; new results are for sharing
+        os.chmod(tmp, 0o666 & ~_umask())
+        return True
+    if (found.st_uid, found.st_gid) != (os.geteuid(), os.getegid()):
+        try:
+            os.chown(tmp, found.st_uid, found.st_gid)
+        except PermissionError:
+            return False
+    os.chmod(tmp, stat.S_IMODE(found.st_mode))
+    return True
+
+
+def _write_in_place(target: Path, text: str) -> None:
+    try:
+        with open(target, "r+", encoding="utf-8") as handle:
+            handle.truncate(0)
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except PermissionError as exc:
+        raise UsageError(f"cannot write {target}: {exc.strerror}", "give another file") from None
 
 
 def _umask() -> int:

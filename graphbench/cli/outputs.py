@@ -1,0 +1,195 @@
+"""Output paths: every one checked before any work, then written where it
+points.
+
+`-` is standard output, and so is any path that names the stream stdout
+already is (/dev/stdout, a link to /proc/self/fd/1, the very file stdout is
+redirected to): it is written through the open stream, never replaced (a
+rename would leave the shell's descriptor on the old inode, and with it
+the console report), and the console report moves to stderr, so that the
+output is all stdout holds. Files follow graphbench/record/files.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+from graphbench.cli.progress import console, route
+from graphbench.errors import UsageError
+from graphbench.record.files import (check_folder, check_path_text, check_writable, existing,
+                                     is_stream, write_text_atomic)
+
+OUTPUTS = ("json", "markdown", "csv", "plot")
+STDOUT = "-"
+# the inputs each command reads, by option; positional ones by their metavar
+INPUTS = (("files", "FILE"), ("baseline", "--baseline"), ("current", "CURRENT"),
+          ("ab_source", "--ab"), ("kernel_source", "--kernel-source"), ("pipeline", "--pipeline"))
+
+
+def start(args) -> None:
+    """Route the console for this command, then check what needs no device count."""
+    outputs = given_outputs(args)
+    to_stdout = any(standard_stream(path) is sys.stdout for _, path in outputs)
+    route(report_to_stderr=to_stdout, quiet=getattr(args, "quiet", False))
+    check_given(outputs, input_paths(args))
+
+
+def given_outputs(args) -> list[tuple[str, str]]:
+    return [(f"--{name}", getattr(args, name)) for name in OUTPUTS
+            if getattr(args, name, None) is not None]
+
+
+def input_paths(args) -> list[tuple[str, str]]:
+    found = []
+    for name, label in INPUTS:
+        value = getattr(args, name, None)
+        if name == "baseline" and getattr(args, "command", "") == "compare":
+            label = "BASELINE"
+        for path in value if isinstance(value, list) else [value]:
+            if isinstance(path, str) and path:
+                found.append((label, path))
+    return found
+
+
+def standard_stream(path: str):
+    """sys.stdout or sys.stderr when `path` is that stream, else None."""
+    if path == STDOUT:
+        return sys.stdout
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    for fd, stream in ((1, sys.stdout), (2, sys.stderr)):
+        try:
+            mine = os.fstat(fd)
+        except OSError:
+            continue
+        if (mine.st_dev, mine.st_ino) == (found.st_dev, found.st_ino):
+            return stream
+    return None
+
+
+def is_stream_output(path: str) -> bool:
+    """True for a destination that cannot be rewritten, only written once."""
+    if standard_stream(path) is not None:
+        return True
+    found = existing(path)
+    return found is not None and is_stream(found.st_mode)
+
+
+def check_given(outputs: list[tuple[str, str]], inputs: list[tuple[str, str]]) -> None:
+    """The checks that hold whatever the device count, so `--device all`
+    makes them before the driver is asked how many devices there are."""
+    from graphbench.report.chart import check_chart_path
+
+    for option, path in outputs:
+        check_path_text(path, option)
+        if option == "--plot":
+            check_chart_path(path)
+            if standard_stream(path) is not None:
+                raise UsageError(f"--plot {path} is standard output or error",
+                                 "write the chart to a file")
+        if path != STDOUT and not _written_in_place(path):
+            check_folder(path, option)
+    check_distinct(outputs, inputs)
+
+
+def _written_in_place(path: str) -> bool:
+    found = existing(path)
+    return found is not None and (is_stream(found.st_mode) or os.access(path, os.W_OK))
+
+
+def check_outputs(args, devices: list[int] | None = None) -> None:
+    """Every output path, for each device it will be written for."""
+    count = len(devices) if devices else 1
+    outputs = given_outputs(args)
+    check_given(outputs, input_paths(args))
+    for option, path in outputs:
+        if count > 1 and is_stream_output(path):
+            raise UsageError(f"{option} {path}: a stream holds one output, and this run has "
+                             f"{count} devices", "give a file name: each device gets its own "
+                             "(out.dev0.json, out.dev1.json, ...)")
+    per_device = [(f"{option} (device {device})" if count > 1 else option,
+                   per_device_path(path, device, count))
+                  for option, path in outputs for device in devices or [0]]
+    if count > 1:
+        check_distinct(per_device, input_paths(args))
+    for option, path in per_device:
+        if standard_stream(path) is None:
+            check_writable(path, option.split(" ")[0])
+
+
+def check_distinct(outputs: list[tuple[str, str]], inputs: list[tuple[str, str]]) -> None:
+    """No two outputs on one file or stream, and no output on an input
+    (compared after every link, so a link to an input is caught too)."""
+    seen: dict[tuple, tuple[str, str]] = {}
+    for option, path in outputs:
+        key = _identity(path, option)
+        if key in seen:
+            first, _ = seen[key]
+            where = "standard output" if standard_stream(path) is sys.stdout else path
+            raise UsageError(f"{first} and {option} both write to {where}",
+                             "give each output its own file")
+        seen[key] = (option, path)
+    for label, path in inputs:
+        found = existing(path, label) if os.path.exists(path) else None
+        if found is None or not stat.S_ISREG(found.st_mode):
+            continue  # a terminal read and written is no harm; a missing input fails later
+        key = ("inode", found.st_dev, found.st_ino)
+        if key in seen:
+            option, out = seen[key]
+            raise UsageError(f"{option} {out} is the input {label} {path}: writing it would "
+                             "destroy what is read", "write the output to another file")
+
+
+def _identity(path: str, option: str) -> tuple:
+    if path == STDOUT:
+        try:
+            found = os.fstat(1)
+        except OSError:
+            return ("stdout",)
+        return ("inode", found.st_dev, found.st_ino)
+    found = existing(path, option)
+    if found is not None:
+        return ("inode", found.st_dev, found.st_ino)
+    return ("path", os.path.realpath(path))
+
+
+def per_device_path(path: str, device: int, count: int) -> str:
+    """out.json for one device; out.dev0.json, out.dev1.json, ... for several."""
+    if count == 1:
+        return path
+    target = Path(path)
+    return str(target.with_name(f"{target.stem}.dev{device}{target.suffix}"))
+
+
+def write(path: str, text: str) -> str:
+    """Write `text` where `path` points; returns a name for it to show."""
+    stream = standard_stream(path)
+    if stream is None:
+        write_text_atomic(path, text)
+        return path
+    stream.write(text)
+    stream.flush()
+    return "standard output" if stream is sys.stdout else "standard error"
+
+
+def record_text(record) -> str:
+    from graphbench.record.codec import run_document, sweep_document
+    from graphbench.record.model import RunRecord
+
+    document = run_document(record) if isinstance(record, RunRecord) else sweep_document(record)
+    return json_text(document)
+
+
+def json_text(document: dict) -> str:
+    return json.dumps(document, indent=2, allow_nan=False) + "\n"  # as codec.write_json
+
+
+def emit(what: str, path: str, text: str) -> None:
+    """Write `text` where `path` points and say so, unless that is a standard stream."""
+    write(path, text)
+    if standard_stream(path) is None:
+        console().print(f"{what} written to {path}", style="dim")
