@@ -13,7 +13,7 @@ from graphbench.analyze.stats import (Summary, median_ci, median_ci_coverage, pa
                                       summarize)
 from graphbench.analyze.stopping import headline_noise
 from graphbench.analyze.warnings import Warning, record_warnings
-from graphbench.ladder import LADDER, launches_per_iteration
+from graphbench.ladder import ORDER, launches_per_iteration
 from graphbench.record.model import TIME_METRICS, RunRecord
 
 BUILD_PHASES = ("capture_us", "instantiate_us", "upload_us")
@@ -152,7 +152,7 @@ def speedups(walls: dict[str, tuple[float, ...]], scope: str = "within one proce
     if "individual" not in walls:
         return {}
     result = {}
-    for other in LADDER[1:]:
+    for other in ORDER[1:]:
         if other in walls:
             ratios = paired_ratios(walls["individual"], walls[other])
             result[other] = SpeedupSummary(summarize(ratios), median_ci(ratios),

@@ -1,11 +1,9 @@
-"""The typed records. Raw measurements and the configuration are the truth;
-every statistic is derived from them (graphbench.analyze.summary), never
-stored here and never read back from a file.
-
-A run record holds one ProcessRun per process that measured it: merging the
-records of several processes is a key check followed by concatenating runs.
-Only the JSON boundary (graphbench.record.codec) knows how these are spelled
-in a file.
+"""The typed records. Raw measurements and the configuration are the truth; every
+statistic is derived from them (graphbench.analyze.summary), never stored here and
+never read back from a file. A run record holds one ProcessRun per process that
+measured it: merging the records of several processes is a key check followed by
+concatenating runs. Only the JSON boundary (graphbench.record.codec) knows how these
+are spelled in a file.
 """
 
 from __future__ import annotations
@@ -185,6 +183,8 @@ class PipelineInfo:
     file_sha256: str | None = None         # of the pipeline file
     working_set_bytes: int | None = None   # every buffer, once
     checked: tuple[str, ...] = ()          # the outputs every check compares
+    framework: str = "cuda.core"           # what ran the stages: cuda.core kernels, torch, cupy
+    framework_version: str | None = None   # its version (older records: not recorded)
 
 
 @dataclass(frozen=True)
