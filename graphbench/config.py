@@ -14,11 +14,11 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from graphbench.errors import ConfigError
-from graphbench.ladder import ALL, DEFAULT_MODES, LADDER
+from graphbench.ladder import ALL, DEFAULT_MODES, LADDER, ORDER
 
 DEFAULT_STAGES = ("add", "mul", "sub")  # the built-in pipeline's chain (pipelines/add_mul_sub.py)
 
-ALL_MODES = LADDER
+ALL_MODES = ORDER  # every rung; --modes all runs LADDER (torch-compile is opt-in)
 TOLERANCE = 1e-5  # rtol = atol for float32 values of order one
 RUN, SWEEP = "run", "sweep"
 
@@ -50,8 +50,9 @@ class RunConfig:
                         metavar="K")
     modes: tuple[str, ...] | None = option(
         None, "--modes", "list", "comma-separated rungs of the launch ladder: individual, driver, "
-        "pdl, graph, graph-pdl, unrolled, loop, fused; or all (default individual,graph,fused; "
-        "fused exists for add,mul,sub at depth 1)")
+        "pdl, graph, graph-pdl, unrolled, loop, fused, torch-compile; or all, which is every rung "
+        "but the opt-in torch-compile (default individual,graph,fused; fused exists for "
+        "add,mul,sub at depth 1)")
     unroll: int = option(10, "--unroll", "count", "iterations captured into one graph by the "
                          "unrolled rung (default {default})", metavar="K")
     warmup_rounds: int = option(1, "--warmup", "int", "untimed warm-up rounds per mode "
@@ -149,7 +150,7 @@ class RunConfig:
     def run_modes(self) -> tuple[str, ...]:
         """The modes asked for, in ladder order."""
         wanted = LADDER if self.ladder else self.modes or DEFAULT_MODES
-        return tuple(m for m in LADDER if m in wanted)
+        return tuple(m for m in ORDER if m in wanted)
 
     def resolved(self, **changes) -> "RunConfig":
         """The configuration as a record stores it: modes named, not implied."""

@@ -15,20 +15,21 @@ from pathlib import Path
 
 import numpy as np
 
+from graphbench.callables import CallablePipeline, plan_callables
 from graphbench.config import DEFAULT_STAGES
 from graphbench.spec import AUTO, ROLES, Buffer, Count, Pipeline, Scalar, SpecError, Stage, evaluate_size
 
 SHIPPED_DIR = Path(__file__).resolve().parent / "pipelines"
 BUILTIN = "add_mul_sub"
-SHIPPED = ("add_mul_sub", "softmax", "jacobi", "reduction")
+SHIPPED = ("add_mul_sub", "softmax", "jacobi", "reduction", "torch_mlp", "cupy_chain")
 
 
 @dataclass(frozen=True)
 class LoadedPipeline:
-    spec: Pipeline
+    spec: "Pipeline | CallablePipeline"
     path: Path
     file_sha256: str
-    source: str  # the CUDA C++ text
+    source: str  # the CUDA C++ text ("" for callables)
 
 
 def pipeline_path(name_or_path: str | None) -> Path:
@@ -56,8 +57,8 @@ def load_pipeline(name_or_path: str | None, depth: int = 1, stages=None) -> Load
         raise SpecError(f"{path} defines no pipeline() function",
                         "define def pipeline(): return graphbench.spec.Pipeline(...)")
     spec = _call(make, path, depth, stages)
-    return LoadedPipeline(spec, path, hashlib.sha256(text.encode()).hexdigest(),
-                          kernel_source_text(spec.source, path))
+    source = "" if isinstance(spec, CallablePipeline) else kernel_source_text(spec.source, path)
+    return LoadedPipeline(spec, path, hashlib.sha256(text.encode()).hexdigest(), source)
 
 
 def _run_file(text: str, path: Path) -> dict:
@@ -89,9 +90,9 @@ def _call(make, path: Path, depth: int, stages) -> Pipeline:
         raise
     except Exception as exc:
         raise SpecError(f"{path}: pipeline() raised {type(exc).__name__}: {exc}") from None
-    if not isinstance(spec, Pipeline):
+    if not isinstance(spec, (Pipeline, CallablePipeline)):
         raise SpecError(f"{path}: pipeline() returned {type(spec).__name__}, not a Pipeline",
-                        "return graphbench.spec.Pipeline(...)")
+                        "return graphbench.spec.Pipeline(...) or CallablePipeline(...)")
     return spec
 
 
@@ -193,6 +194,8 @@ class Plan:
 
 def plan(spec: Pipeline, n: int) -> Plan:
     """`spec` at n elements, every name, dtype and size checked."""
+    if isinstance(spec, CallablePipeline):
+        return plan_callables(spec, n)
     where = spec.name if isinstance(spec.name, str) and spec.name else "pipeline"
     buffers = _buffers(spec, n, where)
     if not spec.stages:

@@ -22,7 +22,7 @@ def test_config_rejects_unknown_modes_and_lists_the_known_ones():
         RunConfig(modes=("individual", "warp"))
     assert info.value.field == "modes"
     assert "warp" in info.value.message
-    assert "individual, driver, pdl, graph, graph-pdl, unrolled, loop, fused, or all" in info.value.remedy
+    assert "individual, driver, pdl, graph, graph-pdl, unrolled, loop, fused, torch-compile, or all" in info.value.remedy
 
 
 def test_graph_needs_individual_for_the_speedup():

@@ -13,7 +13,7 @@ from graphbench.analyze.intervals import lag1_autocorrelation, median_interval
 from graphbench.analyze.stats import Summary, paired_ratios, summarize
 from graphbench.analyze.stopping import headline_noise
 from graphbench.analyze.warnings import Warning, record_warnings
-from graphbench.ladder import LADDER, launches_per_iteration
+from graphbench.ladder import ORDER, launches_per_iteration
 from graphbench.record.model import TIME_METRICS, RunRecord
 
 BUILD_PHASES = ("capture_us", "instantiate_us", "upload_us")
@@ -183,7 +183,7 @@ def speedups(walls: dict[str, tuple[float, ...]]) -> dict[str, SpeedupSummary]:
     if "individual" not in walls:
         return {}
     result = {}
-    for other in LADDER[1:]:
+    for other in ORDER[1:]:
         if other in walls:
             ratios = paired_ratios(walls["individual"], walls[other])
             interval = median_interval(ratios, 0.95)

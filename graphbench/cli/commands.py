@@ -281,6 +281,9 @@ def cmd_kernels(args) -> int:
 
     spec_file = load_pipeline(args.pipeline)
     spec = spec_file.spec
+    if not spec_file.source:  # a callable pipeline (torch, CuPy): no CUDA source of its own
+        raise UsageError(f"the {spec.name} pipeline is {spec.framework} callables, with no "
+                        "CUDA kernels to compile", f"graphbench run --pipeline {args.pipeline}")
     source = load_source(args.kernel_source) if args.kernel_source else spec_file.source
     required = [s.kernel for s in spec.stages] + ([spec.fused.kernel] if spec.fused else [])
     resources = compile_report(args.arch, source, required)

@@ -6,10 +6,11 @@ reason (graphbench.measure.session)."""
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import replace
 
 from graphbench.errors import DeviceError
-from graphbench.ladder import RUNG
+from graphbench.ladder import KERNELS, RUNG
 
 PDL_MIN_CC = (9, 0)
 CONDITIONAL_MIN_DRIVER = (12, 3)  # CUDA version whose driver runs conditional nodes
@@ -28,12 +29,18 @@ def unavailable_modes(modes, info, kernel_sets, plan) -> dict[str, str]:
     A/B base build)."""
     reasons: dict[str, str] = {}
     cc = _version(info.compute_capability)
-    unnamed = [s.kernel for s in plan.stages if not s.pdl_kernel]
-    missing = sorted({s.pdl_kernel for kernels in kernel_sets for s in plan.stages
+    backend = getattr(plan, "framework", KERNELS)
+    stages = plan.stages if backend == KERNELS else ()  # callables: no kernels to look up
+    unnamed = [s.kernel for s in stages if not s.pdl_kernel]
+    missing = sorted({s.pdl_kernel for kernels in kernel_sets for s in stages
                       if s.pdl_kernel and s.pdl_kernel not in kernels})
     driver = _version(info.cuda_driver_version)
     for mode in modes:
-        if mode == "fused" and plan.fused is None:
+        if RUNG[mode].unavailable_for(backend, plan.name):
+            reasons[mode] = RUNG[mode].unavailable_for(backend, plan.name)
+        elif mode == "torch-compile" and importlib.util.find_spec("triton") is None:
+            reasons[mode] = "torch.compile's CUDA backend needs triton, which is not installed"
+        elif mode == "fused" and plan.fused is None:
             reasons[mode] = f"the {plan.name} pipeline defines no fused stage"
         elif RUNG[mode].pdl and unnamed:
             reasons[mode] = (f"the {plan.name} pipeline names no PDL-aware kernel for "

@@ -25,7 +25,8 @@ from graphbench.analyze.stopping import stop_rule
 from graphbench.config import RunConfig
 from graphbench.measure import provenance
 from graphbench.measure.busy import BusyProbe, Hold, SubmitProbe
-from graphbench.measure.costs import time_graph_lifecycle, time_launch_floor
+from graphbench.ladder import KERNELS
+from graphbench.measure.costs import time_launch_floor
 from graphbench.measure.kernels import (EMPTY_KERNEL, HOLD_KERNEL, L2_FLUSH_KERNEL,
                                         load_harness_source, source_digest)
 from graphbench.measure.l2 import L2Flusher
@@ -102,12 +103,22 @@ def calibrate_iters(session: Session) -> int:
     return int(min(MAX_AUTO_ITERS, max(MIN_AUTO_ITERS, ROUND_TARGET_S / per_iteration)))
 
 
-def workload_enqueue(mode):
-    """One iteration of the GPU work `mode` runs, for the busy probe's graph.
-    An A/B base mode runs the base build's kernels (its own pipeline)."""
-    on = mode.pipeline
-    return on.enqueue_fused if mode.fused_output else \
-        on.enqueue_stages_pdl if mode.pdl else on.enqueue_stages
+def busy_probe(session: Session, mode, hold, flush=None) -> BusyProbe | None:
+    """A busy probe of `mode`'s GPU workload, captured by its pipeline's
+    backend (an A/B base mode's pipeline runs the base build's kernels);
+    None when the workload cannot be captured (torch-compile's own graphs)."""
+    if mode.busy_enqueue is None:
+        return None
+    return BusyProbe(session.device, session.stream, mode.busy_enqueue, hold, flush,
+                     capture=mode.pipeline.capture)
+
+
+def not_measured(session: Session) -> tuple[str, ...]:
+    """What the record must say was not measured, never a made-up figure."""
+    return tuple(f"busy time not measured for {mode.name}: its CUDA graphs are "
+                 f"{mode.pipeline.framework}'s own and cannot be captured again"
+                 for mode in session.modes if mode.busy_enqueue is None) + \
+        tuple(getattr(session.pipeline, "notes", ()))
 
 
 class Probes:
@@ -120,9 +131,8 @@ class Probes:
         self.hold = Hold(session.device, session.stream, session.kernels[HOLD_KERNEL])
         self.busy: dict[str, BusyProbe] = {}
         for mode in session.modes:
-            if mode.workload not in self.busy:
-                self.busy[mode.workload] = BusyProbe(session.device, session.stream,
-                                                     workload_enqueue(mode), self.hold, flush)
+            if mode.workload not in self.busy and mode.busy_enqueue is not None:
+                self.busy[mode.workload] = busy_probe(session, mode, self.hold, flush)
         self.submit = {mode.name: SubmitProbe(session.stream, mode, self.hold)
                        for mode in session.modes}
 
@@ -167,8 +177,8 @@ def busy_after_checks(session: Session) -> dict:
     readings = {}
     try:
         for mode in session.modes:
-            if mode.workload not in readings:
-                probe = BusyProbe(session.device, session.stream, workload_enqueue(mode), hold)
+            if mode.workload not in readings and mode.busy_enqueue is not None:
+                probe = busy_probe(session, mode, hold)
                 readings[mode.workload] = probe.measure()
                 probe.close()
     finally:
@@ -206,14 +216,19 @@ def measure_extras(session: Session, sampling: Sampling, rng) -> tuple[dict, lis
     """Launch floor; each graph rung's lifecycle; with the graph rung, the
     update costs, with the update's own checks."""
     stream, pipeline = session.stream, session.pipeline
+    skipped = not_measured(session)
     extras: dict = {"launch_floor": time_launch_floor(stream, session.kernels[EMPTY_KERNEL]),
-                    "lifecycles": {mode.name: time_graph_lifecycle(stream, mode.capture_enqueue,
-                                                                   mode.captured_iterations)
-                                   for mode in session.modes if mode.is_graph}}
+                    "lifecycles": {mode.name: mode.lifecycle()
+                                   for mode in session.modes if mode.is_graph},
+                    "skipped": skipped}
     if "graph" not in sampling.samples:
         return extras, []
+    if pipeline.framework != KERNELS:
+        return {**extras, "skipped": skipped + (
+            f"graph update not measured: it re-points cuda.core kernel nodes, the "
+            f"{session.plan.name} pipeline is {pipeline.framework} callables",)}, []
     if session.update_skipped:
-        return {**extras, "skipped": (session.update_skipped,)}, []
+        return {**extras, "skipped": skipped + (session.update_skipped,)}, []
     update, update_checks = graph_update_experiment(stream, pipeline, session.new_pipeline(),
                                                     rng, session.tolerance)
     return {**extras, "graph_update": update}, update_checks
@@ -223,11 +238,14 @@ def describe_pipeline(session: Session) -> PipelineInfo:
     config, launch, plan = session.config, session.pipeline.launch_config, session.plan
     loaded = session.loaded
     return PipelineInfo(stages=config.stages, depth=config.depth,
+                        framework=session.pipeline.framework,
+                        framework_version=session.pipeline.framework_version,
                         kernel_launches_per_iteration=len(plan.stages),
                         name=plan.name, description=plan.description,
                         file=config.pipeline or "built-in", file_sha256=loaded.file_sha256,
                         working_set_bytes=plan.buffer_bytes, checked=session.pipeline.checked,
-                        grid=_dims(launch.grid), block=_dims(launch.block),
+                        grid=_dims(launch.grid) if launch else (),
+                        block=_dims(launch.block) if launch else (),
                         kernel_source=config.kernel_source or "shipped",
                         kernel_source_sha256=source_digest(session.source),
                         harness_sha256=source_digest(load_harness_source()),

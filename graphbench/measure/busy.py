@@ -73,15 +73,18 @@ class BusyProbe:
     timed with CUDA events: the GPU's own time per iteration. Measured once
     after every set of rounds, so its samples span the sampling period."""
 
-    def __init__(self, device, stream, enqueue: Enqueue, hold: Hold, flush=None) -> None:
+    def __init__(self, device, stream, enqueue: Enqueue, hold: Hold, flush=None,
+                 capture=CapturedGraph) -> None:
         """`flush`: empty the L2 before every replay, for cold figures. The
-        replay then holds one iteration, so that iteration is the cold one."""
+        replay then holds one iteration, so that iteration is the cold one.
+        `capture`: the pipeline backend's capture (cuda.core's by default)."""
         from cuda.core import EventOptions
 
         options = EventOptions(timing_enabled=True)
         self._stream, self._enqueue, self.hold, self._flush = stream, enqueue, hold, flush
+        self._capture = capture
         self._start, self._end = device.create_event(options), device.create_event(options)
-        self._captured: CapturedGraph | None = None
+        self._captured = None
         self._build(1 if flush else BUSY_MIN_ITERATIONS)
         self.measure()  # warm-up; grows the hold until it covers submission
         if not flush:
@@ -94,7 +97,7 @@ class BusyProbe:
 
     def _build(self, iterations: int) -> None:
         self._close_graph()
-        self._captured = CapturedGraph(self._stream, self._enqueue, iterations)
+        self._captured = self._capture(self._stream, self._enqueue, iterations)
 
     def measure(self) -> BusyReading:
         """GPU microseconds per iteration, from one held replay."""
@@ -111,7 +114,7 @@ class BusyProbe:
         self.hold.launch()
         stream.record(self.hold.after)
         stream.record(self._start)
-        self._captured.graph.launch(stream)
+        self._captured.launch(stream)
         stream.record(self._end)
         covered = self.hold.still_holding()  # the GPU was still holding: all was queued
         stream.sync()

@@ -13,6 +13,10 @@ from typing import Callable
 
 Enqueue = Callable[[object], None]  # enqueue one iteration onto a stream or builder
 
+# Every backend's capture returns an object with `iterations`, `launch(stream)`,
+# `replayer(stream) -> step` and `close()`: this class for cuda.core kernels,
+# graphbench.measure.backends.torch / .cupy for framework capture.
+
 
 def capture(stream, enqueue: Enqueue, iterations: int = 1):
     """An ended builder holding `iterations` captured iterations (the caller closes it)."""
@@ -41,6 +45,15 @@ class CapturedGraph:
         except BaseException:
             self.builder.close()
             raise
+
+    def launch(self, stream) -> None:
+        self.graph.launch(stream)
+
+    def replayer(self, stream):
+        """A step that replays the graph, its bound method held in a closure
+        so the timing loop measures the launch, not attribute lookups."""
+        launch_graph = self.graph.launch
+        return lambda: launch_graph(stream)
 
     def close(self) -> None:
         self.graph.close()

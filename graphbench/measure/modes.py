@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from graphbench.ladder import MODE_SEPARATOR
+from graphbench.ladder import MODE_SEPARATOR, RUNG, Rung
 from graphbench.measure.driver import driver_enqueuer
 from graphbench.measure.graphs import CapturedGraph, Enqueue
 from graphbench.measure.loop import DeviceLoop
@@ -22,11 +22,31 @@ BASE_SUFFIX = MODE_SEPARATOR + "base"  # A/B: the baseline build's modes are gra
 
 
 class Mode:
+    """One rung run on one pipeline backend. What the rung is (a graph or
+    not, PDL, its GPU workload, launches per call) is read from its
+    graphbench.ladder.Rung; a subclass only says how to build its step."""
+
     kind = ""
-    fused_output = False  # runs the fused stage (its own GPU workload)
-    pdl = False           # runs the PDL-aware stage kernels
-    is_graph = False
-    launches_per_call = 0  # 0: one per stage
+
+    @property
+    def rung(self) -> Rung:
+        return RUNG[self.kind]
+
+    @property
+    def is_graph(self) -> bool:
+        return self.rung.graph
+
+    @property
+    def pdl(self) -> bool:  # runs the PDL-aware stage kernels
+        return self.rung.pdl
+
+    @property
+    def fused_output(self) -> bool:  # runs the fused stage (its own GPU workload)
+        return self.rung.workload == "fused"
+
+    @property
+    def launches_per_call(self) -> int:  # 0: one per stage
+        return 0 if self.rung.launches == "stages" else 1
 
     def __init__(self, pipeline, stream, suffix: str = "", kernels=None, unroll: int = 1) -> None:
         self.pipeline, self.stream, self.suffix = pipeline, stream, suffix
@@ -38,12 +58,17 @@ class Mode:
     def workload(self) -> str:
         """The GPU work one iteration runs: modes with the same workload
         share busy time (the same kernels, launched the same way)."""
-        work = "fused" if self.fused_output else "stages-pdl" if self.pdl else "stages"
-        return work + self.suffix
+        return self.rung.workload + self.suffix
 
     @property
     def iterations_per_call(self) -> int:
         return 1
+
+    @property
+    def busy_enqueue(self):
+        """One iteration of this mode's GPU work for the busy probe to capture
+        (None: it cannot be captured, and the record says so)."""
+        return self.pipeline.workload_enqueue(self.rung.workload)
 
     @property
     def launches(self) -> int:
@@ -91,7 +116,6 @@ class PdlMode(Mode):
     """launch() per stage with programmatic dependent launch."""
 
     kind = "pdl"
-    pdl = True
 
     def _build_step(self):
         return self.pipeline.stage_enqueuer(self.stream, pdl=True)
@@ -101,8 +125,6 @@ class GraphMode(Mode):
     """The stages captured once into a graph, replayed with one launch per call."""
 
     kind = "graph"
-    is_graph = True
-    launches_per_call = 1
 
     @property
     def capture_enqueue(self) -> Enqueue:
@@ -117,13 +139,18 @@ class GraphMode(Mode):
     def iterations_per_call(self) -> int:
         return self.captured_iterations
 
-    def _capture(self) -> CapturedGraph:
-        return CapturedGraph(self.stream, self.capture_enqueue, self.captured_iterations)
+    def _capture(self):
+        """Captured by the pipeline's backend (cuda.core, torch or CuPy capture)."""
+        return self.pipeline.capture(self.stream, self.capture_enqueue, self.captured_iterations)
 
     def _build_step(self):
         self.captured = self._capture()
-        launch_graph, stream = self.captured.graph.launch, self.stream
-        return lambda: launch_graph(stream)
+        return self.captured.replayer(self.stream)
+
+    def lifecycle(self):
+        """This graph's capture, instantiate, upload and first launch, timed."""
+        return self.pipeline.lifecycle(self.stream, self.capture_enqueue,
+                                       self.captured_iterations)
 
     def submit_steps(self, count: int) -> list[Callable[[], None]]:
         """Separately instantiated copies of the graph: graph.launch waits on
@@ -133,8 +160,7 @@ class GraphMode(Mode):
         cost of a launch."""
         copies = [self._capture() for _ in range(min(count, GRAPH_COPIES))]
         self._copies = getattr(self, "_copies", []) + copies
-        stream = self.stream
-        return [lambda launch=copy.graph.launch: launch(stream) for copy in copies]
+        return [copy.replayer(self.stream) for copy in copies]
 
     def close(self) -> None:
         for copy in getattr(self, "_copies", []):
@@ -147,7 +173,6 @@ class GraphPdlMode(GraphMode):
     """The PDL launches captured into one graph: programmatic edges between stages."""
 
     kind = "graph-pdl"
-    pdl = True
 
     @property
     def capture_enqueue(self) -> Enqueue:
@@ -206,16 +231,31 @@ class FusedMode(Mode):
     """One kernel doing all stages: the floor a user reaches by fusing."""
 
     kind = "fused"
-    fused_output = True
-    launches_per_call = 1
 
     def _build_step(self):
         # RunConfig only offers this mode when the pipeline has a fused kernel
         return self.pipeline.fused_enqueuer(self.stream)
 
 
+class TorchCompileMode(Mode):
+    """torch.compile(mode="reduce-overhead"): torch's compiled kernels in the
+    CUDA graphs it makes itself. Compiled once, here; compiling is its one-off
+    cost. Its graphs cannot be captured again, so it has no busy probe."""
+
+    kind = "torch-compile"
+    busy_enqueue = None
+
+    def _build_step(self):
+        step, self.compile_us, self.first_us = self.pipeline.compile_iteration()
+        return step
+
+    def lifecycle(self):
+        return self.pipeline.compile_lifecycle(self.compile_us, self.first_us)
+
+
 MODE_TYPES = {cls.kind: cls for cls in (IndividualMode, DriverMode, PdlMode, GraphMode,
-                                        GraphPdlMode, UnrolledMode, LoopMode, FusedMode)}
+                                        GraphPdlMode, UnrolledMode, LoopMode, FusedMode,
+                                        TorchCompileMode)}
 
 
 def build_modes(names, pipeline, stream, base_pipeline=None, kernels=None,

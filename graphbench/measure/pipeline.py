@@ -16,6 +16,9 @@ from typing import NamedTuple
 import numpy as np
 from cuda.core import LaunchConfig, launch
 
+from graphbench.ladder import KERNELS
+from graphbench.measure.costs import time_graph_lifecycle
+from graphbench.measure.graphs import CapturedGraph
 from graphbench.pipeline_files import reference_outputs
 from graphbench.spec import AUTO
 
@@ -60,6 +63,11 @@ def unrolled_launches(target, launches):
 
 
 class Pipeline:
+    """The cuda.core kernels backend: the modes and probes ask it, as they
+    ask any backend, to enqueue an iteration or to capture K of them."""
+
+    framework = KERNELS
+
     def __init__(self, plan, kernels, multiprocessors: int | None) -> None:
         import cupy
 
@@ -120,6 +128,25 @@ class Pipeline:
     def enqueue_fused(self, target) -> None:
         one = self.fused_launch
         launch(target, one.config, one.kernel, *one.args)
+
+    def workload_enqueue(self, workload: str):
+        """One iteration of `workload`'s GPU work, for the busy probe."""
+        return {"fused": self.enqueue_fused, "stages-pdl": self.enqueue_stages_pdl}.get(
+            workload, self.enqueue_stages)
+
+    @staticmethod
+    def capture(stream, enqueue, iterations: int = 1) -> CapturedGraph:
+        return CapturedGraph(stream, enqueue, iterations)
+
+    @staticmethod
+    def lifecycle(stream, enqueue, iterations: int = 1):
+        return time_graph_lifecycle(stream, enqueue, iterations)
+
+    @property
+    def framework_version(self) -> str | None:
+        from graphbench.measure.provenance import package_versions
+
+        return package_versions().get("cuda-core")
 
     # The enqueuers below are for the timing loop, which calls them thousands
     # of times: they hold everything in closure variables, so no attribute

@@ -12,7 +12,9 @@ from graphbench.measure.device import DeviceInfo, describe, open_device, pin_hos
 from graphbench.measure.kernels import HARNESS_KERNELS, compile_cubin, load_harness_source, load_source
 from graphbench.measure.modes import build_modes, close_modes
 from graphbench.measure.conditions import DeviceMonitor
-from graphbench.measure.pipeline import Pipeline, bytes_needed
+from graphbench.ladder import KERNELS
+from graphbench.measure.backends import backend_for
+from graphbench.measure.pipeline import bytes_needed
 from graphbench.pipeline_files import load_pipeline, plan
 from graphbench.spec import SpecError
 from graphbench.measure.timing import EventTimer
@@ -42,12 +44,15 @@ def memory_plan(config: RunConfig, info: DeviceInfo, plan) -> str | None:
 def load_kernels(arch: str, source: str, plan) -> dict:
     """The pipeline's kernels (its PDL variants where the source has them)
     and the harness's own, each stage's argument count checked against
-    the kernel's parameters."""
+    the kernel's parameters. A callable pipeline has only the harness's."""
+    harness = compile_cubin(load_harness_source(), arch)
+    if getattr(plan, "framework", KERNELS) != KERNELS:
+        return _kernels(harness, HARNESS_KERNELS, plan)
     module = compile_cubin(source, arch)
     required = [s.kernel for s in plan.stages] + ([plan.fused.kernel] if plan.fused else [])
     optional = [s.pdl_kernel for s in plan.stages if s.pdl_kernel]
     kernels = {**_kernels(module, required, plan), **_kernels(module, optional, plan, False),
-               **_kernels(compile_cubin(load_harness_source(), arch), HARNESS_KERNELS, plan)}
+               **_kernels(harness, HARNESS_KERNELS, plan)}
     check_argument_counts(plan, kernels)
     return kernels
 
@@ -91,12 +96,22 @@ def _argument_count(kernel) -> int | None:
         return None
 
 
+def callables_only(plan, config: RunConfig) -> None:
+    """A callable pipeline has no kernel source to replace or A/B."""
+    framework = getattr(plan, "framework", KERNELS)
+    for value, flag in ((config.kernel_source, "--kernel-source"), (config.ab_source, "--ab")):
+        if framework != KERNELS and value:
+            raise SpecError(f"{flag} replaces CUDA kernels; the {plan.name} pipeline is "
+                            f"{framework} callables", f"leave out {flag}")
+
+
 class Session:
     def __init__(self, config: RunConfig, kernels: dict | None) -> None:
         self.config = config
         # the pipeline file, its sizes and the sources fail before the GPU is touched
         self.loaded = load_pipeline(config.pipeline, config.depth, config.stages)
         self.plan = plan(self.loaded.spec, config.elements)
+        callables_only(self.plan, config)
         self.source = load_source(config.kernel_source) if config.kernel_source \
             else self.loaded.source
         self.base_source = load_source(config.ab_source) if config.ab_source else None
@@ -142,8 +157,9 @@ class Session:
         self._exit.callback(close_modes, self.modes)
         self.monitor = DeviceMonitor(self.device)
 
-    def new_pipeline(self) -> Pipeline:
-        pipeline = Pipeline(self.plan, self.kernels, self.info.multiprocessors)
+    def new_pipeline(self):
+        """The plan's backend: cuda.core kernels, torch or CuPy callables."""
+        pipeline = backend_for(self.plan, self.stream, self.kernels, self.info.multiprocessors)
         self._exit.callback(pipeline.release)
         return pipeline
 

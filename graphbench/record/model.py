@@ -1,10 +1,8 @@
 """The typed records. Raw measurements and the configuration are the truth;
 every statistic is derived from them (graphbench.analyze.summary), never
-stored here and never read back from a file.
-
-A run record holds one ProcessRun per process that measured it: merging is a
-key check followed by concatenating runs. Only the JSON boundary
-(graphbench.record.codec) knows how these are spelled in a file.
+stored here and never read back from a file. A run record holds one
+ProcessRun per process that measured it: merging is a key check followed by
+concatenating runs. Only graphbench.record.codec knows how they are spelled.
 """
 
 from __future__ import annotations
@@ -183,6 +181,8 @@ class PipelineInfo:
     file_sha256: str | None = None         # of the pipeline file
     working_set_bytes: int | None = None   # every buffer, once
     checked: tuple[str, ...] = ()          # the outputs every check compares
+    framework: str = "cuda.core"           # what ran the stages: cuda.core kernels, torch, cupy
+    framework_version: str | None = None   # its version (older records: not recorded)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,205 @@
+"""Callable pipelines without a GPU: the spec's checks, the rung facts and
+reasons, the record's framework fields, the shipped examples' plans, and the
+stage checks' one-line errors (through a numpy stand-in for a framework)."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from conftest import device_info, make_record
+from graphbench.callables import CallablePipeline, CaptureError, array, plan_callables
+from graphbench.cli import main
+from graphbench.ladder import LADDER, RUNG
+from graphbench.measure.availability import unavailable_modes
+from graphbench.measure.backends.callable import CallableBackend
+from graphbench.pipeline_files import load_pipeline, plan
+from graphbench.record.codec import read_run, write_record
+from graphbench.spec import SpecError
+
+
+def write(b):
+    b["y"][:] = b["x"] * 2
+
+
+def reference(inputs, n):
+    return {"y": inputs["x"] * 2}
+
+
+def spec(**changes):
+    base = CallablePipeline(name="double", framework="cupy", stages=[write], reference=reference,
+                            arrays=[array("x", role="input"), array("y")])
+    return dataclasses.replace(base, **changes)
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"framework": "jax"}, "framework 'jax' is not one of torch, cupy"),
+    ({"iteration": write}, "give stages=\\[...\\] or iteration=fn"),
+    ({"stages": ()}, "give stages=\\[...\\] or iteration=fn"),
+    ({"arrays": [array("x", dtype="bfloat16", role="input"), array("y")]},
+     "dtype 'bfloat16' is not one graphbench fills for cupy"),
+    ({"arrays": [array("x", role="input")]}, "needs at least one input and one output"),
+    ({"arrays": [array("x", ("n // 8192",), role="input"), array("y")]}, "not positive"),
+    ({"stages": [lambda a, b, c: None]}, "takes 3 arguments"),
+    ({"setup": lambda n: {}}, "give arrays= or a setup"),
+    ({"reference": None}, "reference is not a function"),
+])
+def test_a_bad_callable_pipeline_is_refused_in_one_line(changes, message):
+    with pytest.raises(SpecError, match=message) as info:
+        plan_callables(spec(**changes), 4096)
+    assert "\n" not in info.value.one_line()
+
+
+def test_a_callable_plan_names_its_stages_roles_and_sizes():
+    p = plan_callables(spec(arrays=[array("x", ("n // 4", 4), "float16", "input"),
+                                    array("y", ("n // 4", 4), "float16")]), 4096)
+    assert [s.name for s in p.stages] == ["write"] and p.inputs == ["x"] and p.outputs == ["y"]
+    assert p.buffers["x"].shape == (1024, 4) and p.buffer_bytes == 2 * 4096 * 2
+    assert p.framework == "cupy" and p.kernels == frozenset()
+
+
+def test_setup_pipelines_name_their_roles():
+    p = plan_callables(spec(arrays=(), setup=lambda n: {}, inputs=("x",), outputs=("y",)), 64)
+    assert p.roles == {"x": "input", "y": "output"} and p.buffers == {}
+
+
+def test_rungs_a_callable_pipeline_cannot_run_say_why():
+    p = plan_callables(spec(), 4096)
+    reasons = unavailable_modes(LADDER, device_info(), [], p)
+    assert set(reasons) == {"driver", "pdl", "graph-pdl", "loop", "fused"}
+    assert all(r.startswith("the double pipeline is cupy callables: ") for r in reasons.values())
+    assert "torch.compile compiles torch code only" in \
+        unavailable_modes(("torch-compile",), device_info(), [], p)["torch-compile"]
+    kernels = plan(load_pipeline(None).spec, 4096)
+    assert "runs torch callables" in \
+        unavailable_modes(("torch-compile",), device_info(), [{}], kernels)["torch-compile"]
+
+
+def test_torch_compile_is_opt_in_and_every_rung_says_its_facts_once():
+    from graphbench.config import RunConfig
+
+    assert "torch-compile" not in RunConfig(modes=("all",)).run_modes
+    assert RunConfig(modes=("individual", "torch-compile")).run_modes[-1] == "torch-compile"
+    assert RUNG["torch-compile"].graph and RUNG["torch-compile"].workload == "compiled"
+    assert {r.name for r in RUNG.values() if "torch" in r.backends} == \
+        {"individual", "graph", "unrolled", "torch-compile"}
+
+
+def test_the_record_keeps_the_framework_and_old_records_default_to_cuda_core(tmp_path):
+    record = make_record()
+    assert record.pipeline.framework == "cuda.core" and record.pipeline.framework_version is None
+    torch_record = dataclasses.replace(record, pipeline=dataclasses.replace(
+        record.pipeline, framework="torch", framework_version="2.11.0+cu130"))
+    back = read_run(write_record(tmp_path / "r.json", torch_record))
+    assert (back.pipeline.framework, back.pipeline.framework_version) == ("torch", "2.11.0+cu130")
+
+
+@pytest.mark.parametrize("name, framework, outputs", [("cupy_chain", "cupy", ["y"]),
+                                                       ("torch_mlp", "torch", ["y"])])
+def test_the_shipped_callable_examples_load_and_plan_without_a_gpu(name, framework, outputs):
+    if framework == "torch":
+        pytest.importorskip("torch", reason="torch is an optional extra (graphbench[torch])")
+    p = plan(load_pipeline(name).spec, 8192)
+    assert p.framework == framework and p.outputs == outputs
+    if name == "torch_mlp":
+        assert p.buffers["x"].shape == (8, 1024)  # --elements 8192 is batch 8
+        with pytest.raises(SpecError, match="not positive"):
+            plan(load_pipeline(name).spec, 512)
+
+
+def test_kernels_refuses_a_callable_pipeline_in_one_line(capsys):
+    assert main(["kernels", "--pipeline", "cupy_chain", "--arch", "sm_90"]) == 2
+    assert "cupy callables, with no CUDA kernels" in capsys.readouterr().err
+
+
+class NumpyBackend(CallableBackend):
+    """The shared checks, on host arrays: what a framework subclass adds is
+    how it allocates, fills and counts memory."""
+
+    framework, kept = "numpy", []
+
+    class Stream:
+        def sync(self):
+            pass
+
+    def _bind(self, stream):
+        return None
+
+    def _unbind(self):
+        pass
+
+    def _allocate(self, spec):
+        return np.empty(spec.shape, dtype=spec.dtype)
+
+    def _size(self, a):
+        return a.size
+
+    def _is_integer(self, a):
+        return a.dtype.kind in "iu"
+
+    def _copy_in(self, a, values):
+        a[...] = values.reshape(a.shape)
+
+    def _fill(self, a, value):
+        a.fill(np.nan if value is None else value)
+
+    def _to_host(self, value):
+        return np.asarray(value)
+
+    def _pointer(self, a):
+        return a.ctypes.data
+
+    def _held_bytes(self):
+        return sum(k.nbytes for k in NumpyBackend.kept)
+
+
+def backend(*stages):
+    return NumpyBackend(plan_callables(spec(stages=list(stages)), 64), NumpyBackend.Stream())
+
+
+def test_a_callable_backend_computes_fills_and_checks_on_host_arrays():
+    b = backend(write)
+    b.fill_random(np.random.default_rng(0))
+    expected = b.reference()
+    b.poison()
+    b.stage_enqueuer()()
+    np.testing.assert_array_equal(b.result()["y"], expected["y"])
+    b.fill_constant()
+    assert (b.buffers["x"] == 1).all() and b.checked == ("y",)
+
+
+def returns_new(b):
+    return b["x"] * 2
+
+
+def rebinds(b):
+    b["y"] = b["x"] * 2
+
+
+def keeps_memory(b):
+    NumpyBackend.kept.append(np.ones(8))
+
+
+def syncs(b):
+    raise RuntimeError("operation not permitted when stream is capturing")
+
+
+@pytest.mark.parametrize("stage, message", [
+    (returns_new, "stage returns_new returned a new ndarray instead of writing its output"),
+    (rebinds, "stage rebinds assigns to bufs"),
+    (keeps_memory, "stage keeps_memory allocates 64 bytes of GPU memory it keeps"),
+])
+def test_a_stage_that_does_not_write_in_place_is_named_in_one_line(stage, message):
+    with pytest.raises(CaptureError, match=message) as info:
+        backend(write, stage)
+    assert "\n" not in info.value.one_line() and info.value.message.startswith("double: ")
+
+
+def test_a_stage_that_fails_while_capturing_is_named_in_one_line():
+    b = backend(write)
+    b._calls = b._calls + ((syncs, (b.view,)),)
+    b.stages = b.stages + (dataclasses.replace(b.stages[0], name="syncs"),)
+    with pytest.raises(CaptureError, match="stage syncs cannot run inside a graph: it "
+                                           "synchronises with the host") as info:
+        b.enqueue_stages()
+    assert "\n" not in info.value.one_line()
