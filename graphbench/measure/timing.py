@@ -151,16 +151,25 @@ def run_rounds(steps: Mapping[str, Step], iters, timer: RoundTimer, stop: StopRu
                warmup_rounds: int = 1, on_round: ProgressFn | None = None,
                before_each: Callable[[], None] | None = None,
                monitor: Callable[[], object] | None = None,
-               clock: Callable[[], float] = time.perf_counter) -> Sampling:
+               clock: Callable[[], float] = time.perf_counter, prefix_calls: int = 0) -> Sampling:
     """Warm up every mode, then time interleaved rounds until `stop` says why to stop.
 
     `iters`: calls of each step per round, one count for all or a count by
     mode (a step of the unrolled rung runs K iterations, so it is called
     iters / K times).
     `before_each` runs before every timed round, outside the timed region (an
-    L2 flush); `monitor` reads the device's state after each set of rounds."""
+    L2 flush); `monitor` reads the device's state after each set of rounds;
+    `prefix_calls` untimed calls of a mode's step come right before each of
+    its timed rounds (the round's own timer synchronises first), so a round
+    never starts cold from another mode's work."""
+    def before(name):
+        if before_each:
+            before_each()
+        for _ in range(prefix_calls):
+            steps[name]()
+
     with gc_paused():
-        return _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before_each,
+        return _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before,
                            monitor, clock)
 
 
@@ -188,8 +197,7 @@ def _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before_each,
     started, rounds_done = clock(), 0
     while True:
         for name in round_order(names, rounds_done):
-            if before_each:
-                before_each()
+            before_each(name)
             sample = timer.time_round(steps[name], calls_of(iters, name))
             samples[name].append(sample)
             walls[name].append(sample.wall_s)
