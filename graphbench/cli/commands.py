@@ -29,6 +29,7 @@ def sweep_config(args) -> SweepConfig:
 
 
 def cmd_run(args) -> int:
+    from graphbench.analyze.summary import summary_document
     from graphbench.record.codec import read_run, write_record
     from graphbench.report.run import failure_text, run_report, runs_side_by_side
     from graphbench.report.tables import simple_table
@@ -52,7 +53,8 @@ def cmd_run(args) -> int:
         records.append(record)
         console().print(run_report(record, verbose=args.verbose))
         if args.json:
-            path = write_record(per_device_path(args.json, device, len(devices)), record)
+            path = write_record(per_device_path(args.json, device, len(devices)), record,
+                                summary_document)
             console().print(f"record written to {path}", style="dim")
         for check in (c for c in record.checks if not c.passed):
             print(f"graphbench: verification failed: {failure_text(check)}", file=sys.stderr)
@@ -170,6 +172,7 @@ def cmd_sweep(args) -> int:
 def sweep_device(config: SweepConfig, path: str | None, show_progress: bool) -> SweepRecord:
     """One device's sweep, saved after every point; on Ctrl-C, say what was kept."""
     from graphbench.measure.benchmark import run_benchmark
+    from graphbench.analyze.summary import summary_document
     from graphbench.measure.sweep import run_sweep
     from graphbench.record.codec import write_record
 
@@ -178,7 +181,7 @@ def sweep_device(config: SweepConfig, path: str | None, show_progress: bool) -> 
     def keep(record: SweepRecord) -> None:
         saved[:] = [record]
         if path:
-            write_record(path, record)
+            write_record(path, record, summary_document)
 
     try:
         with sweep_progress(len(config.points()), show_progress) as on_point:
