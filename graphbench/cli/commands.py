@@ -6,7 +6,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from graphbench.cli.gate import cmd_compare, gate
+from graphbench.cli.gate import gate
 from graphbench.cli.progress import console, round_progress, sweep_progress
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_fields
 from graphbench.errors import EXIT_FAILED, EXIT_OK, UsageError
@@ -268,6 +268,14 @@ def show_sweeps(sweeps: list[tuple[str, SweepRecord]]) -> list[str]:
         console().print(sweep_report(sweep))
     return [sweep_markdown(sweep) for _, sweep in sweeps]
 
+def cmd_compare(args) -> int:
+    from graphbench.record.codec import read_run
+
+    check_outputs(args)
+    if args.current is None:  # one A/B record
+        return gate(None, read_run(args.baseline), args, None, args.baseline, json_out=args.json)
+    baseline, current = read_run(args.baseline), read_run(args.current)
+    return gate(baseline, current, args, args.baseline, args.current, json_out=args.json)
 
 
 def cmd_kernels(args) -> int:
