@@ -27,7 +27,7 @@ SHIPPED = ("add_mul_sub", "softmax", "jacobi", "reduction")
 class LoadedPipeline:
     spec: Pipeline
     path: Path
-    file_sha256: str
+    file_sha256: str | None  # None: an object, not a file
     source: str  # the CUDA C++ text
 
 
