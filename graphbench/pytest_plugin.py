@@ -52,6 +52,7 @@ class GraphbenchFixture:
         from graphbench import api
         from graphbench.errors import DeviceError
 
+        api.fail_specs(fail_on)  # a mistyped spec fails now, not after the measurement
         try:
             record = api.run(pipeline, **settings)
         except DeviceError as exc:

@@ -101,3 +101,11 @@ def test_import_graphbench_loads_no_gpu_or_numeric_package():
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True).stdout
     assert eval(loaded) == ["graphbench", "graphbench._version", "graphbench.pytest_plugin"]
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_a_pipeline_object_runs_and_is_recorded_as_an_object():
+    record = graphbench.run(load_pipeline("softmax").spec, modes="individual,graph",
+                            rounds=3, iters=10)
+    assert record.verified and record.pipeline.file == "<object>"
+    assert record.pipeline.name == "softmax" and record.pipeline.file_sha256 is None

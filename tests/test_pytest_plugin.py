@@ -4,6 +4,8 @@ measurement is replaced by synthetic records (tests/conftest.py make_record)
 read from files the outer test writes; the inner session loads only this
 plugin (-p), with no conftest and no entry-point plugins."""
 
+from pathlib import Path
+
 import pytest
 from conftest import make_record
 
@@ -12,6 +14,7 @@ from graphbench.pytest_plugin import record_name
 
 pytest_plugins = ["pytester"]
 
+ROOT = Path(__file__).resolve().parents[1]
 WALLS = {"individual": 14.0, "graph": 4.3, "fused": 4.6}
 INNER = '''
 import os
@@ -98,6 +101,12 @@ def test_save_then_compare_then_a_slowdown_fails_with_the_verdict_table(inner, p
           ).assert_outcomes(passed=1)
 
 
+def test_a_mistyped_fail_on_is_an_error_before_measuring(inner):
+    result = inner("same", fail_on="graph.wall:ten")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*UsageError*--fail-on*"])
+
+
 def test_a_missing_saved_record_fails_closed(inner, pytester):
     result = inner("same", "--graphbench-compare", str(pytester.path / "nothing"))
     result.assert_outcomes(failed=1)
@@ -117,3 +126,52 @@ def test_record_names_are_safe_file_names():
     assert record_name("tests/test_x.py::test_op[2^20-a/b]") == \
         "tests_test_x.py_test_op_2_20-a_b.json"
     assert record_name("t.py::test", 2) == "t.py_test-2.json"
+
+
+REAL = """
+import dataclasses
+import os
+import pytest
+import graphbench.api
+
+real_run = graphbench.api.run
+
+
+def slowed(*args, **settings):
+    \"\"\"The real measurement, its graph rung's wall times made 50% longer.\"\"\"
+    record = real_run(*args, **settings)
+    runs = tuple(dataclasses.replace(run, modes={**run.modes, "graph": dataclasses.replace(
+        run.modes["graph"], wall_us=tuple(1.5 * w for w in run.modes["graph"].wall_us))})
+        for run in record.runs)
+    return dataclasses.replace(record, runs=runs)
+
+
+@pytest.fixture(autouse=True)
+def injected(monkeypatch):
+    if os.environ.get("GB_SLOW"):
+        monkeypatch.setattr(graphbench.api, "run", slowed)
+
+
+def test_op(graphbench):
+    graphbench.run(modes="individual,graph", rounds=10, fail_on="graph.wall:10%")
+"""
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_save_compare_and_an_injected_slowdown_fails(pytester, monkeypatch):
+    """For real: each session in a fresh process (a second run in one
+    process measures slower kernels, see measure/benchmark.py)."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # this checkout's graphbench, not another
+    pytester.makepyfile(test_real=REAL)
+    saved = str(pytester.path / "saved")
+
+    def session(*options):
+        return pytester.runpytest_subprocess("-p", "graphbench.pytest_plugin",
+                                             "-p", "no:cacheprovider", *options)
+    session("--graphbench-save", saved).assert_outcomes(passed=1)
+    session("--graphbench-compare", saved).assert_outcomes(passed=1)
+    monkeypatch.setenv("GB_SLOW", "1")
+    result = session("--graphbench-compare", saved)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*graph.wall*slower*"])
