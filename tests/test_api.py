@@ -4,6 +4,7 @@ on stored records; and `import graphbench` stays cheap."""
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import make_record
@@ -99,7 +100,7 @@ def test_import_graphbench_loads_no_gpu_or_numeric_package():
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('cupy', 'cuda', 'numpy', 'scipy', 'rich', 'graphbench')))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            check=True).stdout
+                            check=True, cwd=Path(__file__).resolve().parents[1]).stdout
     assert eval(loaded) == ["graphbench", "graphbench._version", "graphbench.pytest_plugin"]
 
 
