@@ -53,3 +53,14 @@ class CompileError(GraphbenchError):
 class RecordError(GraphbenchError):
     """A result record that cannot be read: missing, corrupt, of an unknown
     schema, or with a field of the wrong type (the message names its path)."""
+
+
+class VerificationError(GraphbenchError):
+    """A record whose results were wrong: a failure (exit 1) whatever its
+    speed, so it is never judged. `check` is the first failed check."""
+
+    exit_code = EXIT_FAILED
+
+    def __init__(self, message: str, check, remedy: str = "") -> None:
+        super().__init__(message, remedy)
+        self.check = check

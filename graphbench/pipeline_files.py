@@ -28,7 +28,7 @@ SHIPPED = ("add_mul_sub", "softmax", "jacobi", "reduction", "torch_mlp", "cupy_c
 class LoadedPipeline:
     spec: "Pipeline | CallablePipeline"
     path: Path
-    file_sha256: str
+    file_sha256: str | None  # None: an object, not a file
     source: str  # the CUDA C++ text ("" for callables)
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from graphbench.config import RunConfig
 from graphbench.errors import DeviceError
+from graphbench.record.legacy import with_working_sets
 from graphbench.measure.verify import compare
 from graphbench.record.model import (BusyReading, Condition, DeviceInfo, Environment, HostInfo,
                                      SubmitReading,
@@ -124,12 +125,12 @@ def make_record(wall_us=None, rounds: int = 10, noise: float = 0.005, seed: int 
     pipeline = PipelineInfo(stages=config.stages, depth=config.depth,
                             kernel_launches_per_iteration=3 * config.depth,
                             grid=(16, 1, 1), block=(256, 1, 1), kernel_source_sha256="0" * 64)
-    return RunRecord(tool=ToolInfo("graphbench", "0.1.0", "abc123", False),
+    return with_working_sets(RunRecord(tool=ToolInfo("graphbench", "0.1.0", "abc123", False),
                      created="2026-12-01T00:00:00+00:00", host=HostInfo("host", "Linux", "x86_64"),
                      packages={"python": "3.12", "cuda-core": "1.2.0", "cupy-cuda13x": "14.2",
                                "numpy": "2.0"},
                      device=info or device_info(), config=config, pipeline=pipeline,
-                     runs=tuple(runs))
+                     runs=tuple(runs)))  # its working set, as the reader fills it in
 
 
 def with_runs(record: RunRecord, *runs: ProcessRun) -> RunRecord:

@@ -30,16 +30,31 @@ def test_working_set_counts_each_vector_once():
     assert size(("add",), 1) == 4 * 4096 * 4  # a, b, c (all inputs are buffers), r1
 
 
-def test_records_without_a_working_set_use_the_built_in_pipeline_file():
+def test_records_without_a_working_set_are_read_with_the_built_in_pipeline_files(tmp_path):
     import dataclasses
 
     from conftest import make_record
-    from graphbench.analyze.summary import working_set
+    from graphbench.record.codec import read_run, write_record
 
     record = make_record(depth=4)
     record = dataclasses.replace(record, pipeline=dataclasses.replace(
         record.pipeline, working_set_bytes=None))
-    assert working_set(record) == 15 * 4096 * 4
+    assert read_run(write_record(tmp_path / "old.json", record)).pipeline.working_set_bytes \
+        == 15 * 4096 * 4
+
+
+def test_a_pipeline_file_record_without_its_working_set_is_refused(tmp_path):
+    import dataclasses
+
+    from conftest import make_record
+    from graphbench.errors import RecordError
+    from graphbench.record.codec import read_run, write_record
+
+    record = make_record()
+    record = dataclasses.replace(record, pipeline=dataclasses.replace(
+        record.pipeline, working_set_bytes=None, file="softmax"))
+    with pytest.raises(RecordError, match="working_set_bytes"):
+        read_run(write_record(tmp_path / "edited.json", record))
 
 
 def test_cache_state_marks_l2_residency_and_flush():

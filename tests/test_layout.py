@@ -50,3 +50,66 @@ def test_record_key_paths_are_spelled_only_at_the_json_boundary(path):
              if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
              and node.slice.value in fields]
     assert found == []
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in SOURCES}
+
+
+def imported(name: str) -> set[str]:
+    """graphbench's modules that `name` imports, at module level or inside a
+    function (a lazy import is still a dependency)."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            found.update(f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base
+                         for a in node.names)
+    return {m for m in found if m in MODULES and m != name}
+
+
+IMPORTS = {name: imported(name) for name in MODULES}
+
+
+def test_the_record_boundary_never_imports_statistics():
+    record = {n: sorted(m for m in IMPORTS[n] if m.startswith("graphbench.analyze"))
+              for n in MODULES if n.startswith("graphbench.record")}
+    assert {n: found for n, found in record.items() if found} == {}
+
+
+def test_no_statistics_module_loads_a_pipeline_file():
+    analyze = {n: sorted(IMPORTS[n] & {"graphbench.pipeline_files"})
+               for n in MODULES if n.startswith("graphbench.analyze")}
+    assert {n: found for n, found in analyze.items() if found} == {}
+
+
+def test_graphbench_has_no_import_cycles():
+    """Depth-first over the import graph: an edge back to a module still on
+    the path closes a cycle."""
+    cycles, done, path = [], set(), []
+
+    def visit(name: str) -> None:
+        path.append(name)
+        for target in sorted(IMPORTS[name]):
+            if target in path:
+                cycles.append(path[path.index(target):] + [target])
+            elif target not in done:
+                visit(target)
+        path.pop()
+        done.add(name)
+
+    for name in sorted(MODULES):
+        if name not in done:
+            visit(name)
+    assert cycles == []

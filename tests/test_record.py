@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 
-from graphbench.analyze.summary import summarize_run
+from graphbench.analyze.summary import summarize_run, summary_document
 from graphbench.errors import RecordError
 from graphbench.record.codec import SCHEMA_VERSION, read_record, read_run, run_document, write_json, write_record
 from graphbench.record.model import RunRecord, SweepRecord
@@ -23,7 +23,7 @@ def test_round_trip_gives_back_the_same_record(tmp_path, record):
 
 
 def test_statistics_are_derived_from_samples_not_read_from_the_file(tmp_path, record):
-    document = run_document(record)
+    document = run_document(record, summary_document)
     document["summary"]["modes"]["graph"]["wall"]["median"] = 999.0  # a consumer's edit
     path = tmp_path / "edited.json"
     write_json(path, document)

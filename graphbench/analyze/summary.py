@@ -14,6 +14,7 @@ from graphbench.analyze.stats import Summary, paired_ratios, summarize
 from graphbench.analyze.stopping import headline_noise
 from graphbench.analyze.warnings import Warning, record_warnings
 from graphbench.ladder import ORDER, launches_per_iteration
+from graphbench.record.codec import to_json
 from graphbench.record.model import TIME_METRICS, RunRecord
 
 BUILD_PHASES = ("capture_us", "instantiate_us", "upload_us")
@@ -124,15 +125,10 @@ def after_checks(record: RunRecord, modes: dict[str, ModeSummary]) -> dict:
     return result
 
 
-def working_set(record: RunRecord) -> int:
-    """Bytes of every buffer of the pipeline. Records from before pipeline
-    files ran the built-in one: its file's buffers at the record's size."""
-    if record.pipeline.working_set_bytes is not None:
-        return record.pipeline.working_set_bytes
-    from graphbench.pipeline_files import load_pipeline, plan
-
-    cfg = record.config
-    return plan(load_pipeline(None, cfg.depth, cfg.stages).spec, cfg.elements).buffer_bytes
+def working_set(record: RunRecord) -> int | None:
+    """Bytes of every buffer of the pipeline (the reader fills it in for
+    records from before pipeline files: graphbench.record.legacy)."""
+    return record.pipeline.working_set_bytes
 
 
 def mode_summary(record: RunRecord, name: str) -> ModeSummary:
@@ -222,8 +218,6 @@ def breakdowns(record: RunRecord, modes: dict[str, ModeSummary]) -> dict[str, Br
 
 def summary_document(record: RunRecord) -> dict:
     """The derived figures as the JSON writer adds them (never read back)."""
-    from graphbench.record.codec import to_json
-
     return to_json(summarize_run(record))
 
 

@@ -21,7 +21,7 @@ def main(argv: list[str]) -> int:
     try:
         config = decode(RunConfig, parse_json(read_text(argv[0]), argv[0]), "config")
         record = run_benchmark(config)
-        write_record(argv[1], record)
+        write_record(argv[1], record)  # no summary block: the parent reads only the samples
     except GraphbenchError as exc:
         print(f"graphbench: error: {error_line(exc)}", file=sys.stderr)
         return exc.exit_code

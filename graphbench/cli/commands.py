@@ -7,11 +7,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from graphbench.cli import outputs
-from graphbench.cli.gate import cmd_compare, gate
+from graphbench.cli.gate import gate
 from graphbench.cli.outputs import check_outputs, per_device_path
 from graphbench.cli.progress import console, round_progress, show_progress, sweep_progress
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_fields
 from graphbench.errors import EXIT_FAILED, EXIT_OK, UsageError
+from graphbench.measure.run import check_run
 from graphbench.pipeline_files import check_configs
 from graphbench.record.model import RunRecord, SweepRecord
 
@@ -39,13 +40,13 @@ def cmd_run(args) -> int:
         raise UsageError("--fail-on and --markdown need --baseline FILE or --ab BASE.cu")
     if args.baseline and base.ab_source:
         raise UsageError("--ab gates against its own base build; leave out --baseline")
-    check_configs([base])  # the pipeline file, its sizes and the kernel sources
+    check_run(base, args.processes)  # the pipeline file, its sizes and the kernel sources
     baseline = read_run(args.baseline) if args.baseline else None  # fail before running
     devices = checked_devices(args)
     records, exit_code = [], EXIT_OK
     for device in devices:
         try:
-            record = measure(replace(base, device=device), args.processes, _progress(args))
+            record = measured(replace(base, device=device), args.processes, _progress(args))
         except KeyboardInterrupt:
             print("graphbench: run interrupted before it finished: no record written",
                   file=sys.stderr)
@@ -94,36 +95,12 @@ def _progress(args) -> bool:
     return show_progress(args.no_progress)
 
 
-def measure(config: RunConfig, processes: int, show_progress: bool) -> RunRecord:
-    """The run, and the same run at each of its gate sizes.
+def measured(config: RunConfig, processes: int, show_progress: bool) -> RunRecord:
+    """The library's run (graphbench.measure.run, as the API's), with a progress bar."""
+    from graphbench.measure.run import measure
 
-    A size point runs in fresh processes even when the run itself does not:
-    after one run's checks, a second run in the same process measured 10%
-    more busy time at 2^20 elements on the H200 (see measure/benchmark.py),
-    and its baseline's points ran fresh. It chooses its own iterations
-    (about 10 ms per round, as a sweep does)."""
-    from graphbench.analyze.merge import merge_runs
-    from graphbench.measure.processes import run_processes
-
-    record = measure_one(replace(config, gate_sizes=()), processes, show_progress)
-    points = tuple(merge_runs(run_processes(replace(config, elements=size, gate_sizes=(),
-                                                    iters=None), processes))
-                   for size in config.gate_sizes)
-    return replace(record, gate_points=points) if points else record
-
-
-def measure_one(config: RunConfig, processes: int, show_progress: bool) -> RunRecord:
-    """One run in this process, or `processes` fresh ones merged."""
-    from graphbench.analyze.merge import merge_runs
-    from graphbench.measure.benchmark import run_benchmark
-    from graphbench.measure.processes import run_processes
-
-    if processes == 1:
-        with round_progress(config.rounds, show_progress) as on_round:
-            return run_benchmark(config, on_round=on_round)
-    with round_progress(processes, show_progress, "processes") as on_done:
-        done = (lambda count: on_done(count, None)) if on_done else None
-        return merge_runs(run_processes(config, processes, done))
+    return measure(config, processes,
+                   lambda total, unit: round_progress(total, show_progress, unit))
 
 
 def resolve_devices(spec) -> list[int]:
@@ -158,6 +135,7 @@ def sweep_device(config: SweepConfig, path: str | None, show_progress: bool) -> 
     """One device's sweep, its record rewritten after every point (a stream
     gets it once, at the end); on Ctrl-C, say what was kept."""
     from graphbench.measure.benchmark import run_benchmark
+    from graphbench.analyze.summary import summary_document
     from graphbench.measure.sweep import run_sweep
 
     saved: list[SweepRecord] = []
@@ -272,6 +250,17 @@ def show_sweeps(sweeps: list[tuple[str, SweepRecord]]) -> list[str]:
         console().print(sweep_report(sweep))
     return [sweep_markdown(sweep) for _, sweep in sweeps]
 
+
+def cmd_compare(args) -> int:
+    from graphbench.record.codec import read_run
+
+    check_outputs(args)
+    if args.current is None:  # one A/B record
+        return gate(None, read_run(args.baseline), args, None, args.baseline, json_out=args.json,
+                    csv_out=args.csv)
+    baseline, current = read_run(args.baseline), read_run(args.current)
+    return gate(baseline, current, args, args.baseline, args.current, json_out=args.json,
+                csv_out=args.csv)
 
 
 def cmd_kernels(args) -> int:

@@ -177,10 +177,13 @@ def write(path: str, text: str) -> str:
 
 
 def record_text(record) -> str:
+    """The record as --json writes it, with its block of derived figures."""
+    from graphbench.analyze.summary import summary_document
     from graphbench.record.codec import run_document, sweep_document
     from graphbench.record.model import RunRecord
 
-    document = run_document(record) if isinstance(record, RunRecord) else sweep_document(record)
+    document = run_document(record, summary_document) if isinstance(record, RunRecord) \
+        else sweep_document(record, summary_document)
     return json_text(document)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from graphbench import __version__
+from graphbench._version import __version__
 from graphbench.cli.help import (COMPARE_EXAMPLES, KERNELS_EXAMPLES, REPORT_EXAMPLES,
                                  RUN_EXAMPLES, SWEEP_EXAMPLES)
 from graphbench.cli.values import PARSERS, parse_positive_int

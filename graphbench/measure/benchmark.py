@@ -43,12 +43,13 @@ NOT_RUN = "not-run: verification failed"
 
 
 def run_benchmark(config: RunConfig, on_round: Callable | None = None,
-                  kernels: dict | None = None) -> RunRecord:
+                  kernels: dict | None = None, spec=None) -> RunRecord:
     """Run `config` on its device and return the record.
 
-    `kernels` replaces the shipped kernels (tests use it to plant a wrong one)."""
+    `kernels` replaces the shipped kernels (tests use it to plant a wrong one);
+    `spec`, a pipeline object, replaces config.pipeline's file."""
     started = time.perf_counter()
-    with Session(config, kernels) as session:
+    with Session(config, kernels, spec) as session:
         rng = np.random.default_rng(config.seed)
         session.pipeline.fill_random(rng)  # time on fresh random data, not the constants
         session.pipeline.reference()  # a reference that raises or misshapes fails before timing
@@ -242,7 +243,7 @@ def describe_pipeline(session: Session) -> PipelineInfo:
                         framework_version=session.pipeline.framework_version,
                         kernel_launches_per_iteration=len(plan.stages),
                         name=plan.name, description=plan.description,
-                        file=config.pipeline or "built-in", file_sha256=loaded.file_sha256,
+                        file=session.pipeline_file, file_sha256=loaded.file_sha256,
                         working_set_bytes=plan.buffer_bytes, checked=session.pipeline.checked,
                         grid=_dims(launch.grid) if launch else (),
                         block=_dims(launch.block) if launch else (),

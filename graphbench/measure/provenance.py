@@ -8,7 +8,7 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-from graphbench import __version__
+from graphbench._version import __version__
 from graphbench.record.model import HostInfo, ToolInfo
 
 PACKAGES = ("cuda-core", "cuda-bindings", "cuda-pathfinder", "cupy-cuda13x", "numpy", "rich")

@@ -16,6 +16,7 @@ from graphbench.ladder import KERNELS
 from graphbench.measure.backends import backend_for
 from graphbench.measure.pipeline import bytes_needed
 from graphbench.pipeline_files import load_pipeline, plan
+from graphbench.pipeline_object import OBJECT, loaded_object
 from graphbench.spec import SpecError
 from graphbench.measure.timing import EventTimer
 
@@ -106,10 +107,13 @@ def callables_only(plan, config: RunConfig) -> None:
 
 
 class Session:
-    def __init__(self, config: RunConfig, kernels: dict | None) -> None:
+    def __init__(self, config: RunConfig, kernels: dict | None, spec=None) -> None:
         self.config = config
-        # the pipeline file, its sizes and the sources fail before the GPU is touched
-        self.loaded = load_pipeline(config.pipeline, config.depth, config.stages)
+        # the pipeline file, its sizes and the sources fail before the GPU is touched;
+        # `spec`, an already-built pipeline object (the Python API's), replaces the file
+        self.loaded = loaded_object(spec) if spec is not None else \
+            load_pipeline(config.pipeline, config.depth, config.stages)
+        self.pipeline_file = OBJECT if spec is not None else config.pipeline or "built-in"
         self.plan = plan(self.loaded.spec, config.elements)
         callables_only(self.plan, config)
         self.source = load_source(config.kernel_source) if config.kernel_source \

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from graphbench.errors import GraphbenchError, RecordError
 from graphbench.record.files import read_text, write_text_atomic
+from graphbench.record.legacy import with_working_sets
 from graphbench.record.model import RunRecord, SweepRecord
 
 RUN_SCHEMA, SWEEP_SCHEMA, COMPARE_SCHEMA = "graphbench/run", "graphbench/sweep", "graphbench/compare"
@@ -52,21 +53,28 @@ def to_json(value):
     return value
 
 
-def run_document(record: RunRecord) -> dict:
-    from graphbench.analyze.summary import summary_document  # derived figures, for readers
-
-    return {"schema": RUN_SCHEMA, "schema_version": SCHEMA_VERSION, **to_json(record),
-            "summary": summary_document(record)}
+Summarize = typing.Callable[[RunRecord], dict]
 
 
-def sweep_document(sweep: SweepRecord) -> dict:
+def run_document(record: RunRecord, summary: Summarize | None = None) -> dict:
+    """The record's document; `summary` (the caller's, so that the record
+    boundary never imports statistics) makes the derived figures' block."""
+    document = {"schema": RUN_SCHEMA, "schema_version": SCHEMA_VERSION, **to_json(record)}
+    return {**document, "summary": summary(record)} if summary else document
+
+
+def sweep_document(sweep: SweepRecord, summary: Summarize | None = None) -> dict:
     data = to_json(dataclasses.replace(sweep, points=()))
-    data["points"] = [run_document(p) for p in sweep.points]
+    data["points"] = [run_document(p, summary) for p in sweep.points]
     return {"schema": SWEEP_SCHEMA, "schema_version": SCHEMA_VERSION, **data}
 
 
-def write_record(path: str | os.PathLike, record: RunRecord | SweepRecord) -> Path:
-    document = run_document(record) if isinstance(record, RunRecord) else sweep_document(record)
+def write_record(path: str | os.PathLike, record: RunRecord | SweepRecord,
+                 summary: Summarize | None = None) -> Path:
+    """Write `record`; `summary(run)` gives each run's summary block
+    (graphbench.analyze.summary.summary_document; None writes none)."""
+    document = run_document(record, summary) if isinstance(record, RunRecord) \
+        else sweep_document(record, summary)
     return write_json(path, document)
 
 
@@ -123,7 +131,7 @@ def load_document(data, source: str) -> RunRecord | SweepRecord:
     try:
         record = decode(cls, data, "")
         check_consistent(record)
-        return record
+        return with_working_sets(record)
     except RecordError as exc:
         raise RecordError(f"{source}: {exc.message}", exc.remedy) from None
 

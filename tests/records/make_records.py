@@ -18,6 +18,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
 from conftest import device_info, make_record, synthetic_point  # noqa: E402
 
 from graphbench.analyze.merge import merge_runs  # noqa: E402
+from graphbench.analyze.summary import summary_document  # noqa: E402
 from graphbench.config import RunConfig, SweepConfig  # noqa: E402
 from graphbench.measure.sweep import run_sweep  # noqa: E402
 from graphbench.record.codec import run_document, write_json, write_record  # noqa: E402
@@ -62,8 +63,8 @@ def main() -> None:
     }
     records.update(fail_open_cases(records["same_code"]))
     for name, record in records.items():
-        write_record(HERE / f"{name}.json", record)
-    nan = run_document(records["same_code"])
+        write_record(HERE / f"{name}.json", record, summary_document)
+    nan = run_document(records["same_code"], summary_document)
     nan["runs"][0]["modes"]["graph"]["wall_us"][2] = "nan"  # version 1's own spelling of NaN
     write_json(HERE / "nan_samples.json", nan)
     write_json(HERE / "null_config.json", {**run_document(records["same_code"]), "config": None})
@@ -73,7 +74,7 @@ def main() -> None:
     (HERE / "truncated.json").write_text(text[: len(text) // 2])
     (HERE / "corrupted.json").write_text("\x00\x17 not json at all {{{")
     sweep = SweepConfig((4096, 65536, 1 << 20, 1 << 24), (1, 4), base=RunConfig(iters=None))
-    write_record(HERE / "sweep.json", run_sweep(sweep, synthetic_point))
+    write_record(HERE / "sweep.json", run_sweep(sweep, synthetic_point), summary_document)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,78 @@
+"""The gate as a library: judge a record against a baseline, or an A/B
+record's candidate build against its base build, and fail closed.
+
+Whatever cannot be judged raises RecordError (the CLI's exit 2, never a
+pass); a current record with wrong results raises VerificationError (exit
+1). A regression is not an error: it is the Comparison's verdict."""
+
+from __future__ import annotations
+
+from graphbench.errors import RecordError, UsageError, VerificationError
+from graphbench.record.model import Comparison, RunRecord
+
+
+def judge(baseline: RunRecord | None, current: RunRecord, specs) -> Comparison:
+    """The verdicts; with no baseline, `current` must be an A/B record."""
+    from graphbench.analyze.ab import compare_ab, is_ab
+    from graphbench.analyze.compare import compare_records
+
+    if baseline is not None:
+        return compare_records(baseline, current, specs)
+    if not is_ab(current):
+        raise UsageError("compare needs a baseline and a current record, or one A/B record",
+                         "graphbench compare BASE.json NEW.json; an A/B record comes from "
+                         "graphbench run --ab BASE.cu")
+    return compare_ab(current, specs)
+
+
+def judged(baseline: RunRecord | None, current: RunRecord, specs) -> Comparison:
+    """Both records checked, in the order the gate has always checked them,
+    then judged. The comparison may still hold what cannot be decided:
+    `check_decidable` says so (the CLI shows the verdicts first)."""
+    if baseline is not None:
+        check_judgeable(baseline, "baseline")
+    failed = next((c for c in current.checks if not c.passed), None)
+    if failed is not None:  # a wrong result is a failure whatever its speed
+        raise VerificationError("the current record failed verification", failed,
+                                "fix the code until graphbench run verifies it")
+    check_judgeable(current, "current")
+    return judge(baseline, current, specs)
+
+
+def check_judgeable(record: RunRecord, side: str) -> None:
+    """Fail closed on a record the gate cannot judge."""
+    for point in (record, *record.gate_points):
+        if not point.checks:
+            raise RecordError(f"the {side} record has no verification checks, so it cannot be "
+                              "judged", "give a record written by graphbench run --json")
+        if not point.verified:
+            raise RecordError(f"the {side} record failed verification at "
+                              f"{point.config.elements:,} elements, so it cannot be judged",
+                              "make the record again from code that verifies")
+    if not record.mode_names or record.rounds == 0:
+        raise RecordError(f"the {side} record has no timed rounds", "give a complete record")
+
+
+def check_decidable(comparison: Comparison) -> None:
+    """RecordError for records that are not comparable, metrics one lacks, or
+    a comparison in which no gated metric could be judged."""
+    if comparison.incompatible:
+        raise RecordError(f"records are not comparable: {'; '.join(comparison.incompatible)}",
+                          "compare runs made with the same --elements and --iters")
+    if comparison.unjudged:
+        names = ", ".join(f"{v.metric} ({v.note})" for v in comparison.unjudged)
+        raise RecordError(f"cannot judge {names}",
+                          "gate only what both records measured (--fail-on), or remake one")
+    if not comparison.judged:  # a gate that judged nothing has not passed
+        why = "; ".join(dict.fromkeys(v.note for v in comparison.verdicts if v.gated and v.note))
+        raise RecordError(f"the gate judged nothing, so it has not passed "
+                          f"({why or 'no metric is gated on this pair'})",
+                          "gate records of the same device model, from a baseline of 3 or more "
+                          "processes, or use run --ab")
+
+
+def gate(baseline: RunRecord | None, current: RunRecord, specs=None) -> Comparison:
+    """The decided comparison: `passed` and `regressions` say the verdict."""
+    comparison = judged(baseline, current, specs)
+    check_decidable(comparison)
+    return comparison

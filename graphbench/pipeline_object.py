@@ -1,0 +1,23 @@
+"""An already-built pipeline (the Python API's `run(Pipeline(...))`), taken
+as a pipeline file's would be loaded, with no file behind it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graphbench.pipeline_files import LoadedPipeline, kernel_source_text
+from graphbench.spec import Pipeline, SpecError
+
+OBJECT = "<object>"  # a record's pipeline.file when it ran an object, not a file
+
+
+def loaded_object(spec) -> LoadedPipeline:
+    """`spec` as a LoadedPipeline: no file, so no file digest (the kernel
+    source's digest is still recorded); a relative kernel source path is
+    found from the working directory."""
+    if not isinstance(spec, Pipeline):
+        raise SpecError(f"the pipeline is a {type(spec).__name__}, not a Pipeline",
+                        "give a graphbench.spec.Pipeline, a pipeline file's path or a "
+                        "shipped name")
+    return LoadedPipeline(spec, Path(OBJECT), None,
+                          kernel_source_text(spec.source, Path.cwd() / OBJECT))
