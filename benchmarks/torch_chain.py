@@ -4,7 +4,7 @@ pipeline file: graphbench run --pipeline benchmarks/torch_chain.py
 
 import torch
 
-from graphbench.spec import CallablePipeline, array
+from graphbench.callables import CallablePipeline, array
 
 
 def add(b):

@@ -2,7 +2,7 @@
 same ladder as CUDA kernels, without rewriting them as kernel source.
 
     import torch
-    from graphbench.spec import CallablePipeline, array
+    from graphbench.callables import CallablePipeline, array
 
     def scale(bufs):                       # writes its output in place
         torch.mul(bufs["x"], 2.0, out=bufs["y"])

@@ -31,6 +31,9 @@ def pytest_addoption(parser) -> None:
     group.addoption("--graphbench-compare", metavar="DIR", default=None,
                     help="gate each test's graphbench record against its record in DIR, "
                     "with the default gate or the test's own fail_on")
+    group.addoption("--graphbench-processes", metavar="N", type=int, default=3,
+                    help="fresh processes for a saved record (default 3: the gate needs a "
+                    "baseline of 3 or more to judge between processes)")
 
 
 def record_name(node_id: str, call: int = 1) -> str:
@@ -44,19 +47,27 @@ class GraphbenchFixture:
     """What the `graphbench` fixture gives a test: `run`, as graphbench.run,
     with the session's saving and gating applied to its record."""
 
-    def __init__(self, node_id: str, save_dir: str | None, compare_dir: str | None) -> None:
+    def __init__(self, node_id: str, save_dir: str | None, compare_dir: str | None,
+                 save_processes: int = 3) -> None:
         self.node_id, self.save_dir, self.compare_dir = node_id, save_dir, compare_dir
-        self.calls = 0
+        self.save_processes, self.calls = save_processes, 0
 
     def run(self, pipeline=None, *, fail_on=None, **settings):
         from graphbench import api
         from graphbench.errors import DeviceError
 
+        from graphbench.errors import UsageError
+
         api.fail_specs(fail_on)  # a mistyped spec fails now, not after the measurement
+        if self.save_dir:  # a baseline the gate can judge against: several fresh processes
+            settings = {**settings, "processes": max(self.save_processes,
+                                                     settings.get("processes", 1))}
         try:
             record = api.run(pipeline, **settings)
         except DeviceError as exc:
             pytest.skip(f"graphbench: no usable GPU: {exc.one_line()}")
+        except UsageError as exc:
+            pytest.fail(f"graphbench: {exc.one_line()}", pytrace=False)
         self.calls += 1
         name = record_name(self.node_id, self.calls)
         if not record.verified:
@@ -103,4 +114,4 @@ def graphbench(request) -> GraphbenchFixture:
     """Measure a pipeline in this test: `graphbench.run(pipeline, **settings)`."""
     option = request.config.getoption
     return GraphbenchFixture(request.node.nodeid, option("graphbench_save"),
-                             option("graphbench_compare"))
+                             option("graphbench_compare"), option("graphbench_processes"))

@@ -160,16 +160,3 @@ def _evaluate(node, n: int) -> int:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_evaluate(node.operand, n)
     raise ValueError(f"{ast.unparse(node)!r} is not allowed")
-
-
-# Callable pipelines (torch, CuPy) are spelled in graphbench.callables; they
-# are importable from here too, lazily, since that module builds on this one.
-_CALLABLES = ("CallablePipeline", "CaptureError", "array")
-
-
-def __getattr__(name: str):
-    if name in _CALLABLES:
-        from graphbench import callables
-
-        return getattr(callables, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

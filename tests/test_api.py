@@ -10,6 +10,7 @@ import pytest
 from conftest import make_record
 
 import graphbench
+from graphbench.analyze.merge import merge_runs
 from graphbench.errors import ConfigError, RecordError, UsageError, VerificationError
 from graphbench.spec import SpecError
 from graphbench.pipeline_files import load_pipeline
@@ -72,7 +73,8 @@ def test_a_pipeline_object_refuses_fresh_processes():
 
 
 def test_compare_judges_records_and_paths(tmp_path):
-    base = graphbench.save(tmp_path / "base.json", make_record(rounds=20, seed=1))
+    base = graphbench.save(tmp_path / "base.json", merge_runs(
+        [make_record(rounds=20, seed=s) for s in (1, 4, 5)]))
     same = graphbench.compare(base, make_record(rounds=20, seed=2))
     assert same.passed and same.regressions == []
     slower = make_record({"individual": 14.0, "graph": 4.3 * 1.3, "fused": 4.6}, rounds=20, seed=3)

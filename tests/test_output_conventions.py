@@ -34,7 +34,8 @@ def fake_run(monkeypatch):
     """`graphbench run` without a GPU: the stored record stands for the measurement."""
     monkeypatch.setattr("graphbench.cli.commands.check_configs", lambda configs: None)
     monkeypatch.setattr("graphbench.cli.commands.resolve_devices", lambda spec: [0])
-    monkeypatch.setattr("graphbench.cli.commands.measure",
+    monkeypatch.setattr("graphbench.cli.commands.check_run", lambda config, processes: None)
+    monkeypatch.setattr("graphbench.cli.commands.measured",
                         lambda config, processes, progress: read_run(RECORD))
 
 

@@ -3,7 +3,7 @@ with out=: y = exp((a + b) * c - a). --elements is the vector length."""
 
 import cupy
 
-from graphbench.spec import CallablePipeline, array
+from graphbench.callables import CallablePipeline, array
 
 
 def add(b):

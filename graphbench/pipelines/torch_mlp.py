@@ -10,7 +10,8 @@ chain CUDA graphs are used for in LLM serving. The reference runs in
 float32 on the same bf16 inputs; the tolerance covers bf16 rounding of
 the intermediates (about 0.4% relative, amplified by the LayerNorm)."""
 
-from graphbench.spec import CallablePipeline, SpecError, array
+from graphbench.callables import CallablePipeline, array
+from graphbench.spec import SpecError
 
 try:  # an optional extra: without it this file loads and says what to install
     import torch
