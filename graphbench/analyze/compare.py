@@ -32,7 +32,7 @@ from graphbench.analyze.context import (config_mismatch, device_notes, differenc
                                         same_physical_gpu)
 from graphbench.analyze.decide import (GATE_LEVEL, MISSING, NOT_GATEABLE, POWER, Change,
                                        INCOMPATIBLE, decide, unjudgeable)
-from graphbench.analyze.intervals import median_interval
+from graphbench.analyze.intervals import lag1_autocorrelation
 from graphbench.analyze.metrics import process_values
 from graphbench.analyze.specs import FailSpec, check_specs, default_specs
 from graphbench.record.model import Comparison, RunRecord, Verdict
@@ -44,6 +44,7 @@ MIN_PROCESSES = 3
 # a relative sd of 0.75% per GPU, so 1.06% for the difference of two.
 DEVICE_SPREAD = 0.0075
 RESOLUTION = 1e-4  # relative: no spread below this, whatever the data say
+Z_GATE, Z_POWER = 2.5758, 1.6449  # normal quantiles at (1 + GATE_LEVEL) / 2 and POWER
 CLOCK_AGREEMENT = 0.01
 
 
@@ -54,13 +55,16 @@ def t_quantile(probability: float, df: int) -> float:
 
 
 def median_noise(values) -> float:
-    """The standard error of one process's median from its own rounds:
-    infinite when too few independent rounds pin it down, 0 for a version-1
-    record's process, which kept only its median."""
-    if len(values) == 1:
+    """The standard error of one process's median from its own rounds: the
+    independent-rounds figure (1.2533 sd / sqrt(n)) stretched by the rounds'
+    autocorrelation time. A point estimate, not an interval: it is the floor
+    under the between-process spread, not a verdict (0 for fewer than 3
+    rounds, as a version-1 record's process, which kept only its median)."""
+    data = np.asarray(values, dtype=float)
+    if data.size < 3:
         return 0.0
-    interval = median_interval(values, 0.95)
-    return (interval.high - interval.low) / (2 * 1.96) if interval.valid else math.inf
+    rho = min(max(lag1_autocorrelation(data), 0.0), 0.95)
+    return 1.2533 * float(np.std(data, ddof=1)) * math.sqrt((1 + rho) / (1 - rho) / data.size)
 
 
 def between_processes(base: list[tuple[float, ...]], cur: list[tuple[float, ...]],
@@ -81,13 +85,12 @@ def between_processes(base: list[tuple[float, ...]], cur: list[tuple[float, ...]
     # a side's medians scatter at least as much as its own rounds say they do
     own = [float(np.mean([median_noise(v) ** 2 for v in side])) for side in (base, cur)]
     se = math.sqrt(max(between, own[0]) / len(b) + max(between, own[1]) / len(c)) / abs(b_mean)
-    if not math.isfinite(se):
-        return unjudgeable("a process's rounds are too few or too correlated to pin its median")
-    if other_gpu:
-        se = math.hypot(se, math.sqrt(2) * DEVICE_SPREAD)
+    # the spread between GPUs is known from earlier measurements, not estimated
+    # from these few processes: normal quantiles for it, Student's t for the rest
+    gpu = math.sqrt(2) * DEVICE_SPREAD if other_gpu else 0.0
     estimate = c_mean / b_mean - 1
-    half = t_quantile(0.5 + GATE_LEVEL / 2, df) * se
-    detectable = half + t_quantile(POWER, df) * se
+    half = math.hypot(t_quantile(0.5 + GATE_LEVEL / 2, df) * se, Z_GATE * gpu)
+    detectable = half + math.hypot(t_quantile(POWER, df) * se, Z_POWER * gpu)
     return Change(estimate, estimate - half, estimate + half, detectable,
                   scope=f"between {len(b)} baseline and {len(c)} current process(es)"
                   + (", two physical GPUs" if other_gpu else ""))
