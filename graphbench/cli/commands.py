@@ -268,16 +268,13 @@ def show_sweeps(sweeps: list[tuple[str, SweepRecord]]) -> list[str]:
 
 
 def cmd_kernels(args) -> int:
-    from graphbench.measure.kernels import compile_report, load_source
-    from graphbench.pipeline_files import load_pipeline
+    from graphbench.measure.kernels import compile_report, validate_arch
+    from graphbench.preflight import kernels_preflight
     from graphbench.report.kernels import kernels_table
 
-    spec_file = load_pipeline(args.pipeline)
-    spec = spec_file.spec
-    source = load_source(args.kernel_source) if args.kernel_source else spec_file.source
-    required = [s.kernel for s in spec.stages] + ([spec.fused.kernel] if spec.fused else [])
-    resources = compile_report(args.arch, source, required)
-    console().print(kernels_table(resources, args.arch))
+    arch = validate_arch(args.arch)  # before NVRTC, whose log would say less
+    required, source = kernels_preflight(args.pipeline, args.kernel_source, arch)
+    console().print(kernels_table(compile_report(arch, source, required), arch))
     return EXIT_OK
 
 
