@@ -115,7 +115,7 @@ MAX_BUFFER_BYTES = 2**40
 
 def _stage(stage, index, buffers, n: int, where: str) -> StagePlan:
     name = getattr(stage, "kernel", stage)
-    here = f"{where}: stage {index} ({_short(name)})"
+    here = f"{where}: stage {index} ({name if isinstance(name, str) else _short(name)})"
     if not isinstance(stage, Stage):
         raise SpecError(f"{here}: not a Stage", 'use Stage("kernel", args=...)')
     check_stage_fields(stage, here)

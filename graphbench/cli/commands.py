@@ -10,6 +10,7 @@ from graphbench.cli.gate import cmd_compare, gate
 from graphbench.cli.progress import console, round_progress, sweep_progress
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_fields
 from graphbench.errors import EXIT_FAILED, EXIT_OK, UsageError
+from graphbench.cli.values import check_conflicts
 from graphbench.pipeline_files import check_configs
 from graphbench.record.files import write_text_atomic
 from graphbench.record.model import RunRecord, SweepRecord
@@ -38,6 +39,7 @@ def cmd_run(args) -> int:
         raise UsageError("--fail-on and --markdown need --baseline FILE or --ab BASE.cu")
     if args.baseline and base.ab_source:
         raise UsageError("--ab gates against its own base build; leave out --baseline")
+    check_conflicts(args)
     check_configs([base])  # the pipeline file, its sizes and the kernel sources
     baseline = read_run(args.baseline) if args.baseline else None  # fail before running
     devices = checked_devices(args)
@@ -149,6 +151,7 @@ def resolve_devices(spec) -> list[int]:
 
 def cmd_sweep(args) -> int:
     first = sweep_config(args)  # bad options fail before the driver is asked
+    check_conflicts(args)
     check_configs(first.points())
     devices = checked_devices(args)
     sweeps = []

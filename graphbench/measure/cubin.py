@@ -63,7 +63,7 @@ def _parameters(info: bytes) -> int | None:
             size, = struct.unpack_from("<H", info, at + 2)
             count += attr == EIATTR_KPARAM_INFO
             at += 4 + size
-        elif fmt in (1, EIFMT_HVAL):  # 2 (BVAL) is not seen; its size is unsure
+        elif fmt in (1, 2, EIFMT_HVAL):  # NVAL: 2 bytes; BVAL, HVAL: 4
             at += 2 if fmt == 1 else 4
         else:
             return None
