@@ -155,7 +155,7 @@ def kernel_source_text(source: str, pipeline_file: Path) -> str:
         if not path.is_file() and (kernels := _shipped_kernel(source)):
             path = kernels
         return path.read_bytes().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: a name the OS cannot encode, bad UTF-8
         raise SpecError(f"{pipeline_file}: cannot read kernel source {_short(source)}: "
                         f"{getattr(exc, 'strerror', None) or exc}") from None
 

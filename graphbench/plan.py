@@ -75,7 +75,8 @@ def plan(spec: Pipeline, n: int, origin: str = "") -> Plan:
     if not isinstance(spec, Pipeline):
         raise SpecError(f"{origin or 'pipeline'}: not a Pipeline", "return Pipeline(...)")
     name = spec.name if isinstance(spec.name, str) and spec.name else "pipeline"
-    where = f"{origin}: pipeline {name}" if origin else name
+    shown = name if name.isprintable() else _short(name)  # a lone surrogate cannot be printed
+    where = f"{origin}: pipeline {shown}" if origin else shown
     check_pipeline_fields(spec, where)
     buffers = _buffers(spec, n, where)
     if not spec.stages:
@@ -115,7 +116,8 @@ MAX_BUFFER_BYTES = 2**40
 
 def _stage(stage, index, buffers, n: int, where: str) -> StagePlan:
     name = getattr(stage, "kernel", stage)
-    here = f"{where}: stage {index} ({name if isinstance(name, str) else _short(name)})"
+    shown = name if isinstance(name, str) and name.isidentifier() else _short(name)
+    here = f"{where}: stage {index} ({shown})"
     if not isinstance(stage, Stage):
         raise SpecError(f"{here}: not a Stage", 'use Stage("kernel", args=...)')
     check_stage_fields(stage, here)

@@ -6,10 +6,13 @@ Launch limits are the ones every GPU graphbench runs on shares (CUDA C++
 Programming Guide, "Features and Technical Specifications", table of
 technical specifications per compute capability, 7.0 to 12.x): a block has
 at most 1024 threads (x, y <= 1024, z <= 64); a grid at most 2^31 - 1 blocks
-in x and 65535 in y and z. Shared memory per block is at most 227 KiB on
-compute capability 9.0 (the same table; 8.0 allows 163 KiB, so 227 KiB is
-the most any device of 9.0 or later grants, and a smaller device refuses the
-launch with its own error).
+in x and 65535 in y and z. Dynamic shared memory per block is at most
+48 KiB: the same table grants 227 KiB on compute capability 9.0 (163 KiB on
+8.0), but above 48 KiB only to a kernel that opts in with
+cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize) (the
+Programming Guide's compute capability sections), and graphbench's launches
+(measure/pipeline.py, measure/driver.py) do not, so a larger request would
+pass here and fail at the first launch.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from graphbench.spec import SpecError, _short
 MAX_BLOCK_THREADS = 1024
 MAX_BLOCK = (1024, 1024, 64)
 MAX_GRID = (2**31 - 1, 65535, 65535)
-MAX_SHARED_BYTES = 227 * 1024
+MAX_SHARED_BYTES = 48 * 1024       # without the opt-in; every GPU since compute capability 3.0
+OPT_IN_SHARED_BYTES = 227 * 1024   # compute capability 9.0 with the opt-in graphbench lacks
 TEXT_FIELDS = ("name", "source")
 
 
@@ -32,15 +36,15 @@ def check_pipeline_fields(spec, where: str) -> None:
     """Pipeline's own fields (its buffers and stages are checked one by one)."""
     for name in TEXT_FIELDS:
         value = getattr(spec, name)
-        if not isinstance(value, str) or not value.strip():
-            raise SpecError(f"{where}: Pipeline {name} must be a non-empty string, got "
-                            f"{_short(value)}")
+        if not isinstance(value, str) or not value.strip() or not _printable(value):
+            raise SpecError(f"{where}: Pipeline {name} must be a non-empty string of "
+                            f"printable text, got {_short(value)}")
     for name in ("buffers", "stages"):
         value = getattr(spec, name)
         if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
             raise SpecError(f"{where}: Pipeline {name} must be a list, got {_short(value)}",
                             f"give {name}=[...]")
-    if not isinstance(spec.description, str):
+    if not isinstance(spec.description, str) or not _printable(spec.description):
         raise SpecError(f"{where}: Pipeline description must be a string, got "
                         f"{_short(spec.description)}")
     if not isinstance(spec.params, Mapping):
@@ -53,6 +57,16 @@ def check_pipeline_fields(spec, where: str) -> None:
         if not _real(value) or not 0 <= value < math.inf:
             raise SpecError(f"{where}: Pipeline {name} must be a number 0 or more, got "
                             f"{_short(value)}")
+
+
+def _printable(text: str) -> bool:
+    """Text a terminal and a UTF-8 record can hold (a lone surrogate is neither);
+    a source's newlines are fine."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return text.replace("\n", "").replace("\t", "").replace("\r", "").isprintable()
 
 
 def _real(value) -> bool:
@@ -99,7 +113,7 @@ def typed_value(value, dtype: np.dtype, where: str):
             raise SpecError(f"{where}: value {_short(value)} does not fit {dtype.name} "
                             f"({low} to {high})", "choose a wider dtype")
         return dtype.type(int(value))
-    if abs(value) > np.finfo(dtype).max:
+    if abs(value) > float(np.finfo(dtype).max):  # a Python comparison: numpy would warn
         raise SpecError(f"{where}: value {_short(value)} does not fit {dtype.name}",
                         "choose a wider dtype")
     return dtype.type(value)
@@ -122,8 +136,9 @@ def check_launch(block: tuple, grid, shared, where: str) -> int:
     if isinstance(shared, bool) or not isinstance(shared, (int, np.integer)) \
             or not 0 <= shared <= MAX_SHARED_BYTES:
         raise SpecError(f"{where}: shared_bytes must be a whole number from 0 to "
-                        f"{MAX_SHARED_BYTES:,} (227 KiB, the most compute capability 9.0 "
-                        f"grants a block), got {_short(shared)}")
+                        f"{MAX_SHARED_BYTES:,} (48 KiB; more, up to 227 KiB on compute "
+                        f"capability 9.0, needs an opt-in graphbench does not make), got "
+                        f"{_short(shared)}")
     return int(shared)
 
 

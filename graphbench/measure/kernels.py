@@ -47,13 +47,14 @@ def load_source(path: str | None = None, option: str = "--kernel-source") -> str
         return (kernel_dir() / PIPELINE_FILE).read_text(encoding="utf-8")
     if not path.strip() or "\0" in path or len(path) > 4096:
         raise UsageError(f"{option} {path[:60]!r} names no file", "give a CUDA C++ source file")
+    shown = path if path.isprintable() else repr(path)  # a newline would break the one line
     try:
         return Path(path).read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise UsageError(f"{option} {path} is not a UTF-8 text file",
+        raise UsageError(f"{option} {shown} is not a UTF-8 text file",
                          "give a CUDA C++ source file") from None
     except OSError as exc:
-        raise UsageError(f"cannot read {option} {path}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot read {option} {shown}: {exc.strerror or exc}") from None
 
 
 def load_harness_source() -> str:
