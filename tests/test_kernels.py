@@ -91,3 +91,17 @@ def test_kernels_checks_a_variant_exactly_as_run_does(tmp_path, capsys, content,
 def test_a_sub_commands_mistake_points_at_its_own_help(capsys):
     assert main(["kernels", "--bogus"]) == 2
     assert "see graphbench kernels --help" in capsys.readouterr().err
+
+
+def test_the_cubin_names_its_kernels_and_their_parameter_counts():
+    from graphbench.measure.cubin import entry_kernels
+
+    source = r'''
+    __device__ __noinline__ float helper(float x) { return 2 * x; }
+    extern "C" __global__ void two(float* a, int n) { if (threadIdx.x < n) a[0] = helper(a[1]); }
+    extern "C" __global__ void none() {}
+    extern "C" __global__ void five(float* a, float* b, char c, double d, size_t n) { a[0] = c; }
+    '''
+    kernels = entry_kernels(compile_cubin(source, "sm_90").code)
+    assert kernels == {"two": 2, "none": 0, "five": 5}  # the device function is no kernel
+    assert entry_kernels(b"not an ELF file") is None

@@ -193,3 +193,14 @@ def test_shared_memory_beyond_what_a_launch_without_opt_in_gets_is_refused(tmp_p
     capsys.readouterr()
     line = refused_everywhere(pipeline_file(tmp_path, STAGE=", shared_bytes=100 * 1024"), capsys)
     assert "from 0 to 49,152" in line and "opt-in" in line
+
+
+def test_a_named_pdl_rung_needs_the_pdl_kernels_the_stages_name(tmp_path, capsys):
+    path = pipeline_file(tmp_path, STAGE=', pdl_kernel="absent_pdl"')
+    assert main(["run", "--no-progress", "--pipeline", path, "--modes", "individual,pdl"]) == 2
+    assert "defines no PDL-aware kernel absent_pdl" in one_line(capsys)
+    assert main(["run", "--no-progress", "--pipeline", path, "--modes", "all"]) == 2
+    assert "no NVIDIA driver" in one_line(capsys)  # all leaves the rung out at run time
+    path = pipeline_file(tmp_path, STAGE=', pdl_kernel="twice_pdl"')
+    assert main(["run", "--no-progress", "--pipeline", path, "--modes", "individual,pdl"]) == 2
+    assert "no NVIDIA driver" in one_line(capsys)
