@@ -4,10 +4,12 @@ and the gate's --fail-on sizes; messages name the option they came from."""
 from __future__ import annotations
 
 import math
+import re
 
 from graphbench.errors import UsageError
 
 MAX_COUNT = 2**63  # nothing graphbench counts comes near; larger is a typo
+SCIENTIFIC = re.compile(r"[0-9]+(\.[0-9]+)?[eE][0-9]+")  # 1e6, 2.5e3: one rule, ASCII digits
 
 
 def parse_count(text: str, option: str, expected: str = "a whole number") -> int:
@@ -21,6 +23,9 @@ def parse_count(text: str, option: str, expected: str = "a whole number") -> int
                 raise UsageError(f"{option} {text} is far too large")
             value = base ** exponent
         elif "e" in raw.lower():
+            # float() also reads fullwidth and Arabic-Indic digits; counts take ASCII only
+            if not SCIENTIFIC.fullmatch(raw):
+                raise ValueError
             number = float(raw)
             if not number.is_integer() or number < 0:
                 raise ValueError

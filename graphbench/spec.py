@@ -131,31 +131,58 @@ _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 
 
+# A size beyond this is no buffer, grid or count any GPU holds (2^48 is 256 TiB of
+# bytes); intermediates are capped too, so "n**64**64" fails fast, not after minutes.
+MAX_SIZE = 2**48
+
+
 def evaluate_size(expr, n: int, where: str) -> int:
     """An integer expression in n ('n // 4', '2 * n', 4096), checked positive."""
     if isinstance(expr, bool) or not isinstance(expr, (int, str)):
-        raise SpecError(f"{where}: size {expr!r} is not an integer expression in n",
+        raise SpecError(f"{where}: size {_short(expr)} is not an integer expression in n",
                         'write e.g. "n", "n // 4" or 1024')
     try:
         value = expr if isinstance(expr, int) else _evaluate(ast.parse(expr, mode="eval").body, n)
-    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError) as exc:
-        raise SpecError(f"{where}: size {expr!r} is not an integer expression in n ({exc})",
+    except (SyntaxError, ValueError, ZeroDivisionError, OverflowError, RecursionError,
+            MemoryError) as exc:
+        raise SpecError(f"{where}: size {_short(expr)} is not an integer expression in n ({exc})",
                         'use n, integers and + - * // % **, e.g. "n // 4"') from None
     if value <= 0:
-        raise SpecError(f"{where}: size {expr!r} is {value} at n = {n:,}, not positive",
+        raise SpecError(f"{where}: size {_short(expr)} is {value} at n = {n:,}, not positive",
                         "choose a larger --elements or another size expression")
+    if value > MAX_SIZE:
+        raise SpecError(f"{where}: size {_short(expr)} is more than 2^48 at n = {n:,}",
+                        "no GPU holds that many; check the expression")
     return value
 
 
+def _short(value) -> str:
+    """A user's value in a one-line message, never a 10,000-digit one."""
+    try:
+        text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 \
+            else f"an integer of {len(str(abs(value)))} digits"
+    except Exception:  # an int beyond Python's str() limit, or a repr that raises
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _evaluate(node, n: int) -> int:
+    value = _node(node, n)
+    if abs(value) > MAX_SIZE**2:
+        raise ValueError("far too large")
+    return value
+
+
+def _node(node, n: int) -> int:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
     if isinstance(node, ast.Name) and node.id == "n":
         return n
     if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
         left, right = _evaluate(node.left, n), _evaluate(node.right, n)
-        if isinstance(node.op, ast.Pow) and abs(right) > 64:
-            raise ValueError("exponent too large")
+        if isinstance(node.op, ast.Pow) and not 0 <= right <= 64:
+            # a negative exponent gives a float (n**-1 is 1/n), a large one a huge number
+            raise ValueError("an exponent must be 0 to 64")
         return _OPERATORS[type(node.op)](left, right)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_evaluate(node.operand, n)

@@ -33,7 +33,8 @@ def paths(value, prefix=()):
 
 
 REPLACEMENTS = st.sampled_from(["nan", None, {}, [], "x", -1, 0, True, 1e308, 2**80, "NaN",
-                                [[[[]]]], {"a": 1}])
+                                [[[[]]]], {"a": 1}, 10**401, -1e308, "\ud800", float("nan"),
+                                -0.5, 1e12 + 1])
 
 
 def mutated(document, path, action, replacement):

@@ -87,3 +87,38 @@ def test_seed_and_warmup_take_the_forms_counts_take():
     args = build_parser().parse_args(["run", "--seed", "2^10", "--warmup", "0"])
     config = run_config(args)
     assert config.seed == 1024 and config.warmup_rounds == 0
+
+
+# --- loose parsing: one rule for digits, a sane --processes, no contradictions ---
+
+@pytest.mark.parametrize("text", ["１e６", "١e٣", "٤٠٩٦", "４０９６", "1e٣", "²"])
+def test_counts_take_ascii_digits_only(text):
+    from graphbench.counts import parse_count
+    from graphbench.errors import UsageError
+
+    with pytest.raises(UsageError):
+        parse_count(text, "--elements")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--rounds", "5", "--max-noise", "0.5%"], "--max-noise (which steers adaptive sampling)"),
+    (["--rounds", "3", "--min-rounds", "50"], "--min-rounds"),
+    (["--max-time", "3", "--rounds", "3"], "--max-time"),
+    (["--processes", "1001"], "more than 1000 processes"),
+    (["--device", "٠"], "--device must be an id"),
+    (["--max-noise", "０.５%"], "in ASCII digits"),
+])
+def test_contradictions_and_loose_values_are_refused(argv, message, capsys):
+    from graphbench.cli import main
+
+    assert main(["run", "--no-progress", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_rounds_alone_and_noise_alone_are_fine(capsys):
+    from graphbench.cli import main
+
+    for argv in (["--rounds", "5"], ["--max-noise", "0.5%", "--min-rounds", "50"]):
+        assert main(["run", "--no-progress", *argv]) == 2
+        assert "no NVIDIA driver" in capsys.readouterr().err  # got past every check

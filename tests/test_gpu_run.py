@@ -87,7 +87,7 @@ def test_variant_without_a_stage_kernel_exits_2_naming_it(tmp_path, capsys):
     variant.write_text(load_source().replace("void vec_sub(", "void vec_minus("))
     assert main(["run", "--kernel-source", str(variant), "--no-progress"]) == 2
     err = capsys.readouterr().err
-    assert "no kernel named vec_sub" in err and "stages name it" in err
+    assert "stage 3 (vec_sub): kernel:" in err and "no kernel named vec_sub" in err
 
 
 def test_device_out_of_range_lists_devices(capsys):

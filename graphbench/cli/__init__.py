@@ -10,13 +10,17 @@ from graphbench.errors import (EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CompileErr
 
 
 def error_line(exc: GraphbenchError) -> str:
-    """The one line a user sees; a configuration field is named by its flag."""
+    """The one line a user sees; a configuration field is named by its flag.
+    A newline a user typed (in a path, an option value) is shown as \\n, so
+    the message stays one line."""
     if isinstance(exc, ConfigError):
         from graphbench.config import flag_for
 
         message = f"{flag_for(exc.field) or exc.field} {exc.problem}"
-        return f"{message}; {exc.remedy}" if exc.remedy else message
-    return exc.one_line()
+        line = f"{message}; {exc.remedy}" if exc.remedy else message
+    else:
+        line = exc.one_line()
+    return line.replace("\r", "\\r").replace("\n", "\\n")
 
 
 GPU_COMMANDS = ("run", "sweep")

@@ -12,6 +12,7 @@ from graphbench.cli.outputs import check_outputs, per_device_path
 from graphbench.cli.progress import console, round_progress, show_progress, sweep_progress
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_fields
 from graphbench.errors import EXIT_FAILED, EXIT_OK, UsageError
+from graphbench.cli.values import check_conflicts
 from graphbench.measure.run import check_run
 from graphbench.pipeline_files import check_configs
 from graphbench.record.model import RunRecord, SweepRecord
@@ -40,6 +41,7 @@ def cmd_run(args) -> int:
         raise UsageError("--fail-on and --markdown need --baseline FILE or --ab BASE.cu")
     if args.baseline and base.ab_source:
         raise UsageError("--ab gates against its own base build; leave out --baseline")
+    check_conflicts(args)
     check_run(base, args.processes)  # the pipeline file, its sizes and the kernel sources
     baseline = read_run(args.baseline) if args.baseline else None  # fail before running
     devices = checked_devices(args)
@@ -113,6 +115,7 @@ def resolve_devices(spec) -> list[int]:
 
 def cmd_sweep(args) -> int:
     first = sweep_config(args)  # bad options fail before the driver is asked
+    check_conflicts(args)
     check_configs(first.points())
     devices = checked_devices(args)
     sweeps = []
@@ -264,19 +267,13 @@ def cmd_compare(args) -> int:
 
 
 def cmd_kernels(args) -> int:
-    from graphbench.measure.kernels import compile_report, load_source
-    from graphbench.pipeline_files import load_pipeline
+    from graphbench.measure.kernels import compile_report, validate_arch
+    from graphbench.preflight import kernels_preflight
     from graphbench.report.kernels import kernels_table
 
-    spec_file = load_pipeline(args.pipeline)
-    spec = spec_file.spec
-    if not spec_file.source:  # a callable pipeline (torch, CuPy): no CUDA source of its own
-        raise UsageError(f"the {spec.name} pipeline is {spec.framework} callables, with no "
-                        "CUDA kernels to compile", f"graphbench run --pipeline {args.pipeline}")
-    source = load_source(args.kernel_source) if args.kernel_source else spec_file.source
-    required = [s.kernel for s in spec.stages] + ([spec.fused.kernel] if spec.fused else [])
-    resources = compile_report(args.arch, source, required)
-    console().print(kernels_table(resources, args.arch))
+    arch = validate_arch(args.arch)  # before NVRTC, whose log would say less
+    required, source = kernels_preflight(args.pipeline, args.kernel_source, arch)
+    console().print(kernels_table(compile_report(arch, source, required), arch))
     return EXIT_OK
 
 

@@ -10,7 +10,7 @@ import dataclasses
 from graphbench._version import __version__
 from graphbench.cli.help import (COMPARE_EXAMPLES, KERNELS_EXAMPLES, REPORT_EXAMPLES,
                                  RUN_EXAMPLES, SWEEP_EXAMPLES)
-from graphbench.cli.values import PARSERS, parse_positive_int
+from graphbench.cli.values import PARSERS, StoreGiven, parse_positive_int, parse_processes
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_default, cli_fields
 from graphbench.errors import UsageError
 
@@ -36,7 +36,7 @@ def add_config_option(parser, f: dataclasses.Field, command: str) -> None:
         parser.add_argument(meta["flag"], dest=f.name, action="store_false", help=help_text)
     else:
         read, flag = PARSERS[meta["parse"]], meta["flag"]
-        parser.add_argument(flag, dest=f.name, type=lambda text: read(text, flag),
+        parser.add_argument(flag, dest=f.name, type=lambda text: read(text, flag), action=StoreGiven,
                             default=[default] if meta["parse"] == "devices" else default,
                             metavar=meta.get("metavar") or METAVARS[meta["parse"]], help=help_text)
 
@@ -92,7 +92,7 @@ def add_run(commands) -> None:
                       "Benchmark the pipeline: verify every mode, then time interleaved rounds "
                       "of each and report medians with their spread.", RUN_EXAMPLES)
     add_config_options(run, RUN, RunConfig)
-    run.add_argument("--processes", type=_count("--processes"), default=1, metavar="N",
+    run.add_argument("--processes", type=parse_processes, default=1, metavar="N",
                      help="run in N fresh processes one after another and merge their rounds, "
                      "so the noise includes the spread between processes (use for baselines)")
     add_output_options(run, "record", "one row per mode")

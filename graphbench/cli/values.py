@@ -3,6 +3,8 @@ their messages, which is why they live in the CLI layer."""
 
 from __future__ import annotations
 
+import argparse
+
 from graphbench.counts import parse_count
 from graphbench.errors import UsageError
 
@@ -15,7 +17,23 @@ def parse_positive_int(text: str, option: str) -> int:
     return value
 
 
+# Each process is a fresh interpreter, CUDA context and compile-cache load (about
+# 2 s on the H200): 1000 of them is half an hour of start-up alone, so more is a typo.
+MAX_PROCESSES = 1000
+
+
+def parse_processes(text: str, option: str = "--processes") -> int:
+    value = parse_positive_int(text, option)
+    if value > MAX_PROCESSES:
+        raise UsageError(f"{option} {text} is more than {MAX_PROCESSES} processes",
+                         "each one starts a fresh interpreter and CUDA context; "
+                         "use a few (3 to 10) for a baseline")
+    return value
+
+
 def _convert(text: str, option: str, convert, expected: str):
+    if not text.isascii():  # float() reads fullwidth and Arabic-Indic digits too
+        raise UsageError(f"{option} must be {expected} in ASCII digits, got {text!r}")
     try:
         return convert(text.strip())
     except ValueError:
@@ -85,6 +103,8 @@ def parse_device_spec(text: str, option: str = "--device"):
     if not parse_list(text):
         raise UsageError(f"{option} needs a device id, a list such as 0,1, or all")
     try:
+        if not text.isascii():  # int() reads other scripts' digits; ids are ASCII, as counts
+            raise ValueError
         ids = [int(part) for part in parse_list(text)]
     except ValueError:
         raise UsageError(f"{option} must be an id, a list such as 0,1, or all; got {text!r}") from None
@@ -100,3 +120,28 @@ def parse_path(text: str, option: str) -> str:
 PARSERS = {"count": parse_positive_int, "int": parse_int, "float": parse_float,
            "fraction": parse_fraction, "seconds": parse_seconds, "list": parse_list,
            "grid": parse_grid, "devices": parse_device_spec, "path": parse_path}
+
+
+class StoreGiven(argparse.Action):
+    """Store the value and note that the user typed the option (args.given):
+    a conflict is only one when both options were typed, not defaulted."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        namespace.given = {*getattr(namespace, "given", ()), self.dest}
+
+
+# Options that steer adaptive sampling, which --rounds N turns off.
+ADAPTIVE = {"max_noise": "--max-noise", "min_rounds": "--min-rounds", "max_time": "--max-time"}
+
+
+def check_conflicts(args) -> None:
+    """Refuse options that contradict each other: the intent is unclear, so
+    guessing which one the user meant would measure something they did not ask."""
+    given = getattr(args, "given", set())
+    if "rounds" in given:
+        for name, flag in ADAPTIVE.items():
+            if name in given:
+                raise UsageError(f"--rounds fixes the number of rounds, so {flag} (which steers "
+                                 "adaptive sampling) would be ignored; refused",
+                                 f"give --rounds alone, or {flag} without --rounds")

@@ -27,14 +27,21 @@ def unavailable_modes(modes, info, kernel_sets, plan) -> dict[str, str]:
     """Reasons, by mode, why `modes` cannot run the pipeline `plan` on the
     device `info` with each of `kernel_sets` (the candidate build and any
     A/B base build)."""
+    offline = offline_reasons(modes, kernel_sets, plan)
+    device = {m: r for m in modes if m not in offline and (r := _device_reason(m, info))}
+    return {m: offline.get(m) or device[m] for m in modes if m in offline or m in device}
+
+
+def offline_reasons(modes, kernel_sets, plan) -> dict[str, str]:
+    """What the pipeline and the compiled kernels alone rule out, decided
+    before the driver is asked (graphbench.preflight): a missing fused stage,
+    PDL kernels the pipeline does not name or the source does not define."""
     reasons: dict[str, str] = {}
-    cc = _version(info.compute_capability)
     backend = getattr(plan, "framework", KERNELS)
     stages = plan.stages if backend == KERNELS else ()  # callables: no kernels to look up
     unnamed = [s.kernel for s in stages if not s.pdl_kernel]
     missing = sorted({s.pdl_kernel for kernels in kernel_sets for s in stages
                       if s.pdl_kernel and s.pdl_kernel not in kernels})
-    driver = _version(info.cuda_driver_version)
     for mode in modes:
         if RUNG[mode].unavailable_for(backend, plan.name):
             reasons[mode] = RUNG[mode].unavailable_for(backend, plan.name)
@@ -45,17 +52,22 @@ def unavailable_modes(modes, info, kernel_sets, plan) -> dict[str, str]:
         elif RUNG[mode].pdl and unnamed:
             reasons[mode] = (f"the {plan.name} pipeline names no PDL-aware kernel for "
                              f"{', '.join(sorted(set(unnamed)))} (Stage pdl_kernel=...)")
-        elif RUNG[mode].pdl and cc is not None and cc < PDL_MIN_CC:
-            reasons[mode] = (f"programmatic dependent launch needs compute capability 9.0+, "
-                             f"this GPU is {info.compute_capability}")
         elif RUNG[mode].pdl and missing:
             reasons[mode] = f"the kernel source defines no PDL-aware kernel {', '.join(missing)}"
-        elif mode == "loop" and driver is not None and driver < CONDITIONAL_MIN_DRIVER:
-            reasons[mode] = (f"device-side loops (conditional graph nodes) need a CUDA 12.3+ "
-                             f"driver, this one supports CUDA {info.cuda_driver_version}")
         elif mode == "loop" and not _builder_has_conditions():
             reasons[mode] = "this cuda.core has no GraphBuilder.create_condition"
     return reasons
+
+
+def _device_reason(mode: str, info) -> str | None:
+    cc, driver = _version(info.compute_capability), _version(info.cuda_driver_version)
+    if RUNG[mode].pdl and cc is not None and cc < PDL_MIN_CC:
+        return (f"programmatic dependent launch needs compute capability 9.0+, "
+                f"this GPU is {info.compute_capability}")
+    if mode == "loop" and driver is not None and driver < CONDITIONAL_MIN_DRIVER:
+        return (f"device-side loops (conditional graph nodes) need a CUDA 12.3+ "
+                f"driver, this one supports CUDA {info.cuda_driver_version}")
+    return None
 
 
 def _builder_has_conditions() -> bool:

@@ -40,17 +40,21 @@ def kernel_dir() -> Path:
                        remedy="reinstall graphbench from its checkout (pip install --force-reinstall .)")
 
 
-def load_source(path: str | None = None) -> str:
-    """The shipped kernels, or a user's variant of them (--kernel-source)."""
+def load_source(path: str | None = None, option: str = "--kernel-source") -> str:
+    """The shipped kernels, or a user's variant of them (`option`: the flag
+    that named it, --kernel-source or --ab, for messages)."""
     if path is None:
         return (kernel_dir() / PIPELINE_FILE).read_text(encoding="utf-8")
+    if not path.strip() or "\0" in path or len(path) > 4096:
+        raise UsageError(f"{option} {path[:60]!r} names no file", "give a CUDA C++ source file")
+    shown = path if path.isprintable() else repr(path)  # a newline would break the one line
     try:
-        return Path(path).read_bytes().decode("utf-8")
+        return Path(path).read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise UsageError(f"--kernel-source {path} is not a UTF-8 text file",
+        raise UsageError(f"{option} {shown} is not a UTF-8 text file",
                          "give a CUDA C++ source file") from None
     except OSError as exc:
-        raise UsageError(f"cannot read --kernel-source {path}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot read {option} {shown}: {exc.strerror or exc}") from None
 
 
 def load_harness_source() -> str:
@@ -62,9 +66,26 @@ def source_digest(source: str) -> str:
 
 
 def validate_arch(arch: str) -> str:
-    if not re.fullmatch(r"sm_\d{2,3}[af]?", arch):
-        raise UsageError(f"--arch must look like sm_90, got {arch!r}")
+    """sm_NN[a|f] that this NVRTC compiles for, refused before NVRTC's own log."""
+    match = re.fullmatch(r"sm_(\d{2,3})[af]?", arch)
+    if not match:
+        raise UsageError(f"--arch must look like sm_90, got {arch[:40]!r}")
+    known = supported_archs()
+    if known and int(match.group(1)) not in known:
+        raise UsageError(f"--arch {arch}: this NVRTC compiles for "
+                         f"{', '.join(f'sm_{a}' for a in known)}", "choose one of them")
     return arch
+
+
+def supported_archs() -> list[int]:
+    """The archs NVRTC knows (nvrtcGetSupportedArchs); [] when it cannot say."""
+    try:
+        from cuda.bindings import nvrtc
+
+        status, archs = nvrtc.nvrtcGetSupportedArchs()
+        return sorted(int(a) for a in archs) if int(status) == 0 else []
+    except Exception:  # an older binding without the call: NVRTC's own error remains
+        return []
 
 
 def default_cache_dir() -> Path:
@@ -98,27 +119,28 @@ def _program(source: str, arch: str, verbose_ptxas: bool):
     return Program(source, "c++", options)
 
 
-def compile_cubin(source: str, arch: str, cache_dir: Path | None = None):
-    """Compile `source` to a cubin ObjectCode, through the on-disk cache."""
+def compile_cubin(source: str, arch: str, cache_dir: Path | None = None, label: str = ""):
+    """Compile `source` to a cubin ObjectCode, through the on-disk cache.
+    label: what the source is (--kernel-source x.cu), for the error."""
     from cuda.core.utils import FileStreamProgramCache
 
     cache = FileStreamProgramCache(cache_dir or default_cache_dir())
     try:
-        return _compile(_program(source, arch, False), arch, cache=cache)
+        return _compile(_program(source, arch, False), arch, label, cache=cache)
     finally:
         close = getattr(cache, "close", None)
         if close:
             close()
 
 
-def _compile(program, arch: str, **kwargs):
+def _compile(program, arch: str, label: str = "", **kwargs):
     from cuda.core._utils.cuda_utils import CUDAError
 
     try:
         return program.compile("cubin", **kwargs)
     except CUDAError as exc:
-        raise CompileError(f"NVRTC could not compile the kernels for {arch}", log=str(exc),
-                           remedy="the compiler log follows") from None
+        raise CompileError(f"NVRTC could not compile {label or 'the kernels'} for {arch}",
+                           log=str(exc), remedy="the compiler log follows") from None
 
 
 @dataclass(frozen=True)

@@ -118,7 +118,7 @@ class Session:
         callables_only(self.plan, config)
         self.source = load_source(config.kernel_source) if config.kernel_source \
             else self.loaded.source
-        self.base_source = load_source(config.ab_source) if config.ab_source else None
+        self.base_source = load_source(config.ab_source, "--ab") if config.ab_source else None
         # before the driver starts its threads, so they inherit the pinning
         self.pinned_cpu = pin_host_thread(config.device) if config.pin_cpu else None
         self.device = open_device(config.device)

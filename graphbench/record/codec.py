@@ -30,8 +30,13 @@ from pathlib import Path
 from graphbench.errors import GraphbenchError, RecordError
 from graphbench.record.files import read_text, write_text_atomic
 from graphbench.record.legacy import with_working_sets
+from graphbench.record.parse import parse_json  # noqa: F401 - read_record's first step, and public
 from graphbench.record.model import RunRecord, SweepRecord
 
+# Beyond 2^63 a number is no count, id or byte size graphbench writes; beyond
+# 1e12 us (11.6 days) a time is no per-iteration or one-off figure it measures,
+# and numpy's sums of such values overflow.
+MAX_INT, MAX_US = 2**63, 1e12
 RUN_SCHEMA, SWEEP_SCHEMA, COMPARE_SCHEMA = "graphbench/run", "graphbench/sweep", "graphbench/compare"
 SCHEMA_VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
@@ -95,20 +100,6 @@ def read_run(path: str | os.PathLike) -> RunRecord:
         raise RecordError(f"{path} is a sweep record, not a run record",
                           "give a record written by graphbench run --json")
     return record
-
-
-def parse_json(text: str, source: str):
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{source} is not valid JSON ({exc.msg} at line {exc.lineno})",
-                          "was it truncated? re-run graphbench with --json") from None
-    except RecursionError:
-        raise RecordError(f"{source} is nested too deeply to be a graphbench record") from None
-
-
-def _reject_constant(name: str):
-    raise RecordError(f"bare {name} is not JSON")
 
 
 def load_document(data, source: str) -> RunRecord | SweepRecord:
@@ -213,11 +204,15 @@ def _decode_scalar(hint, value, path: str):
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise RecordError(f"{path}: expected a number, got {_shown(value)}")
+        if isinstance(value, int) and abs(value) > MAX_INT:
+            raise RecordError(f"{path}: expected a number, got a {len(str(abs(value)))}-digit one")
         if not math.isfinite(value):
             raise RecordError(f"{path}: expected a finite number, got {value}")
         return float(value)
     if hint is int and (isinstance(value, bool) or not isinstance(value, int)):
         raise RecordError(f"{path}: expected a whole number, got {_shown(value)}")
+    if hint is int and abs(value) > MAX_INT:
+        raise RecordError(f"{path}: a whole number beyond 2^63, which no record holds")
     if hint is bool and not isinstance(value, bool):
         raise RecordError(f"{path}: expected true or false, got {_shown(value)}")
     if hint is str and not isinstance(value, str):
@@ -243,12 +238,23 @@ def check_consistent(record, path: str = "") -> None:
                 if len(values) != run.rounds:
                     raise RecordError(f"{where}.modes.{name}.{metric}_us: {len(values)} samples "
                                       f"for {run.rounds} rounds")
-                if any(v <= 0 for v in values) and metric != "submit":
-                    raise RecordError(f"{where}.modes.{name}.{metric}_us: a time that is not "
-                                      "positive")
+                _check_times(values, f"{where}.modes.{name}.{metric}_us",
+                             allow_zero=metric == "submit")
         _check_positive(run, where)
     for i, point in enumerate(record.gate_points):
         check_consistent(point, f"{path}gate_points[{i}].")
+
+
+def _check_times(values, path: str, allow_zero: bool = False) -> None:
+    """Times are positive (a submit time may be 0: too quick for the clock,
+    never negative) and at most MAX_US."""
+    for i, v in enumerate(values):
+        if v < 0 or (v == 0 and not allow_zero):
+            raise RecordError(f"{path}[{i}]: a time of {v} us, not "
+                              f"{'0 or more' if allow_zero else 'positive'}")
+        if v > MAX_US:
+            raise RecordError(f"{path}[{i}]: a time of {v:.3g} us, beyond any measured "
+                              f"figure (at most {MAX_US:.0e} us)")
 
 
 def _check_positive(run, where: str) -> None:
@@ -258,6 +264,8 @@ def _check_positive(run, where: str) -> None:
               if section for f in dataclasses.fields(section) for v in getattr(section, f.name)]
     if any(v <= 0 for v in readings + extras):
         raise RecordError(f"{where}: a measured time that is not positive")
+    if any(v > MAX_US for v in readings + extras):
+        raise RecordError(f"{where}: a measured time beyond {MAX_US:.0e} us")
     if any(not getattr(section, f.name) for section in sections
            if section for f in dataclasses.fields(section)):
         raise RecordError(f"{where}: a one-off cost with no samples")

@@ -1,0 +1,114 @@
+"""Everything `run`, `sweep` and `kernels --pipeline` can check without a
+GPU, in one place, before the driver is asked: the pipeline file loads,
+every size and launch shape holds at every size the run uses, every kernel
+source compiles with NVRTC and defines the kernels the stages name (with
+the argument counts they pass), and every rung named in --modes can exist.
+
+The device's arch is unknown before the driver is asked, so sources are
+compiled for sm_90 (or `kernels --arch`); the cubin lands in the compile
+cache, and a run on an sm_90 device loads it from there instead of
+compiling again.
+"""
+
+from __future__ import annotations
+
+from graphbench.errors import UsageError
+from graphbench.measure.availability import offline_reasons
+from graphbench.pipeline_files import load_pipeline, plan
+from graphbench.spec import SpecError
+
+DEFAULT_ARCH = "sm_90"  # the H200's; any arch NVRTC knows finds the same missing kernels
+
+
+def preflight(configs, arch: str = DEFAULT_ARCH) -> list:
+    """Check every configuration; return the plans (one per configuration,
+    at its --elements)."""
+    compiled: dict[str, dict] = {}
+    plans = []
+    for config in configs:
+        loaded = load_pipeline(config.pipeline, config.depth, config.stages)
+        where = str(loaded.path)
+        sizes = dict.fromkeys((config.elements, *config.gate_sizes))
+        plans.append([plan(loaded.spec, size, where) for size in sizes][0])
+        kernel_sets = [_checked_kernels(label, text, plans[-1], where, arch, compiled)
+                       for label, text in sources(config, loaded)] \
+            if loaded.source else []  # callables (torch, CuPy): no CUDA source to compile
+        check_rungs(config, plans[-1], kernel_sets, where)
+    return plans
+
+
+def sources(config, loaded) -> list[tuple[str, str]]:
+    """(what to call it in a message, CUDA text) for each build the run compiles."""
+    from graphbench.measure.kernels import load_source
+
+    candidate = (f"--kernel-source {config.kernel_source}", load_source(config.kernel_source)) \
+        if config.kernel_source else (f"its source {loaded.spec.source[:60]!r}"
+                                      if "\n" not in loaded.spec.source else "its source",
+                                      loaded.source)
+    base = [(f"--ab {config.ab_source}", load_source(config.ab_source, "--ab"))] \
+        if getattr(config, "ab_source", None) else []
+    return [candidate, *base]
+
+
+def _checked_kernels(label, text, plan_, where, arch, compiled) -> dict:
+    from graphbench.measure.cubin import entry_kernels
+    from graphbench.measure.kernels import compile_cubin, source_digest
+
+    digest = source_digest(text)
+    if digest not in compiled:
+        compiled[digest] = entry_kernels(compile_cubin(text, arch, label=label).code)
+    kernels = compiled[digest]
+    if kernels is not None:
+        check_kernels(plan_, kernels, label, where)
+    return kernels or {}
+
+
+def _uses(plan_):
+    """(stage label, stage plan, kernel name, required) for every kernel a stage names."""
+    for i, stage in enumerate(plan_.stages):
+        yield f"stage {i + 1} ({stage.kernel})", stage, stage.kernel, True
+        if stage.pdl_kernel:
+            yield f"stage {i + 1} ({stage.kernel})", stage, stage.pdl_kernel, False
+    if plan_.fused:
+        yield "stage fused", plan_.fused, plan_.fused.kernel, True
+
+
+def check_kernels(plan_, kernels: dict, label: str, where: str) -> None:
+    """Each kernel a stage needs is defined, and takes as many arguments as it passes."""
+    for stage_label, stage, name, required in _uses(plan_):
+        field = "kernel" if name == stage.kernel else "pdl_kernel"
+        if name not in kernels:
+            if required:
+                raise SpecError(f"{where}: {stage_label}: {field}: {label} defines no kernel "
+                                f"named {name}", 'define it as extern "C" __global__')
+            continue
+        takes = kernels[name]
+        if takes is not None and takes != len(stage.args):
+            raise SpecError(f"{where}: {stage_label}: args gives {len(stage.args)} arguments, "
+                            f"{field} {name} in {label} takes {takes}",
+                            "make the stage's args match the kernel's parameters")
+
+
+def check_rungs(config, plan_, kernel_sets, where: str) -> None:
+    """A rung named in --modes that cannot exist is refused; --modes all and
+    the default leave it out at run time, with the reason."""
+    if config.implied_modes:
+        return
+    reasons = offline_reasons(config.run_modes, kernel_sets, plan_)
+    if reasons:
+        mode, reason = next(iter(reasons.items()))
+        raise UsageError(f"{where}: --modes {mode} cannot run: {reason}",
+                         f"leave {mode} out, or use --modes all to skip what cannot run")
+
+
+def kernels_preflight(pipeline: str | None, kernel_source: str | None, arch: str):
+    """`graphbench kernels`: every check `run` makes at its default size
+    (without rungs: kernels takes no --modes); the kernels the stages
+    require and the source to report on."""
+    from graphbench.config import RunConfig
+
+    config = RunConfig(pipeline=pipeline, kernel_source=kernel_source)
+    found = preflight([config], arch)[0]
+    loaded = load_pipeline(config.pipeline, config.depth, config.stages)
+    required = [s.kernel for s in found.stages] + ([found.fused.kernel] if found.fused else [])
+    return required, sources(config, loaded)[0][1]
