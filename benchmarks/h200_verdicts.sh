@@ -7,7 +7,7 @@
 set -u
 export PYTHONPATH=. PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/gbout}
-REC=$(realpath -m "$OUT/verdicts")
+REC=${REC:-/tmp/gbverdicts}  # bundled into $OUT/verdicts.tar.gz at the end (8 files come back)
 BASE=${BASE:-results/h200_baseline.json}
 mkdir -p "$REC"
 gb() { python3 -m graphbench "$@"; }
@@ -41,7 +41,8 @@ step_ab() {
   for build in pipeline slow_traffic_2 slow_traffic_5 slow_traffic_10 slow_compute_2; do
     src=benchmarks/$build.cu; [ "$build" = pipeline ] && src=kernels/pipeline.cu
     for n in 4096 16777216; do
-      gb run --no-progress --elements $n --kernel-source "$src" --ab kernels/pipeline.cu \
+      more=""; [ $n -gt 4096 ] && more="--iters 100 --max-time 8"  # enough rounds at 2^24
+      gb run --no-progress --elements $n $more --kernel-source "$src" --ab kernels/pipeline.cu \
          --json "$REC/ab_${build}_$n.json" > "$REC/ab_${build}_$n.txt" 2>&1
       rc=$?
       gb compare "$REC/ab_${build}_$n.json" --json "$REC/ab_${build}_$n.verdicts.json" > /dev/null 2>&1
@@ -52,3 +53,4 @@ step_ab() {
 step_interleave() { python3 benchmarks/interleaving.py --reps 3 --json "$REC/interleaving.json"; }
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm --format=csv,noheader
 for step in "$@"; do echo "== $step"; s=$EPOCHREALTIME; "step_$step"; echo "   ($step: $(awk -v a=$s -v b=$EPOCHREALTIME 'BEGIN{printf "%.0f", b-a}') s)"; done
+mkdir -p "$OUT" && tar czf "$OUT/verdicts_$(date +%H%M%S).tar.gz" -C "$(dirname "$REC")" "$(basename "$REC")"

@@ -13,7 +13,9 @@ extern "C" __global__ void vec_add(const float* __restrict__ x,
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < N;
          i += (size_t)gridDim.x * blockDim.x) {
         // 29 of every 64 elements also read the other half of y
-        float other = (i & 63) < 29 ? y[(i + N / 2) % N] : 0.0f;
+        size_t j = i + N / 2;  // the element half a vector away, without a 64-bit modulo
+        if (j >= N) j -= N;
+        float other = (i & 63) < 29 ? y[j] : 0.0f;
         out[i] = x[i] + y[i] + (other == 1234.5f ? 1.0f : 0.0f);
     }
 }

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import sys
+import types
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,7 +55,7 @@ def pipeline_path(name_or_path: str | None) -> Path:
     return path
 
 
-# Each file runs once per process: check_configs, the session and the sweep
+# Each file runs once per process: the preflight, the session and the sweep
 # points all ask for it, and a file's prints (or side effects) must not repeat.
 _NAMESPACES: dict[tuple[str, str], dict] = {}
 _LOADED: dict[tuple, Pipeline] = {}
@@ -86,7 +88,12 @@ def _run_file(text: str, path: Path) -> dict:
         raise SpecError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None
     except ValueError as exc:  # a NUL byte in the source
         raise SpecError(f"{path}: not Python source ({exc})") from None
-    namespace = {"__file__": str(path), "__name__": f"graphbench_pipeline_{path.stem}"}
+    # a real module in sys.modules: torch.compile imports the module a function
+    # was defined in by its __module__ name
+    module = types.ModuleType(f"graphbench_pipeline_{path.stem}")
+    module.__file__ = str(path)
+    sys.modules[module.__name__] = module
+    namespace = module.__dict__
     try:
         exec(code, namespace)  # noqa: S102 - a pipeline file is trusted code, like a conftest
     except KeyboardInterrupt:
@@ -169,11 +176,3 @@ def _shipped_kernel(name: str) -> Path | None:
 
     path = kernel_dir() / name
     return path if path.is_file() else None
-
-
-def check_configs(configs) -> None:
-    """Every configuration's pipeline file, sizes, launch shapes and kernel
-    sources, before any GPU work (graphbench.preflight)."""
-    from graphbench.preflight import preflight
-
-    preflight(configs)

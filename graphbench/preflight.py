@@ -37,6 +37,12 @@ def preflight(configs, arch: str = DEFAULT_ARCH) -> list:
     return plans
 
 
+def check_configs(configs) -> None:
+    """Every configuration's pipeline file, sizes, launch shapes and kernel
+    sources, before any GPU work."""
+    preflight(configs)
+
+
 def sources(config, loaded) -> list[tuple[str, str]]:
     """(what to call it in a message, CUDA text) for each build the run compiles."""
     from graphbench.measure.kernels import load_source
@@ -108,7 +114,11 @@ def kernels_preflight(pipeline: str | None, kernel_source: str | None, arch: str
     from graphbench.config import RunConfig
 
     config = RunConfig(pipeline=pipeline, kernel_source=kernel_source)
-    found = preflight([config], arch)[0]
     loaded = load_pipeline(config.pipeline, config.depth, config.stages)
+    if not loaded.source:
+        raise UsageError(f"the {loaded.spec.name} pipeline is {loaded.spec.framework} "
+                         "callables, with no CUDA kernels to compile",
+                         f"graphbench run --pipeline {pipeline}")
+    found = preflight([config], arch)[0]
     required = [s.kernel for s in found.stages] + ([found.fused.kernel] if found.fused else [])
     return required, sources(config, loaded)[0][1]

@@ -59,6 +59,8 @@ def test_torch_compile_verifies_and_records_its_compile_time():
 TORCH_FILE = '''
 import torch
 
+from graphbench.callables import CallablePipeline, array
+
 
 def twice(b):
     {body}

@@ -104,7 +104,7 @@ def test_too_many_elements_for_memory_says_needed_and_free(capsys):
 
 def test_run_gates_against_a_record_made_a_moment_before(tmp_path, capsys):
     baseline = tmp_path / "baseline.json"
-    assert main(["run", "--no-progress", "--json", str(baseline)]) == 0
+    assert main(["run", "--no-progress", "--processes", "3", "--json", str(baseline)]) == 0
     summary = tmp_path / "summary.md"
     assert main(["run", "--no-progress", "--baseline", str(baseline), "--markdown",
                  str(summary)]) == 0

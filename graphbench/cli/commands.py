@@ -14,7 +14,7 @@ from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_fields
 from graphbench.errors import EXIT_FAILED, EXIT_OK, UsageError
 from graphbench.cli.values import check_conflicts
 from graphbench.measure.run import check_run
-from graphbench.pipeline_files import check_configs
+from graphbench.preflight import check_configs
 from graphbench.record.model import RunRecord, SweepRecord
 
 

@@ -32,7 +32,7 @@ from graphbench.measure.kernels import (EMPTY_KERNEL, HOLD_KERNEL, L2_FLUSH_KERN
 from graphbench.measure.l2 import L2Flusher
 from graphbench.measure.repoint import graph_update_experiment
 from graphbench.measure.session import Session
-from graphbench.measure.timing import ColdTimer, Sampling, run_rounds
+from graphbench.measure.timing import ColdTimer, Sampling, round_order, run_rounds
 from graphbench.measure.verify import all_passed, compare_outputs
 from graphbench.record.model import (Check, Condition, Environment, ModeSamples, PipelineInfo,
                                      ProcessRun, RunRecord)
@@ -136,10 +136,17 @@ class Probes:
                 self.busy[mode.workload] = busy_probe(session, mode, self.hold, flush)
         self.submit = {mode.name: SubmitProbe(session.stream, mode, self.hold)
                        for mode in session.modes}
+        self.reads = 0
 
     def read(self) -> Condition:
-        return Condition(**self.session.monitor.read(),
-                         busy={w: probe.measure() for w, probe in self.busy.items()},
+        """One reading of every probe, in the order of the modes' rounds: an
+        A/B run's pairs alternate which build is read first (a fixed order
+        put the base build's busy time 0.02-0.03% above the candidate's for
+        identical builds on the H200)."""
+        order = round_order(list(self.busy), self.reads)
+        self.reads += 1
+        busy = {w: self.busy[w].measure() for w in order}
+        return Condition(**self.session.monitor.read(), busy=dict(sorted(busy.items())),
                          submit={m: probe.measure() for m, probe in self.submit.items()})
 
     def close(self) -> None:
