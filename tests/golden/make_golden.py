@@ -30,7 +30,8 @@ def golden_cases() -> list[tuple[str, list[str]]]:
                 data = json.loads(path.read_text())
             except (ValueError, UnicodeDecodeError):
                 continue
-            if not isinstance(data, dict) or not str(data.get("schema", "")).startswith("graphbench/"):
+            if not isinstance(data, dict) or data.get("schema") not in ("graphbench/run",
+                                                                        "graphbench/sweep"):
                 continue
             rel = path.relative_to(ROOT).as_posix()
             stem = rel.removesuffix(".json").replace("/", "__")
