@@ -94,6 +94,10 @@ class RunConfig:
     def __post_init__(self) -> None:
         for name in ("elements", "min_rounds", "depth", "unroll"):
             _require_positive(name, getattr(self, name))
+        if self.min_rounds < MIN_ROUNDS_FLOOR:
+            raise ConfigError("min_rounds", f"must be at least {MIN_ROUNDS_FLOOR}, got "
+                              f"{self.min_rounds}", "fewer rounds give no interval the noise "
+                              "target can be judged by (use --rounds N for a fixed count)")
         for name in ("iters", "rounds"):
             if getattr(self, name) is not None:
                 _require_positive(name, getattr(self, name))
@@ -166,6 +170,9 @@ LIMIT_REMEDY = {"elements": "no GPU holds that many elements", "iters": "",
                 "rounds": "", "min_rounds": "", "unroll": "a longer graph is a different benchmark", "depth": "a deeper chain is a different "
                 "benchmark", "warmup_rounds": "", "max_time": "a day is the longest budget"}
 MAX_SWEEP_POINTS = 1000
+# The stop rule's noise figure is the median's interval for correlated rounds:
+# below 10 rounds it is almost never valid (graphbench.analyze.intervals)
+MIN_ROUNDS_FLOOR = 10
 DEFAULT_THRESHOLD = 1.1
 
 

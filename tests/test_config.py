@@ -46,6 +46,8 @@ def test_library_errors_name_fields_and_the_cli_names_flags(capsys):
     assert info.value.field == "min_rounds" and "--" not in info.value.message
     assert main(["run", "--min-rounds", "0"]) == 2  # the parser says it first
     assert "--min-rounds must be a positive integer" in capsys.readouterr().err
+    assert main(["run", "--min-rounds", "1"]) == 2  # one round once stopped with noise 0
+    assert "--min-rounds must be at least 10" in capsys.readouterr().err
     assert main(["run", "--modes", "graph"]) == 2
     assert "--modes with graph also needs individual" in capsys.readouterr().err
 
