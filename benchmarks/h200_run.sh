@@ -65,7 +65,7 @@ step_gate() {
     grep -B2 -A14 "metric " "$REC/gate_${build}_1.txt" | head -30
   done
 }
-step_ab() { timed python3 benchmarks/ab_check.py --json "$REC/h200_ab.json"; }
+step_ab() { timed python3 benchmarks/ab_check.py --json "$REC/h200_ab_checks.json"; }
 step_sweep() {
   timed gb sweep --elements 2^12..2^24:x4 --depth 1,4,16 --json "$REC/h200_sweep.json" --plot "$REC/h200_sweep.svg" --markdown "$REC/h200_sweep.md" --no-progress
   gb report "$REC/h200_sweep.json" --plot "$REC/h200_sweep.png" > "$REC/report.txt"

@@ -1,4 +1,4 @@
-"""The package keeps the shape its README describes: small modules, short
+"""The package keeps the shape docs/layout.md describes: small modules, short
 functions, and record field names spelled as strings only at the JSON
 boundary (everything else reads attributes of the typed model)."""
 

@@ -191,10 +191,11 @@ def test_a_user_pipeline_record_passes_through_report_compare_and_merge(tmp_path
 
 
 def readme_pipeline(tmp_path):
+    """The complete pipeline file of docs/pipelines.md (the README links it)."""
     import re
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    text = (Path(__file__).resolve().parents[1] / "docs" / "pipelines.md").read_text()
     code = re.search(r"```python\n(# saxpy_norm\.py.*?)```", text, re.S).group(1)
     path = tmp_path / "saxpy_norm.py"
     path.write_text(code)
