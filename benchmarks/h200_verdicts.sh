@@ -38,10 +38,10 @@ step_slow() {
   done
 }
 step_ab() {
-  for build in pipeline slow_traffic_2 slow_traffic_5 slow_traffic_10 slow_compute_2; do
+  for build in ${AB_BUILDS:-pipeline slow_traffic_2 slow_traffic_5 slow_traffic_10 slow_compute_2}; do
     src=benchmarks/$build.cu; [ "$build" = pipeline ] && src=kernels/pipeline.cu
-    for n in 4096 16777216; do
-      more=""; [ $n -gt 4096 ] && more="--iters 100 --max-time 8"  # enough rounds at 2^24
+    for n in ${AB_SIZES:-4096 16777216}; do
+      more=""; [ $n -gt 4096 ] && more="--iters 100 --max-time 10"  # enough rounds at 2^24
       gb run --no-progress --elements $n $more --kernel-source "$src" --ab kernels/pipeline.cu \
          --json "$REC/ab_${build}_$n.json" > "$REC/ab_${build}_$n.txt" 2>&1
       rc=$?

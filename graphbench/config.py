@@ -61,7 +61,8 @@ class RunConfig:
                                      "pipeline's stage chain, from add,mul,sub (default "
                                      "add,mul,sub)")
     pipeline: str | None = option(None, "--pipeline", "path", "benchmark this pipeline file "
-                                  "(a .py path) or shipped pipeline (softmax, jacobi, reduction; "
+                                  "(a .py path) or shipped pipeline (softmax, jacobi, reduction, "
+                                  "torch_mlp, cupy_chain; "
                                   "default: the built-in add,mul,sub); the record keeps its "
                                   "SHA-256", metavar="FILE|NAME")
     max_noise: float = option(0.01, "--max-noise", "fraction", "stop when the speedup's 95%% CI "

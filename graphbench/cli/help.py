@@ -11,7 +11,8 @@ RUN_EXAMPLES = """examples:
   graphbench run --kernel-source new.cu --ab base.cu
   graphbench run --modes all                   every rung of the launch ladder
   graphbench run --pipeline softmax --modes all --elements 2^20
-  graphbench run --pipeline my_pipeline.py     your own kernels (see the README)
+  graphbench run --pipeline my_pipeline.py     your own kernels (docs/pipelines.md)
+  graphbench run --pipeline torch_mlp --modes all --elements 8192    torch, batch 8
   graphbench run --json - | jq .summary        the record on stdout, the report on stderr
 
 --max-noise 0.5% (or 0.005) stops once the speedup's 95% CI is within 0.5% of it.
@@ -31,14 +32,20 @@ COMPARE_EXAMPLES = """examples:
   graphbench compare ab.json                      an A/B record (run --ab): new against base
 
 metrics: MODE.wall, MODE.submit, MODE.device, MODE.busy (MODE: a rung such as
-  individual, driver, pdl, graph, graph-pdl, unrolled, loop, fused), optionally @SIZE for a --gate-sizes point, and speedup, speedup.fused;
-  thresholds in %, us (times) or x (speedups).
+  individual, driver, pdl, graph, graph-pdl, unrolled, loop, fused), optionally
+  @SIZE for a --gate-sizes point, MODE.cycles (busy time in SM cycles), and
+  speedup, speedup.fused; thresholds in %, us (times) or x (speedups).
 default gate: each mode's wall 10%, each GPU workload's busy time 5% (individual
   and graph share one) at the run's size and every gate size; the speedup is
   shown, not gated (it falls when individual launches get faster). Times are
-  gated only between records of the same device model and driver.
-verdicts: faster, same, slower, ambiguous, not gateable (the pair cannot detect
-  a change that small), incompatible, missing (a gated one is an error).
+  gated only between records of the same device model and driver, and only
+  against a baseline of 3 or more processes (--processes 5 is better).
+verdicts: same (no detectable change), faster, changed (a real change smaller
+  than the threshold: shown, not failing), slower (significantly worse at 99%
+  and its interval reaches the threshold: fails), not gateable (the pair cannot
+  tell the threshold from noise; says why), incompatible, missing (a gated one
+  is an error). detects: the smallest change the pair catches 95% of the time.
+  A gate that judged nothing exits 2.
 output: - is standard output for --json, --markdown and --csv (then the record
   is all stdout holds; the report goes to stderr). --quiet prints only errors
   and a failed gate's decision; NO_COLOR=1 turns colour off.
