@@ -4,7 +4,7 @@ timed with CUDA events and the host clock, median of 15 rounds of 1000
 iterations at 4096 and 2^20 elements. Prints JSON (us per iteration), to
 compare with graphbench's individual and graph rungs of the same chain:
 
-    python benchmarks/torch_crosscheck.py
+    python benchmarks/torch_crosscheck.py [--pin]
     graphbench run --pipeline FILE.py --modes individual,graph --elements 4096
 """
 
@@ -61,7 +61,21 @@ def measure(n):
     return result
 
 
+def pin() -> int:
+    """Pin to one CPU before CUDA starts its threads, as graphbench pins its
+    launching thread (--pin; graphbench's default)."""
+    import os
+
+    cpu = sorted(os.sched_getaffinity(0))[0]
+    os.sched_setaffinity(0, {cpu})
+    return cpu
+
+
 if __name__ == "__main__":
+    import sys
+
+    pinned = pin() if "--pin" in sys.argv else None
     print(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name(),
+                      "pinned_cpu": pinned,
                       "rounds": ROUNDS, "iters": ITERS,
                       "sizes": {str(n): measure(n) for n in SIZES}}, indent=2))
