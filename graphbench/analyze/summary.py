@@ -30,6 +30,7 @@ class ModeSummary:
     busy_shared_with: tuple[str, ...] = ()  # modes whose busy readings are these same ones
     # lag-1 autocorrelation of each series within a process (of the first process)
     autocorrelation: dict[str, float] = dataclasses.field(default_factory=dict)
+    cycles: Summary | None = None    # busy time in SM cycles, at the clock the hold measured
 
     @property
     def launch_cost(self) -> Summary:
@@ -137,10 +138,11 @@ def mode_summary(record: RunRecord, name: str) -> ModeSummary:
     first = dataclasses.replace(record, runs=record.runs[:1])
     correlation = {m: lag1_autocorrelation(first.samples(name, m)) for m in TIME_METRICS
                    if first.samples(name, m)}
+    cycles = record.samples(name, "cycles")
     return ModeSummary(*(summarize(record.samples(name, m)) for m in TIME_METRICS[:3]),
                        busy=summarize(busy) if busy else None,
                        held_submit=summarize(held) if held else None, busy_shared_with=sharing,
-                       autocorrelation=correlation)
+                       autocorrelation=correlation, cycles=summarize(cycles) if cycles else None)
 
 
 MIN_PROCESS_INTERVAL = 3  # processes for an interval between processes

@@ -161,14 +161,16 @@ def summary_lines(summary: RunSummary) -> Text:
 def breakdown_table(summary: RunSummary) -> Responsive:
     table = Table(title="where the time goes, us per iteration", title_justify="left",
                   header_style="bold")
-    columns = ("mode", "launches", "submit/launch", "wall", "GPU busy", "GPU idle", "bound")
+    columns = ("mode", "launches", "submit/launch", "wall", "GPU busy", "kcycles", "GPU idle",
+               "bound")
     for column in columns:
         table.add_column(column, justify="left" if column in ("mode", "bound") else "right")
     rows = []
     for name, row in summary.breakdown.items():
-        busy = row.busy_us
+        busy, cycles = row.busy_us, summary.modes[name].cycles
         rows.append([name, f"{row.launches_per_iteration:g}", us(row.submit_per_launch_us),
                      us(summary.modes[name].wall.median), us(busy) if busy is not None else "-",
+                     f"{cycles.median / 1e3:,.2f}" if cycles else "-",
                      us(row.idle_gap_us) if busy is not None else "-", bound_label(row)])
         table.add_row(*rows[-1])
     return responsive(table, columns, rows)
