@@ -89,6 +89,10 @@ class RunConfig:
                                    "baseline and alternate its rounds with the candidate's "
                                    "(--kernel-source, or the shipped kernels) in this process",
                                    commands=(RUN,))
+    attribute: bool = option(False, "--attribute", "flag", "after the timed rounds and checks, "
+                             "trace a few iterations of every rung with CUPTI: per-stage GPU "
+                             "time, gaps, capture escapes (needs graphbench[cupti])",
+                             commands=(RUN,))
     rtol: float = TOLERANCE
     atol: float = TOLERANCE
 

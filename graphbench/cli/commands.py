@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from graphbench.cli import outputs
+from graphbench.cli.attribution import show_attribution, traced as _traced
 from graphbench.cli.gate import gate
 from graphbench.cli.outputs import check_outputs, per_device_path
 from graphbench.cli.progress import console, round_progress, show_progress, sweep_progress
@@ -41,6 +42,8 @@ def cmd_run(args) -> int:
         raise UsageError("--fail-on and --markdown need --baseline FILE or --ab BASE.cu")
     if args.baseline and base.ab_source:
         raise UsageError("--ab gates against its own base build; leave out --baseline")
+    if args.timeline and not base.attribute:
+        raise UsageError("--timeline draws the --attribute trace", "add --attribute")
     check_conflicts(args)
     check_run(base, args.processes)  # the pipeline file, its sizes and the kernel sources
     baseline = read_run(args.baseline) if args.baseline else None  # fail before running
@@ -55,6 +58,7 @@ def cmd_run(args) -> int:
             raise
         records.append(record)
         console().print(run_report(record, verbose=args.verbose))
+        show_attribution(args, record, device, len(devices))
         write_run_outputs(args, record, device, len(devices))
         for check in (c for c in record.checks if not c.passed):
             print(f"graphbench: verification failed: {failure_text(check)}", file=sys.stderr)
@@ -202,9 +206,14 @@ def cmd_report(args) -> int:
     sweeps = [(p, r) for p, r in records if isinstance(r, SweepRecord)]
     if args.plot and len(sweeps) != 1:
         raise UsageError("--plot needs exactly one sweep record")
+    if args.timeline and (len(runs) != 1 or not _traced(runs[0][1])):
+        raise UsageError("--timeline needs one run record with an --attribute trace",
+                         "give one record written by graphbench run --attribute --json")
     if args.json and len(records) != 1:
         raise UsageError("report --json writes one record again: give one FILE")
     markdown = show_runs(runs, args.verbose) + show_sweeps(sweeps)
+    if len(runs) == 1:
+        show_attribution(args, runs[0][1])
     if args.plot:
         chart = write_chart(args.plot, sweep_panels(sweeps[0][1]))
         console().print(f"chart written to {chart}", style="dim")

@@ -21,7 +21,7 @@ from graphbench.errors import UsageError
 from graphbench.record.files import (check_folder, check_path_text, check_writable, existing,
                                      is_stream, write_text_atomic)
 
-OUTPUTS = ("json", "markdown", "csv", "plot")
+OUTPUTS = ("json", "markdown", "csv", "plot", "timeline")
 STDOUT = "-"
 # the inputs each command reads, by option; positional ones by their metavar
 INPUTS = (("files", "FILE"), ("baseline", "--baseline"), ("current", "CURRENT"),
@@ -83,13 +83,14 @@ def check_given(outputs: list[tuple[str, str]], inputs: list[tuple[str, str]]) -
     """The checks that hold whatever the device count, so `--device all`
     makes them before the driver is asked how many devices there are."""
     from graphbench.report.chart import check_chart_path
+    from graphbench.report.timeline import check_timeline_path
 
     for option, path in outputs:
         check_path_text(path, option)
-        if option == "--plot":
-            check_chart_path(path)
+        if option in ("--plot", "--timeline"):
+            (check_chart_path if option == "--plot" else check_timeline_path)(path)
             if standard_stream(path) is not None:
-                raise UsageError(f"--plot {path} is standard output or error",
+                raise UsageError(f"{option} {path} is standard output or error",
                                  "write the chart to a file")
         if path != STDOUT and not _written_in_place(path):
             check_folder(path, option)

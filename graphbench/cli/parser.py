@@ -68,6 +68,11 @@ def add_csv_option(parser, rows: str) -> None:
                         "standard output), units in the header")
 
 
+def add_timeline_option(parser) -> None:
+    parser.add_argument("--timeline", metavar="FILE", help="with an --attribute trace: write "
+                        "one iteration per rung on one time axis to FILE (.svg or .png)")
+
+
 def add_quiet(parser) -> None:
     parser.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors "
                         "(and a failed gate's decision); outputs are still written")
@@ -96,6 +101,7 @@ def add_run(commands) -> None:
                      help="run in N fresh processes one after another and merge their rounds, "
                      "so the noise includes the spread between processes (use for baselines)")
     add_output_options(run, "record", "one row per mode")
+    add_timeline_option(run)
     run.add_argument("--verbose", "-v", action="store_true",
                      help="also show where the time goes and every one-off cost")
     run.add_argument("--baseline", metavar="FILE", help="after the run, compare with this "
@@ -128,6 +134,7 @@ def add_report(commands) -> None:
     report.add_argument("--json", metavar="FILE", help="write the one record again, in the "
                         "current schema (- for standard output)")
     add_csv_option(report, "one row per mode of each run record and per point of a sweep")
+    add_timeline_option(report)
     report.add_argument("--verbose", "-v", action="store_true", help="every detail of a run")
     add_quiet(report)
 

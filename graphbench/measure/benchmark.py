@@ -24,6 +24,7 @@ import numpy as np
 from graphbench.analyze.stopping import stop_rule
 from graphbench.config import RunConfig
 from graphbench.measure import provenance
+from graphbench.measure.attribution import attribute
 from graphbench.measure.busy import BusyProbe, Hold, SubmitProbe
 from graphbench.ladder import KERNELS
 from graphbench.measure.costs import time_launch_floor
@@ -60,8 +61,9 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
         checks = verify_modes(session, rng) + checks
         if all_passed(checks):
             extras = {**extras, "busy_after_checks": busy_after_checks(session)}
-        else:  # no figures for wrong results
-            sampling, extras = None, {}
+            extras, checks = attribute(session, extras, checks)  # last: tracing slows the process
+        if not all_passed(checks):  # no figures for wrong results; a trace shows the escape
+            sampling, extras = None, {k: v for k, v in extras.items() if k == "attribution"}
         run = process_run(session, sampling, checks, extras, time.perf_counter() - started)
         return RunRecord(tool=provenance.tool_info(), created=provenance.utc_timestamp(),
                          host=provenance.host_info(), packages=provenance.package_versions(),

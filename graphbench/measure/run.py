@@ -27,6 +27,10 @@ def check_run(config: RunConfig, processes: int = 1, spec=None) -> None:
 
     if not isinstance(processes, int) or isinstance(processes, bool) or processes < 1:
         raise UsageError(f"processes must be a positive integer, got {processes!r}")
+    if config.attribute:  # before any GPU work: the trace comes last, after minutes of it
+        from graphbench.measure.attribution import require_cupti
+
+        require_cupti()
     if spec is None:
         check_configs([config])
         return

@@ -1,9 +1,7 @@
 """The typed records. Raw measurements and the configuration are the truth;
-every statistic is derived from them (graphbench.analyze.summary), never
-stored here and never read back from a file. A run record holds one
-ProcessRun per process that measured it: merging is a key check followed by
-concatenating runs. Only graphbench.record.codec knows how they are spelled.
-"""
+every statistic is derived from them (graphbench.analyze.summary), never stored
+here or read back. A run record holds one ProcessRun per process that measured
+it; merging is a key check then concatenating runs. Only record.codec spells them."""
 
 from __future__ import annotations
 
@@ -11,6 +9,7 @@ from dataclasses import dataclass, field, fields
 
 from graphbench.config import RunConfig, SweepConfig
 from graphbench.record.comparison import Comparison, Verdict  # noqa: F401 - part of the model
+from graphbench.record.trace import Attribution
 
 TIME_METRICS = ("wall", "submit", "device", "busy")
 
@@ -161,6 +160,7 @@ class ProcessRun:
     skipped: tuple[str, ...] = ()  # what was not measured, and why
     unavailable: dict[str, str] = field(default_factory=dict)  # rungs that cannot run here, why
     busy_after_checks: dict[str, BusyReading] = field(default_factory=dict)  # by workload
+    attribution: Attribution | None = None  # run --attribute: CUPTI's kernel records
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,193 @@
+"""run --attribute: a CUPTI kernel trace of every rung, taken after the
+timed rounds, the checks and the busy reading after them.
+
+Why here, in the measuring process, and last:
+- It traces the very graphs, buffers and kernels that were timed and
+  verified, so an escape it finds is one the timed figures had.
+- Tracing inflates what it watches and leaves the process slower after it
+  is disabled (on the H200, graph replay wall 6.2 -> 8.6 us while enabled,
+  busy 2.9 -> 3.5-3.9 us for the rest of the process), so nothing is timed
+  after it: the run's figures are already taken. A child process would
+  have to compile, build and capture everything again for the same trace.
+
+Each rung runs TRACE_BATCHES batches of about TRACE_ITERATIONS iterations,
+its calls enqueued back to back (as the timed rounds do), then a sync and a
+flush: the records of one flush are one batch. Every rung's batches are
+first timed with CUPTI off, before it is first enabled, then traced. Each
+stage also runs alone (a sync and a flush around it), which names the
+kernels a torch or CuPy stage launches.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from graphbench.analyze.attribution import capture_escapes
+from graphbench.errors import ConfigError
+from graphbench.measure.kernels import LOOP_COUNT_KERNEL, LOOP_RESET_KERNEL
+from graphbench.record.model import Check
+from graphbench.record.trace import Attribution, KernelActivity, RungTrace, StageWindow
+
+TRACE_BATCHES, TRACE_ITERATIONS = 4, 8
+BUFFER_BYTES = 8 << 20  # per CUPTI activity buffer; 0: no record limit
+INSTALL = 'pip install "graphbench[cupti]"'
+_SINK: list = []        # what CUPTI delivered since the last take()
+_REGISTERED: list = []  # CUPTI keeps one pair of buffer callbacks per process
+
+
+def require_cupti():
+    """cupti-python's module, or the one-line error that says what to install."""
+    try:
+        from cupti import cupti
+    except ImportError:
+        raise ConfigError("attribute", "needs cupti-python, which is not installed",
+                          INSTALL) from None
+    return cupti
+
+
+def _request():
+    return BUFFER_BYTES, 0
+
+
+def _complete(activities) -> None:
+    # copied at once: CUPTI reuses the buffer behind the records
+    _SINK.extend((a.name, int(a.start), int(a.end), int(a.graph_id), int(a.graph_node_id),
+                  int(a.correlation_id), int(a.stream_id)) for a in activities)
+
+
+class Tracer:
+    """CUPTI's concurrent-kernel activity on and off; take() flushes and
+    returns what ran since the last take, as records of one batch."""
+
+    def __init__(self) -> None:
+        self.cupti = require_cupti()
+        if not _REGISTERED:
+            self.cupti.activity_register_callbacks(_request, _complete)
+            _REGISTERED.append(True)
+
+    def __enter__(self) -> "Tracer":
+        self.cupti.activity_enable(self.cupti.ActivityKind.CONCURRENT_KERNEL)
+        self.take(0)  # nothing from before this pass
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.cupti.activity_flush_all(1)
+        self.cupti.activity_disable(self.cupti.ActivityKind.CONCURRENT_KERNEL)
+        _SINK.clear()
+
+    def take(self, batch: int) -> tuple[KernelActivity, ...]:
+        self.cupti.activity_flush_all(1)  # forced: every record so far, delivered now
+        found = tuple(KernelActivity(name if isinstance(name, str) else name.decode(), *rest,
+                                     batch=batch) for name, *rest in _SINK)
+        _SINK.clear()
+        return found
+
+
+def calls_per_batch(mode) -> int:
+    return max(1, math.ceil(TRACE_ITERATIONS / mode.iterations_per_call))
+
+
+def timed_batch(session, mode) -> float:
+    """One batch enqueued back to back and synced: wall us per iteration."""
+    calls, step = calls_per_batch(mode), mode.step
+    started = time.perf_counter()
+    for _ in range(calls):
+        step()
+    session.stream.sync()
+    return (time.perf_counter() - started) * 1e6 / (calls * mode.iterations_per_call)
+
+
+def stage_steps(session, workload: str) -> list[tuple[str, object]]:
+    """(stage, a call that enqueues it alone) for each stage of `workload`."""
+    pipeline, stream = session.pipeline, session.stream
+    if pipeline.framework == "cuda.core":
+        from cuda.core import launch
+
+        launches = {"stages": pipeline.stage_launches, "stages-pdl": pipeline.pdl_launches,
+                    "fused": [pipeline.fused_launch]}.get(workload) or []
+        return [(name, lambda one=one: launch(stream, one.config, one.kernel, *one.args))
+                for name, one in zip(_kernel_names(session, workload), launches)]
+    if workload != "stages":
+        return []
+    # a callable backend's stages, each called as its eager iteration calls it
+    return [(stage.name, lambda fn=fn, args=args: fn(*args))
+            for stage, (fn, args) in zip(pipeline.stages, pipeline._calls)]
+
+
+def _kernel_names(session, workload: str) -> list[str]:
+    plan = session.plan
+    if workload == "fused":
+        return [plan.fused.kernel] if plan.fused else []
+    return [s.pdl_kernel if workload == "stages-pdl" else s.kernel for s in plan.stages]
+
+
+def stage_windows(session, tracer: Tracer, workloads) -> tuple[StageWindow, ...]:
+    windows = []
+    for workload in workloads:
+        for stage, call in stage_steps(session, workload):
+            call()
+            session.device.sync()  # a stage may launch on streams of its own
+            windows.append(StageWindow(stage, workload, tracer.take(0)))
+    return tuple(windows)
+
+
+def traceable(session) -> list:
+    """Every rung of this run; the loop set to TRACE_ITERATIONS per launch
+    (its --iters would trace a thousand iterations per call)."""
+    for mode in session.modes:
+        mode.set_round_iterations(TRACE_ITERATIONS)
+    return list(session.modes)
+
+
+def trace_rungs(session) -> Attribution:
+    """The raw trace of every rung (see the module docstring)."""
+    modes = traceable(session)
+    untraced = {}
+    for mode in modes:
+        timed_batch(session, mode)  # warm-up: the loop's new target, caches
+        untraced[mode.name] = tuple(timed_batch(session, mode) for _ in range(TRACE_BATCHES))
+    workloads = list(dict.fromkeys(mode.workload for mode in modes))
+    rungs = {}
+    with Tracer() as tracer:
+        windows = stage_windows(session, tracer, workloads)
+        for mode in modes:
+            kernels, walls = [], []
+            for batch in range(TRACE_BATCHES):
+                walls.append(timed_batch(session, mode))
+                session.device.sync()  # work a stage put on other streams, too
+                kernels += tracer.take(batch)
+            rungs[mode.name] = RungTrace(mode.workload, calls_per_batch(mode) *
+                                         mode.iterations_per_call, tuple(kernels),
+                                         untraced[mode.name], tuple(walls))
+    return Attribution(windows, rungs, (LOOP_RESET_KERNEL, LOOP_COUNT_KERNEL), _version())
+
+
+def _version() -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version("cupti-python")
+    except metadata.PackageNotFoundError:  # on sys.path without its metadata
+        return None
+
+
+def escape_checks(attribution: Attribution) -> list[Check]:
+    """A failed check per graph rung whose replay ran other kernels than
+    its stages: the run fails as a wrong result does (exit 1)."""
+    checks = []
+    for mode, escape in capture_escapes(attribution).items():
+        count = sum(math.ceil(n) for _, n in escape.missing + escape.extra)
+        expected = sum(len(w.kernels) for w in attribution.stages
+                       if w.workload == attribution.rungs[mode].workload)
+        checks.append(Check(f"{mode}: capture escape: {escape.text()}", False, expected,
+                            count, None, None))
+    return checks
+
+
+def attribute(session, extras: dict, checks: list[Check]) -> tuple[dict, list[Check]]:
+    """With --attribute, the trace and its escape checks (last: see above)."""
+    if not session.config.attribute:
+        return extras, checks
+    trace = trace_rungs(session)
+    return {**extras, "attribution": trace}, checks + escape_checks(trace)

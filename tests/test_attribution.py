@@ -1,0 +1,140 @@
+"""run --attribute on CPU: the raw CUPTI records of a stored, H200-shaped
+fixture (tests/records/make_attribution.py) reduced to per-stage figures,
+escapes caught, the report and timeline against golden output, the record
+round trip, and the missing-extra error before any GPU work."""
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from graphbench.analyze.attribution import capture_escapes
+from graphbench.analyze.stage_figures import all_rung_figures, rung_figures, timelines
+from graphbench.cli import main
+from graphbench.measure.attribution import escape_checks
+from graphbench.record.codec import read_run, write_record
+from graphbench.report.attribution import attribution_report, stage_names, timeline_text
+from graphbench.report.tables import to_text
+from graphbench.report.timeline import svg_timeline
+
+HERE = Path(__file__).resolve().parent
+FIXTURE = HERE / "records" / "attribution.json"
+GOLDEN = HERE / "golden" / "attribution"
+
+
+@pytest.fixture(scope="module")
+def record():
+    return read_run(FIXTURE)
+
+
+def figures(record, mode):
+    return rung_figures(record, mode)
+
+
+def without(record, mode, name):
+    """The record with `mode`'s replay missing every `name` kernel (an escape)."""
+    run = record.runs[0]
+    trace = run.attribution.rungs[mode]
+    kept = replace(trace, kernels=tuple(k for k in trace.kernels if k.name != name))
+    attribution = replace(run.attribution, rungs={**run.attribution.rungs, mode: kept})
+    return replace(record, runs=(replace(run, attribution=attribution),))
+
+
+def test_graph_rung_per_stage_times_gaps_and_shares(record):
+    graph = figures(record, "graph")
+    assert [s.kernels for s in graph.stages] == [("vec_add",), ("vec_mul",), ("vec_sub",)]
+    assert [s.gpu_us for s in graph.stages] == pytest.approx([0.96, 0.96, 1.06])
+    assert [s.gap_us for s in graph.stages] == pytest.approx([3.0, 0.13, 0.13])
+    assert graph.period_us == pytest.approx(6.24)
+    assert graph.stages[2].share == pytest.approx(1.06 / 6.24)
+    assert graph.kernels_per_iteration == 3 and graph.expected_kernels == 3
+    assert graph.escape is None
+
+
+def test_eager_gaps_and_cross_check(record):
+    eager = figures(record, "individual")
+    assert [s.gap_us for s in eager.stages] == pytest.approx([5.8] * 3)
+    for found in all_rung_figures(record):  # stages + gaps (+ loop - overlap) = the period
+        assert found.accounted_us == pytest.approx(found.period_us)
+
+
+def test_pdl_overlap_is_reported_not_a_negative_gap(record):
+    pdl = figures(record, "graph-pdl")
+    assert [s.overlap_us for s in pdl.stages] == pytest.approx([0.0, 0.25, 0.25])
+    assert min(s.gap_us for s in pdl.stages) == 0
+
+
+def test_loop_conditional_cost(record):
+    loop = figures(record, "loop")
+    assert loop.loop_us == pytest.approx(0.2 + 1.0 + 3.0)  # before, loop_count, after
+    assert loop.stages[0].gap_us is None  # its idle is the conditional's
+    assert loop.kernels_per_iteration == 3
+
+
+def test_inflation_is_kept(record):
+    graph = figures(record, "graph")
+    assert (graph.untraced_wall_us, graph.traced_wall_us) == pytest.approx((6.2, 8.06))
+
+
+def test_a_graph_rung_missing_a_kernel_is_an_escape_naming_it(record):
+    escaped = without(record, "graph", "vec_sub").runs[0].attribution
+    found = capture_escapes(escaped)
+    assert list(found) == ["graph"] and found["graph"].missing == (("vec_sub", 1.0),)
+    checks = escape_checks(escaped)
+    assert len(checks) == 1 and not checks[0].passed
+    assert "graph: capture escape: replay lacks vec_sub" == checks[0].name
+    assert capture_escapes(without(record, "individual", "vec_sub").runs[0].attribution) == {}
+
+
+def test_an_escaped_rung_still_reports_counts(record):
+    graph = figures(without(record, "graph", "vec_sub"), "graph")
+    assert graph.kernels_per_iteration == 2 and graph.stages == ()
+    assert "CAPTURE ESCAPE: replay lacks vec_sub" in to_text(
+        attribution_report(without(record, "graph", "vec_sub")), width=100)
+
+
+def test_report_and_timeline_match_golden(record):
+    assert to_text(attribution_report(record), width=100) == \
+        (GOLDEN / "report.txt").read_text()
+    assert svg_timeline(timelines(record), stage_names(record)) == \
+        (GOLDEN / "timeline.svg").read_text()
+
+
+def test_terminal_timeline_scales_to_the_width(record):
+    for width in (60, 100):
+        lines = timeline_text(timelines(record), width).plain.splitlines()[1:]
+        assert max(len(line) for line in lines) <= width
+
+
+def test_record_round_trips_through_the_codec(record, tmp_path):
+    path = write_record(tmp_path / "again.json", record)
+    assert read_run(path) == record
+
+
+def test_report_command_shows_the_trace_and_writes_the_timeline(tmp_path, capsys):
+    svg = tmp_path / "t.svg"
+    assert main(["report", str(FIXTURE), "--timeline", str(svg)]) == 0
+    out = capsys.readouterr().out
+    assert "loop conditional" in out and "one iteration per rung" in out
+    assert svg.read_text() == (GOLDEN / "timeline.svg").read_text()
+    assert main(["report", str(HERE / "records" / "baseline.json"), "--timeline",
+                 str(svg)]) == 2
+
+
+def test_attribute_without_cupti_exits_2_before_any_gpu_work(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "cupti", None)  # import cupti fails
+    import graphbench.measure.session as session
+
+    monkeypatch.setattr(session, "open_device", lambda *a: pytest.fail("GPU work started"))
+    assert main(["run", "--attribute", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and 'pip install "graphbench[cupti]"' in err[0]
+    assert "--attribute" in err[0]
+
+
+def test_timeline_needs_attribute_and_a_known_suffix(tmp_path, capsys):
+    assert main(["run", "--timeline", str(tmp_path / "t.svg")]) == 2
+    assert "add --attribute" in capsys.readouterr().err
+    assert main(["run", "--attribute", "--timeline", str(tmp_path / "t.pdf")]) == 2
+    assert ".svg or .png" in capsys.readouterr().err

@@ -1,0 +1,121 @@
+"""GPU tests of run --attribute (CUPTI kernel traces): the built-in pipeline
+on every rung at 4096 elements, a pipeline whose stage escapes capture, and
+a CuPy callable pipeline.
+
+Run: python -m pytest -q -p no:cacheprovider tests/test_gpu_attribution.py -rs
+
+The escape is the one flashinfer-bench #414 met: a stage that launches on
+another stream. Under CuPy's (relaxed) stream capture a kernel on a stream
+that is not being captured runs once, at capture time, and is not in the
+graph; it writes a scratch array no check reads, so every check passes and
+only the trace shows that the graph runs one kernel fewer than the eager
+iteration."""
+
+import pytest
+
+from graphbench.analyze.stage_figures import all_rung_figures, busy_us, record_attribution
+from graphbench.cli import main
+from graphbench.config import RunConfig
+from graphbench.ladder import RUNG
+from graphbench.measure.benchmark import run_benchmark
+
+pytestmark = pytest.mark.gpu
+cupti = pytest.importorskip("cupti")
+
+ESCAPING = '''
+import cupy
+from graphbench.callables import CallablePipeline, array
+
+SIDE = []
+
+
+def double(b):
+    cupy.multiply(b["x"], 2.0, out=b["y"])
+
+
+def side_note(b):
+    # on a stream of its own: capture leaves this kernel out of the graph
+    if not SIDE:
+        SIDE.append(cupy.cuda.Stream(non_blocking=True))
+    with SIDE[0]:
+        cupy.absolute(b["x"], out=b["note"])
+
+
+def reference(inputs, n):
+    return {"y": inputs["x"] * 2}
+
+
+def pipeline():
+    return CallablePipeline(
+        name="escaping", framework="cupy", stages=[double, side_note], reference=reference,
+        arrays=[array("x", role="input"), array("note", role="scratch"), array("y")])
+'''
+
+
+def traced(**changes):
+    return run_benchmark(RunConfig(attribute=True, iters=50, rounds=3, **changes))
+
+
+def test_builtin_pipeline_every_rung_at_4096():
+    record = traced(elements=4096, modes=("all",))
+    assert record.verified, [c for c in record.checks if not c.passed]
+    found = {f.mode: f for f in all_rung_figures(record)}
+    assert set(found) == set(record.mode_names)
+    for mode, figures in found.items():
+        expected = 1 if mode == "fused" else 3
+        assert figures.kernels_per_iteration == expected, mode
+        assert len(figures.stages) == expected and figures.escape is None, mode
+        assert all(s.gpu_us > 0 for s in figures.stages), mode
+        busy = busy_us(record, mode)
+        if RUNG[mode].graph and busy:  # traced kernels, gaps and all, against untraced busy
+            assert figures.accounted_us == pytest.approx(busy, rel=0.15), mode
+    stages = [s.kernels for s in found["graph"].stages]
+    assert stages == [("vec_add",), ("vec_mul",), ("vec_sub",)]
+    assert found["loop"].loop_us is not None and found["loop"].loop_us > 0
+    assert found["graph"].traced_wall_us and found["graph"].untraced_wall_us
+
+
+def test_a_stage_on_another_stream_is_a_capture_escape(tmp_path):
+    path = tmp_path / "escaping.py"
+    path.write_text(ESCAPING)
+    record = traced(pipeline=str(path), elements=8192, modes=("individual", "graph"))
+    failed = [c for c in record.checks if not c.passed]
+    note = next(w for w in record_attribution(record).stages if w.stage == "side_note")
+    missing = note.kernels[0].name
+    assert [c.name for c in failed] == [f"graph: capture escape: replay lacks {missing}"]
+    assert not record.verified
+
+
+def test_cupy_callable_pipeline_is_attributed():
+    record = traced(pipeline="cupy_chain", elements=1 << 16,
+                    modes=("individual", "graph", "unrolled"), unroll=3)
+    assert record.verified, [c for c in record.checks if not c.passed]
+    windows = record_attribution(record).stages
+    assert [w.stage for w in windows] == ["add", "multiply", "subtract", "exp"]
+    assert all(len(w.kernels) == 1 for w in windows)
+    for figures in all_rung_figures(record):
+        assert figures.kernels_per_iteration == 4 and figures.escape is None
+        assert [s.stage for s in figures.stages] == ["add", "multiply", "subtract", "exp"]
+
+
+def test_torch_callable_pipeline_is_attributed():
+    pytest.importorskip("torch")
+    record = traced(pipeline="torch_mlp", elements=8192, modes=("individual", "graph"))
+    assert record.verified, [c for c in record.checks if not c.passed]
+    windows = record_attribution(record).stages
+    assert windows and all(w.kernels for w in windows)  # whatever torch launched, per stage
+    for figures in all_rung_figures(record):
+        assert figures.kernels_per_iteration == figures.expected_kernels, figures.mode
+        assert figures.escape is None and figures.stages, figures.mode
+
+
+def test_run_attribute_prints_the_trace_and_writes_the_timeline(tmp_path, capsys):
+    svg, record = tmp_path / "t.svg", tmp_path / "r.json"
+    assert main(["run", "--attribute", "--modes", "individual,graph,loop", "--iters", "50",
+                 "--rounds", "3", "--no-progress", "--timeline", str(svg),
+                 "--json", str(record)]) == 0
+    out = capsys.readouterr().out
+    assert "one iteration per rung" in out and "loop conditional" in out
+    assert svg.read_text().startswith("<svg")
+    assert main(["report", str(record)]) == 0
+    assert "where the GPU time goes" in capsys.readouterr().out
