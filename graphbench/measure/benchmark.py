@@ -255,6 +255,7 @@ def describe_pipeline(session: Session) -> PipelineInfo:
     return PipelineInfo(stages=config.stages, depth=config.depth,
                         framework=session.pipeline.framework,
                         framework_version=session.pipeline.framework_version,
+                        shaped_stages=session.shaped_stages,
                         kernel_launches_per_iteration=len(plan.stages),
                         name=plan.name, description=plan.description,
                         file=session.pipeline_file, file_sha256=loaded.file_sha256,

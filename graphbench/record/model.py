@@ -175,6 +175,7 @@ class PipelineInfo:
     checked: tuple[str, ...] = ()          # the outputs every check compares
     framework: str = "cuda.core"           # what ran the stages: cuda.core kernels, torch, cupy
     framework_version: str | None = None   # its version (older records: not recorded)
+    shaped_stages: int | None = None       # stages --grid/--block shaped (None: not asked)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from graphbench.analyze.stats import Summary
 from graphbench.analyze.summary import RunSummary, summarize_run
 from graphbench.record.model import Check, RunRecord
 from graphbench.report.graph_costs import memory_text, node_cost_line
+from graphbench.report.shapes import shape_line
 from graphbench.report.tables import Responsive, byte_size, responsive, us
 
 STOP_TEXT = {"fixed-rounds": "fixed round count", "noise-target": "noise target reached",
@@ -244,7 +245,7 @@ def run_report(record: RunRecord, verbose: bool = False) -> Group:
         parts.append(timing_table(summary))
     parts += [part for part in (ladder_verdict(summary), unavailable_lines(summary),
                                 speedup_line(summary), summary_lines(summary),
-                                after_checks_line(summary)) if part]
+                                after_checks_line(summary), shape_line(record)) if part]
     if verbose and summary.breakdown:
         parts += [breakdown_table(summary), details_table(summary)]
     if record.gate_points:
