@@ -93,6 +93,13 @@ class RunConfig:
                              "trace a few iterations of every rung with CUPTI: per-stage GPU "
                              "time, gaps, capture escapes (needs graphbench[cupti])",
                              commands=(RUN,))
+    grid: str = option("auto", "--grid", "grids", "grid of the pipeline's grid-stride stages: "
+                       "auto (one thread per element, at most 32 blocks per SM), a block count "
+                       "(1056) or blocks per SM (8/sm); a list runs each (one record per shape)",
+                       commands=(RUN,))
+    block: int | None = option(None, "--block", "blocks", "threads per block of those stages "
+                               "(default: the pipeline's, 256); a list runs each",
+                               commands=(RUN,))
     rtol: float = TOLERANCE
     atol: float = TOLERANCE
 
@@ -125,6 +132,7 @@ class RunConfig:
                 raise ConfigError(name, f"must be 0 or more, got {getattr(self, name)}")
         if self.modes is not None:
             self._check_modes(self.modes)
+        self._check_shape()
         if any(size <= 0 for size in self.gate_sizes):
             raise ConfigError("gate_sizes", "needs positive element counts")
 
@@ -142,6 +150,20 @@ class RunConfig:
         if "graph" in modes and "individual" not in modes:
             # The speedup and the graph's replay checks need both.
             raise ConfigError("modes", "with graph also needs individual")
+
+    def _check_shape(self) -> None:
+        from graphbench.launch_shape import ShapeError, check_block, normal_grid
+
+        try:
+            object.__setattr__(self, "grid", normal_grid(self.grid))
+        except ShapeError as exc:
+            raise ConfigError("grid", f"{exc}".removeprefix("grid "), "e.g. auto, 1056 or "
+                              "8/sm") from None
+        try:
+            check_block(self.block)
+        except ShapeError as exc:
+            raise ConfigError("block", f"{exc}".removeprefix("block "), "e.g. 128, 256 "
+                              "or 512") from None
 
     @property
     def ladder(self) -> bool:

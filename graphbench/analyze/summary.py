@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, fields
+from statistics import median
 
 from graphbench.analyze.derived import (Breakdown, CacheState, break_even_iterations,
                                         cache_state, time_breakdown)
+from graphbench.analyze.node_costs import NodeCostFit, fit_node_costs
 from graphbench.analyze.intervals import lag1_autocorrelation, median_interval
 from graphbench.analyze.stats import Summary, paired_ratios, summarize
 from graphbench.analyze.stopping import headline_noise
 from graphbench.analyze.warnings import Warning, record_warnings
 from graphbench.ladder import ORDER, launches_per_iteration
 from graphbench.record.codec import to_json
+from graphbench.record.graph_costs import LIFECYCLE_TIMES
 from graphbench.record.model import TIME_METRICS, RunRecord
 
 BUILD_PHASES = ("capture_us", "instantiate_us", "upload_us")
@@ -67,6 +70,7 @@ class LifecycleSummary:
     first_launch_us: Summary
     build_us: float               # capture + instantiate + upload
     break_even_iterations: float | None
+    graph_memory_bytes: float | None = None  # median free-memory delta; None: not measured
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,7 @@ class RunSummary:
     unavailable: dict[str, str] = dataclasses.field(default_factory=dict)
     # by workload: (busy before the checks, the gate's figure; busy after them)
     busy_after_checks: dict[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
+    node_costs: NodeCostFit | None = None  # capture and instantiate per node (the graph rung)
 
     @property
     def lifecycle(self) -> LifecycleSummary | None:
@@ -111,7 +116,8 @@ def summarize_run(record: RunRecord) -> RunSummary:
         breakdown=breakdowns(record, modes) if floor else {},
         cache=cache_state(working_set(record), record.device.l2_bytes, record.config.flush_l2),
         warnings=tuple(record_warnings(record, walls, noise)), verified=record.verified,
-        unavailable=record.unavailable, busy_after_checks=after_checks(record, modes))
+        unavailable=record.unavailable, busy_after_checks=after_checks(record, modes),
+        node_costs=fit_node_costs(record.node_cost_samples()))
 
 
 def after_checks(record: RunRecord, modes: dict[str, ModeSummary]) -> dict:
@@ -199,9 +205,12 @@ def lifecycles(record: RunRecord, modes: dict[str, ModeSummary]) -> dict[str, Li
         samples = record.lifecycle_samples(name)
         if samples is None or "individual" not in modes:
             continue
-        phases = {f.name: summarize(getattr(samples, f.name)) for f in fields(samples)}
+        phases = {phase: summarize(getattr(samples, phase)) for phase in LIFECYCLE_TIMES}
         build = sum(phases[phase].median for phase in BUILD_PHASES)
+        memory = samples.graph_memory_bytes
         result[name] = LifecycleSummary(**phases, build_us=build,
+                                        graph_memory_bytes=float(median(memory))
+                                        if memory else None,
                                         break_even_iterations=break_even_iterations(
                                             build, modes["individual"].wall.median,
                                             modes[name].wall.median))

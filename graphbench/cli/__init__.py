@@ -36,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         from graphbench.cli.parser import build_parser
 
         args = parse(build_parser(), argv)
+        args.argv = list(argv)  # run --profile prints the command lines that repeat them
         if not args.command:
             build_parser().print_help()
             return EXIT_OK

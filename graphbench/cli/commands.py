@@ -13,6 +13,7 @@ from graphbench.cli.outputs import check_outputs, per_device_path
 from graphbench.cli.progress import console, round_progress, show_progress, sweep_progress
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_fields
 from graphbench.errors import EXIT_FAILED, EXIT_OK, UsageError
+from graphbench.cli.shapes import first_shape, run_shapes
 from graphbench.cli.values import check_conflicts
 from graphbench.measure.run import check_run
 from graphbench.preflight import check_configs
@@ -23,6 +24,7 @@ def run_config(args, command: str = RUN, **changes) -> RunConfig:
     """The RunConfig the options of `command` describe (device: the first asked for)."""
     values = {f.name: getattr(args, f.name) for f in cli_fields(RunConfig, command)
               if f.name != "device"}
+    values.update(first_shape(args))  # --grid and --block lists: the first shape
     first_device = 0 if args.device == "all" else args.device[0]
     return RunConfig(**{**values, "device": first_device, **changes})
 
@@ -33,11 +35,21 @@ def sweep_config(args) -> SweepConfig:
 
 
 def cmd_run(args) -> int:
+    base = run_config(args)  # bad options fail before the driver is asked
+    if args.profile:
+        from graphbench.cli.profile import cmd_profile
+
+        return cmd_profile(args, base)
+    return run_shapes(args, run_each)  # one run per launch shape (one, unless --grid/--block list)
+
+
+def run_each(args) -> tuple[list[RunRecord], int]:
+    """The run on every device asked for: its records and exit code."""
     from graphbench.record.codec import read_run
     from graphbench.report.run import failure_text, run_report, runs_side_by_side
     from graphbench.report.tables import simple_table
 
-    base = run_config(args)  # bad options fail before the driver is asked
+    base = run_config(args)
     if not (args.baseline or base.ab_source) and (args.fail_on or args.markdown):
         raise UsageError("--fail-on and --markdown need --baseline FILE or --ab BASE.cu")
     if args.baseline and base.ab_source:
@@ -71,7 +83,7 @@ def cmd_run(args) -> int:
     if len(records) > 1:
         names = [f"device {r.device.index}" for r in records]
         console().print(simple_table("devices side by side", *runs_side_by_side(records, names)))
-    return exit_code
+    return records, exit_code
 
 
 def write_run_outputs(args, record: RunRecord, device: int, count: int) -> None:

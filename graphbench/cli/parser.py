@@ -16,7 +16,8 @@ from graphbench.errors import UsageError
 
 
 METAVARS = {"count": "N", "int": "N", "float": "X", "fraction": "PCT", "seconds": "SECONDS",
-            "list": "LIST", "grid": "GRID", "devices": "IDS", "path": "FILE"}
+            "list": "LIST", "grid": "GRID", "devices": "IDS", "path": "FILE",
+            "grids": "GRIDS", "blocks": "THREADS"}
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -104,6 +105,9 @@ def add_run(commands) -> None:
     add_timeline_option(run)
     run.add_argument("--verbose", "-v", action="store_true",
                      help="also show where the time goes and every one-off cost")
+    run.add_argument("--profile", action="store_true", help="profiling run: 20 iterations "
+                     "of each rung between cuProfilerStart and cuProfilerStop, in NVTX ranges, "
+                     "no timing and no record; prints the nsys and ncu command lines")
     run.add_argument("--baseline", metavar="FILE", help="after the run, compare with this "
                      "record and gate on it (exit 1 on a regression)")
     add_gate_options(run)

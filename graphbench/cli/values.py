@@ -117,9 +117,43 @@ def parse_path(text: str, option: str) -> str:
     return text
 
 
+MAX_SHAPES = 16  # each shape is a run of its own
+
+
+def _shapes(text: str, option: str, read) -> tuple:
+    from graphbench.launch_shape import ShapeError
+
+    values = tuple(dict.fromkeys(parse_list(text)))
+    if not values or len(values) > MAX_SHAPES:
+        raise UsageError(f"{option} needs 1 to {MAX_SHAPES} values, got {len(values)}")
+    try:
+        return tuple(read(v) for v in values)
+    except ShapeError as exc:
+        raise UsageError(f"{option}: {exc}") from None
+
+
+def parse_grids(text: str, option: str) -> tuple[str, ...]:
+    """'auto,1056,8/sm': grids of the grid-stride stages (graphbench.launch_shape)."""
+    from graphbench.launch_shape import normal_grid
+
+    return _shapes(text, option, normal_grid)
+
+
+def parse_blocks(text: str, option: str) -> tuple[int, ...]:
+    """'128,256,512': threads per block, each 1 to 1024."""
+    from graphbench.launch_shape import check_block
+
+    def read(value):
+        block = parse_positive_int(value, option)
+        check_block(block)
+        return block
+    return _shapes(text, option, read)
+
+
 PARSERS = {"count": parse_positive_int, "int": parse_int, "float": parse_float,
            "fraction": parse_fraction, "seconds": parse_seconds, "list": parse_list,
-           "grid": parse_grid, "devices": parse_device_spec, "path": parse_path}
+           "grid": parse_grid, "devices": parse_device_spec, "path": parse_path,
+           "grids": parse_grids, "blocks": parse_blocks}
 
 
 class StoreGiven(argparse.Action):

@@ -27,7 +27,7 @@ from graphbench.measure import provenance
 from graphbench.measure.attribution import attribute
 from graphbench.measure.busy import BusyProbe, Hold, SubmitProbe
 from graphbench.ladder import KERNELS
-from graphbench.measure.costs import time_launch_floor
+from graphbench.measure.costs import time_launch_floor, time_node_costs
 from graphbench.measure.kernels import (EMPTY_KERNEL, HOLD_KERNEL, L2_FLUSH_KERNEL,
                                         load_harness_source, source_digest)
 from graphbench.measure.l2 import L2Flusher
@@ -223,7 +223,8 @@ def verify_modes(session: Session, rng) -> list[Check]:
 
 
 def measure_extras(session: Session, sampling: Sampling, rng) -> tuple[dict, list[Check]]:
-    """Launch floor; each graph rung's lifecycle; with the graph rung, the
+    """Launch floor; each graph rung's lifecycle; with the graph rung of a
+    kernels pipeline, capture and instantiate at several node counts and the
     update costs, with the update's own checks."""
     stream, pipeline = session.stream, session.pipeline
     skipped = not_measured(session)
@@ -237,11 +238,17 @@ def measure_extras(session: Session, sampling: Sampling, rng) -> tuple[dict, lis
         return {**extras, "skipped": skipped + (
             f"graph update not measured: it re-points cuda.core kernel nodes, the "
             f"{session.plan.name} pipeline is {pipeline.framework} callables",)}, []
+    extras = {**extras, "node_costs": time_node_costs(
+        stream, _graph_mode(session).capture_enqueue, len(session.plan.stages))}
     if session.update_skipped:
         return {**extras, "skipped": skipped + (session.update_skipped,)}, []
     update, update_checks = graph_update_experiment(stream, pipeline, session.new_pipeline(),
                                                     rng, session.tolerance)
     return {**extras, "graph_update": update}, update_checks
+
+
+def _graph_mode(session: Session):
+    return next(mode for mode in session.modes if mode.name == "graph")
 
 
 def describe_pipeline(session: Session) -> PipelineInfo:
@@ -250,6 +257,7 @@ def describe_pipeline(session: Session) -> PipelineInfo:
     return PipelineInfo(stages=config.stages, depth=config.depth,
                         framework=session.pipeline.framework,
                         framework_version=session.pipeline.framework_version,
+                        shaped_stages=session.shaped_stages,
                         kernel_launches_per_iteration=len(plan.stages),
                         name=plan.name, description=plan.description,
                         file=session.pipeline_file, file_sha256=loaded.file_sha256,

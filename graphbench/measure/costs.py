@@ -8,19 +8,27 @@ import time
 from typing import Callable
 
 from graphbench.measure.graphs import CapturedGraph, Enqueue, capture
-from graphbench.record.model import LaunchFloorSamples, LifecycleSamples
+from graphbench.record.model import LaunchFloorSamples, LifecycleSamples, NodeCostSamples
 
 FLOOR_LAUNCHES = 1000
 
 
 def time_graph_lifecycle(stream, enqueue: Enqueue, iterations: int = 1,
-                         reps: int = 10) -> LifecycleSamples:
+                         reps: int = 10, free_memory: Callable[[], int] | None = None
+                         ) -> LifecycleSamples:
     """Capture (of `iterations` enqueues), instantiate (complete), upload and
     first launch, each timed alone. The first launch runs everything the
-    graph holds: a device loop's first launch runs all its iterations."""
-    clock, phases = time.perf_counter, [[], [], [], []]
+    graph holds: a device loop's first launch runs all its iterations.
+
+    The device memory the executable graph takes is free memory read after
+    a synchronise before capture, less free memory after instantiate and
+    upload (synchronised): both reads lie outside the timed phases, so they
+    cost the timings nothing."""
+    free_memory = free_memory or device_free_memory
+    clock, phases, memory = time.perf_counter, [[], [], [], []], []
     for _ in range(reps):
         stream.sync()
+        free_before = free_memory()
         t0 = clock()
         builder = capture(stream, enqueue, iterations)
         t1 = clock()
@@ -29,14 +37,43 @@ def time_graph_lifecycle(stream, enqueue: Enqueue, iterations: int = 1,
         graph.upload(stream)
         stream.sync()
         t3 = clock()
+        memory.append(free_before - free_memory())
+        t3_launch = clock()  # the first launch is timed from after the memory read
         graph.launch(stream)
         stream.sync()
         t4 = clock()
         graph.close()
         builder.close()
-        for phase, (start, end) in zip(phases, ((t0, t1), (t1, t2), (t2, t3), (t3, t4))):
+        for phase, (start, end) in zip(phases, ((t0, t1), (t1, t2), (t2, t3), (t3_launch, t4))):
             phase.append((end - start) * 1e6)
-    return LifecycleSamples(*(tuple(phase) for phase in phases))
+    return LifecycleSamples(*(tuple(phase) for phase in phases), graph_memory_bytes=tuple(memory))
+
+
+NODE_COST_REPEATS = (1, 2, 4, 8, 16)  # iterations captured: 16 x 3 stages spans 3..48 nodes
+NODE_COST_REPS = 3
+
+
+def time_node_costs(stream, enqueue: Enqueue, launches_per_iteration: int,
+                    repeats=NODE_COST_REPEATS, reps: int = NODE_COST_REPS,
+                    free_memory: Callable[[], int] | None = None) -> NodeCostSamples:
+    """The lifecycle of graphs of 1, 2, 4, ... captured iterations (each
+    iteration `launches_per_iteration` kernel nodes), `reps` captures each:
+    the samples a per-node fit of capture and instantiate cost is made from.
+    Measured in the same process and at the same size as the timed rounds."""
+    nodes, capture_us, instantiate_us, memory = [], [], [], []
+    for count in repeats:
+        life = time_graph_lifecycle(stream, enqueue, count, reps, free_memory)
+        nodes += [count * launches_per_iteration] * reps
+        capture_us += life.capture_us
+        instantiate_us += life.instantiate_us
+        memory += life.graph_memory_bytes
+    return NodeCostSamples(tuple(nodes), tuple(capture_us), tuple(instantiate_us), tuple(memory))
+
+
+def device_free_memory() -> int:
+    from graphbench.measure.device import free_and_total_memory
+
+    return free_and_total_memory()[0]
 
 
 def _per_launch_us(stream, launch_once: Callable[[], None], count: int) -> float:

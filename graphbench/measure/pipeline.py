@@ -20,6 +20,7 @@ from graphbench.ladder import KERNELS
 from graphbench.measure.costs import time_graph_lifecycle
 from graphbench.measure.graphs import CapturedGraph
 from graphbench.pipeline_files import reference_outputs
+from graphbench.launch_shape import GridRule  # --grid's shape
 from graphbench.spec import AUTO
 
 GRID_BLOCKS_PER_SM = 32  # cap for grid-stride loops: enough blocks to fill every SM
@@ -100,7 +101,8 @@ class Pipeline:
         self.fused_launch = self._launch(fused, kernels, fused.kernel) if fused else None
 
     def _launch(self, stage, kernels, name: str, pdl: bool = False) -> Launch:
-        grid = stage.grid if stage.grid != AUTO else \
+        grid = (stage.grid.resolve(self.multiprocessors),) if isinstance(stage.grid, GridRule) \
+            else stage.grid if stage.grid != AUTO else \
             (grid_size(stage.work, stage.block[0], self.multiprocessors),)
         config = LaunchConfig(grid=grid, block=stage.block, shmem_size=stage.shared_bytes,
                               programmatic_stream_serialization=pdl)

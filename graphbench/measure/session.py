@@ -13,6 +13,7 @@ from graphbench.measure.kernels import HARNESS_KERNELS, compile_cubin, load_harn
 from graphbench.measure.modes import build_modes, close_modes
 from graphbench.measure.conditions import DeviceMonitor
 from graphbench.ladder import KERNELS
+from graphbench.launch_shape import with_launch_shape
 from graphbench.measure.backends import backend_for
 from graphbench.measure.pipeline import bytes_needed
 from graphbench.pipeline_files import load_pipeline, plan
@@ -104,6 +105,9 @@ def callables_only(plan, config: RunConfig) -> None:
         if framework != KERNELS and value:
             raise SpecError(f"{flag} replaces CUDA kernels; the {plan.name} pipeline is "
                             f"{framework} callables", f"leave out {flag}")
+    if framework != KERNELS and (config.grid != "auto" or config.block is not None):
+        raise SpecError(f"--grid and --block shape CUDA kernel launches; the {plan.name} "
+                        f"pipeline is {framework} callables", "leave out --grid and --block")
 
 
 class Session:
@@ -114,8 +118,10 @@ class Session:
         self.loaded = loaded_object(spec) if spec is not None else \
             load_pipeline(config.pipeline, config.depth, config.stages)
         self.pipeline_file = OBJECT if spec is not None else config.pipeline or "built-in"
-        self.plan = plan(self.loaded.spec, config.elements)
-        callables_only(self.plan, config)
+        callables_only(plan(self.loaded.spec, config.elements), config)
+        # --grid/--block: the grid-stride stages' shape; None: not asked
+        self.plan, self.shaped_stages = with_launch_shape(plan(self.loaded.spec, config.elements),
+                                                          config.grid, config.block)
         self.source = load_source(config.kernel_source) if config.kernel_source \
             else self.loaded.source
         self.base_source = load_source(config.ab_source, "--ab") if config.ab_source else None

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol
 
 from graphbench.analyze.stopping import AB_BASE, StopRule
+from graphbench.measure.nvtx import RANGES, round_name, warmup_name
 
 Step = Callable[[], None]
 
@@ -144,7 +145,8 @@ def calls_of(calls, name: str) -> int:
 def warm_up(steps: Mapping[str, Step], iters, timer: RoundTimer, rounds: int) -> None:
     for w in range(rounds):
         for name in round_order(list(steps), w):
-            timer.time_round(steps[name], calls_of(iters, name))
+            with RANGES.range(warmup_name(name, w)):
+                timer.time_round(steps[name], calls_of(iters, name))
 
 
 def run_rounds(steps: Mapping[str, Step], iters, timer: RoundTimer, stop: StopRule,
@@ -198,7 +200,8 @@ def _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before_each,
     while True:
         for name in round_order(names, rounds_done):
             before_each(name)
-            sample = timer.time_round(steps[name], calls_of(iters, name))
+            with RANGES.range(round_name(name, rounds_done)):  # one per round, outside its clock
+                sample = timer.time_round(steps[name], calls_of(iters, name))
             samples[name].append(sample)
             walls[name].append(sample.wall_s)
         rounds_done += 1

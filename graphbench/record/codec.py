@@ -28,6 +28,7 @@ import typing
 from pathlib import Path
 
 from graphbench.errors import GraphbenchError, RecordError
+from graphbench.record.graph_costs import check_node_costs
 from graphbench.record.files import read_text, write_text_atomic
 from graphbench.record.legacy import with_working_sets
 from graphbench.record.parse import parse_json  # noqa: F401 - read_record's first step, and public
@@ -313,14 +314,20 @@ def _check_positive(run, where: str) -> None:
     readings = [r.us for c in run.conditions for r in (*c.busy.values(), *c.submit.values())]
     sections = (run.launch_floor, *run.lifecycles.values(), run.graph_update)
     extras = [v for section in sections
-              if section for f in dataclasses.fields(section) for v in getattr(section, f.name)]
+              if section for f in _timed(section) for v in getattr(section, f.name)]
+    check_node_costs(run.node_costs, where, MAX_US)
     if any(v <= 0 for v in readings + extras):
         raise RecordError(f"{where}: a measured time that is not positive")
     if any(v > MAX_US for v in readings + extras):
         raise RecordError(f"{where}: a measured time beyond {MAX_US:.0e} us")
     if any(not getattr(section, f.name) for section in sections
-           if section for f in dataclasses.fields(section)):
+           if section for f in _timed(section)):
         raise RecordError(f"{where}: a one-off cost with no samples")
+
+
+def _timed(section) -> list:
+    """A section's series of times (memory deltas are bytes, and may be 0)."""
+    return [f for f in dataclasses.fields(section) if f.name.endswith("_us")]
 
 
 def _expect(value, kind, name: str, path: str):

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, fields
 from graphbench.config import RunConfig, SweepConfig
 from graphbench.record.comparison import Comparison, Verdict  # noqa: F401 - part of the model
 from graphbench.record.trace import Attribution
+from graphbench.record.graph_costs import LifecycleSamples, NodeCostSamples  # noqa: F401 - too
 
 TIME_METRICS = ("wall", "submit", "device", "busy")
 
@@ -114,16 +115,6 @@ class LaunchFloorSamples:
 
 
 @dataclass(frozen=True)
-class LifecycleSamples:
-    """A graph's one-off costs, one value per repetition."""
-
-    capture_us: tuple[float, ...]
-    instantiate_us: tuple[float, ...]
-    upload_us: tuple[float, ...]
-    first_launch_us: tuple[float, ...]
-
-
-@dataclass(frozen=True)
 class UpdateSamples:
     """Re-pointing an instantiated graph at other buffers, against building anew."""
 
@@ -156,6 +147,7 @@ class ProcessRun:
     launch_floor: LaunchFloorSamples | None = None
     lifecycles: dict[str, LifecycleSamples] = field(default_factory=dict)  # by graph mode
     graph_update: UpdateSamples | None = None
+    node_costs: NodeCostSamples | None = None  # the graph rung rebuilt at several node counts
     environment: Environment = field(default_factory=Environment)
     skipped: tuple[str, ...] = ()  # what was not measured, and why
     unavailable: dict[str, str] = field(default_factory=dict)  # rungs that cannot run here, why
@@ -183,6 +175,7 @@ class PipelineInfo:
     checked: tuple[str, ...] = ()          # the outputs every check compares
     framework: str = "cuda.core"           # what ran the stages: cuda.core kernels, torch, cupy
     framework_version: str | None = None   # its version (older records: not recorded)
+    shaped_stages: int | None = None       # stages --grid/--block shaped (None: not asked)
 
 
 @dataclass(frozen=True)
@@ -247,6 +240,9 @@ class RunRecord:
     def lifecycle_samples(self, mode: str) -> LifecycleSamples | None:
         """A graph mode's one-off costs over every process that measured them."""
         return _pooled(LifecycleSamples, [run.lifecycles.get(mode) for run in self.runs])
+
+    def node_cost_samples(self) -> NodeCostSamples | None:
+        return _pooled(NodeCostSamples, [run.node_costs for run in self.runs])
 
     @property
     def unavailable(self) -> dict[str, str]:

@@ -15,6 +15,8 @@ from graphbench.analyze.ladder import ladder
 from graphbench.analyze.stats import Summary
 from graphbench.analyze.summary import RunSummary, summarize_run
 from graphbench.record.model import Check, RunRecord
+from graphbench.report.graph_costs import memory_text, node_cost_line
+from graphbench.report.shapes import shape_line
 from graphbench.report.tables import Responsive, byte_size, responsive, us
 
 STOP_TEXT = {"fixed-rounds": "fixed round count", "noise-target": "noise target reached",
@@ -146,7 +148,9 @@ def summary_lines(summary: RunSummary) -> Text:
         lines.append(f"{what} build {life.build_us:,.1f} us (capture "
                      f"{life.capture_us.median:,.1f}, instantiate "
                      f"{life.instantiate_us.median:,.1f}, upload "
-                     f"{life.upload_us.median:,.1f}): {pays}\n")
+                     f"{life.upload_us.median:,.1f}): {pays}"
+                     f"{memory_text(life.graph_memory_bytes)}\n")
+    lines.append(node_cost_line(summary.node_costs))
     if update:
         lines.append(f"graph re-pointed at new buffers: {update.node_update_us.median:,.1f} us "
                      f"by node, {update.whole_graph_update_us.median:,.1f} us whole; anew "
@@ -245,7 +249,7 @@ def run_report(record: RunRecord, verbose: bool = False) -> Group:
         parts.append(timing_table(summary))
     parts += [part for part in (ladder_verdict(summary), unavailable_lines(summary),
                                 speedup_line(summary), summary_lines(summary),
-                                after_checks_line(summary)) if part]
+                                after_checks_line(summary), shape_line(record)) if part]
     if verbose and summary.breakdown:
         parts += [breakdown_table(summary), details_table(summary)]
     if record.gate_points:
