@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import sys
 from dataclasses import replace
-from pathlib import Path
 
 from graphbench.cli import outputs
-from graphbench.cli.attribution import show_attribution, traced as _traced
+from graphbench.cli.attribution import show_attribution
 from graphbench.cli.gate import gate
 from graphbench.cli.outputs import check_outputs, per_device_path
 from graphbench.cli.progress import console, round_progress, show_progress, sweep_progress
@@ -43,11 +42,10 @@ def cmd_run(args) -> int:
     return run_shapes(args, run_each)  # one run per launch shape (one, unless --grid/--block list)
 
 
-def run_each(args) -> tuple[list[RunRecord], int]:
-    """The run on every device asked for: its records and exit code."""
+def checked_run(args) -> tuple[RunConfig, RunRecord | None, list[int]]:
+    """The run's configuration, its baseline and devices, everything checked
+    before the driver is asked to run anything."""
     from graphbench.record.codec import read_run
-    from graphbench.report.run import failure_text, run_report, runs_side_by_side
-    from graphbench.report.tables import simple_table
 
     base = run_config(args)
     if not (args.baseline or base.ab_source) and (args.fail_on or args.markdown):
@@ -59,7 +57,15 @@ def run_each(args) -> tuple[list[RunRecord], int]:
     check_conflicts(args)
     check_run(base, args.processes)  # the pipeline file, its sizes and the kernel sources
     baseline = read_run(args.baseline) if args.baseline else None  # fail before running
-    devices = checked_devices(args)
+    return base, baseline, checked_devices(args)
+
+
+def run_each(args) -> tuple[list[RunRecord], int]:
+    """The run on every device asked for: its records and exit code."""
+    from graphbench.report.run import failure_text, run_report, runs_side_by_side
+    from graphbench.report.tables import simple_table
+
+    base, baseline, devices = checked_run(args)
     records, exit_code = [], EXIT_OK
     for device in devices:
         try:
@@ -154,7 +160,6 @@ def sweep_device(config: SweepConfig, path: str | None, show_progress: bool) -> 
     """One device's sweep, its record rewritten after every point (a stream
     gets it once, at the end); on Ctrl-C, say what was kept."""
     from graphbench.measure.benchmark import run_benchmark
-    from graphbench.analyze.summary import summary_document
     from graphbench.measure.sweep import run_sweep
 
     saved: list[SweepRecord] = []
@@ -208,95 +213,7 @@ def show_crossovers(sweeps: list[SweepRecord]) -> None:
         console().print(simple_table(f"crossover on device {sweep.device.index}", columns, rows))
 
 
-def cmd_report(args) -> int:
-    from graphbench.record.codec import read_record
-    from graphbench.report.chart import sweep_panels, write_chart
-
-    check_outputs(args)
-    records = [(path, read_record(path)) for path in args.files]
-    runs = [(p, r) for p, r in records if isinstance(r, RunRecord)]
-    sweeps = [(p, r) for p, r in records if isinstance(r, SweepRecord)]
-    if args.plot and len(sweeps) != 1:
-        raise UsageError("--plot needs exactly one sweep record")
-    if args.timeline and (len(runs) != 1 or not _traced(runs[0][1])):
-        raise UsageError("--timeline needs one run record with an --attribute trace",
-                         "give one record written by graphbench run --attribute --json")
-    if args.json and len(records) != 1:
-        raise UsageError("report --json writes one record again: give one FILE")
-    markdown = show_runs(runs, args.verbose) + show_sweeps(sweeps)
-    if len(runs) == 1:
-        show_attribution(args, runs[0][1])
-    if args.plot:
-        chart = write_chart(args.plot, sweep_panels(sweeps[0][1]))
-        console().print(f"chart written to {chart}", style="dim")
-    write_report_outputs(args, records, "\n\n".join(markdown) + "\n")
-    return EXIT_OK
-
-
-def write_report_outputs(args, records, markdown: str) -> None:
-    from graphbench.report.csv_rows import report_csv
-
-    for option, make in (("markdown", lambda: markdown), ("csv", lambda: report_csv(records)),
-                         ("json", lambda: outputs.record_text(records[0][1]))):
-        if getattr(args, option):
-            outputs.emit(option, getattr(args, option), make())
-
-
-def show_runs(runs: list[tuple[str, RunRecord]], verbose: bool) -> list[str]:
-    """Print one run in full, or several side by side; return their markdown."""
-    from graphbench.report.run import run_report, runs_side_by_side
-    from graphbench.report.tables import markdown_table, simple_table
-
-    if not runs:
-        return []
-    if len(runs) == 1:
-        console().print(run_report(runs[0][1], verbose=verbose))
-        show_ab(runs[0][1])
-        return [markdown_table(*runs_side_by_side([runs[0][1]], [runs[0][0]]))]
-    columns, rows = runs_side_by_side([r for _, r in runs], [Path(p).name for p, _ in runs])
-    console().print(simple_table("records side by side", columns, rows))
-    return [markdown_table(columns, rows)]
-
-
-def show_ab(record: RunRecord) -> None:
-    """An A/B record also shows its candidate build against its base build."""
-    from graphbench.analyze.ab import compare_ab, is_ab
-    from graphbench.report.compare import comparison_report
-
-    if is_ab(record):
-        console().print(comparison_report(compare_ab(record)))
-
-
-def show_sweeps(sweeps: list[tuple[str, SweepRecord]]) -> list[str]:
-    from graphbench.report.sweep import sweep_markdown, sweep_report
-
-    for _, sweep in sweeps:
-        console().print(sweep_report(sweep))
-    return [sweep_markdown(sweep) for _, sweep in sweeps]
-
-
-def cmd_compare(args) -> int:
-    from graphbench.record.codec import read_run
-
-    check_outputs(args)
-    if args.current is None:  # one A/B record
-        return gate(None, read_run(args.baseline), args, None, args.baseline, json_out=args.json,
-                    csv_out=args.csv)
-    baseline, current = read_run(args.baseline), read_run(args.current)
-    return gate(baseline, current, args, args.baseline, args.current, json_out=args.json,
-                csv_out=args.csv)
-
-
-def cmd_kernels(args) -> int:
-    from graphbench.measure.kernels import compile_report, validate_arch
-    from graphbench.preflight import kernels_preflight
-    from graphbench.report.kernels import kernels_table
-
-    arch = validate_arch(args.arch)  # before NVRTC, whose log would say less
-    required, source = kernels_preflight(args.pipeline, args.kernel_source, arch)
-    console().print(kernels_table(compile_report(arch, source, required), arch))
-    return EXIT_OK
-
+from graphbench.cli.reading import cmd_compare, cmd_kernels, cmd_report  # noqa: E402
 
 COMMANDS = {"run": cmd_run, "sweep": cmd_sweep, "report": cmd_report, "compare": cmd_compare,
             "kernels": cmd_kernels}

@@ -19,16 +19,15 @@ Format history of graphbench/run and graphbench/sweep:
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import math
 import os
-import types
 import typing
 from pathlib import Path
 
-from graphbench.errors import GraphbenchError, RecordError
+from graphbench.errors import RecordError
 from graphbench.record.graph_costs import check_node_costs
+from graphbench.record.decode import decode  # noqa: F401 - also read through here
 from graphbench.record.files import read_text, write_text_atomic
 from graphbench.record.legacy import with_working_sets
 from graphbench.record.parse import parse_json  # noqa: F401 - read_record's first step, and public
@@ -37,7 +36,7 @@ from graphbench.record.model import RunRecord, SweepRecord
 # Beyond 2^63 a number is no count, id or byte size graphbench writes; beyond
 # 1e12 us (11.6 days) a time is no per-iteration or one-off figure it measures,
 # and numpy's sums of such values overflow.
-MAX_INT, MAX_US = 2**63, 1e12
+MAX_US = 1e12
 RUN_SCHEMA, SWEEP_SCHEMA, COMPARE_SCHEMA = "graphbench/run", "graphbench/sweep", "graphbench/compare"
 SCHEMA_VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
@@ -153,126 +152,6 @@ def _upgrade_run(run):
     return run
 
 
-@functools.lru_cache(maxsize=None)
-def _shape(hint) -> tuple:
-    """What kind of type `hint` is, worked out once per hint."""
-    origin = typing.get_origin(hint)
-    if dataclasses.is_dataclass(hint):
-        return ("dataclass",)
-    if origin in (typing.Union, types.UnionType):
-        return ("union", typing.get_args(hint))
-    if origin in (tuple, list):
-        return ("list", typing.get_args(hint)[0])
-    if origin is dict:
-        return ("dict", typing.get_args(hint)[1])
-    return ("scalar",)
-
-
-def _plain_numbers(items) -> bool:
-    """Every item a finite float or an int within MAX_INT (no bool): the
-    common case of a sample series, checked in one pass."""
-    return all((type(v) is float and math.isfinite(v)) or (type(v) is int and -MAX_INT <= v <= MAX_INT)
-               for v in items)
-
-
-def decode(hint, value, path: str):
-    """`value` as an instance of the type `hint`, checked all the way down."""
-    shape = _shape(hint)
-    if shape[0] == "dataclass":
-        return _decode_dataclass(hint, value, path)
-    if shape[0] == "union":
-        return _decode_union(shape[1], value, path)
-    if shape[0] == "list":
-        item = shape[1]
-        items = _expect(value, list, "a list", path)
-        if item is float and _plain_numbers(items):  # 20,000 rounds read in a fraction of a second
-            return tuple(float(v) for v in items)
-        return tuple(decode(item, v, f"{path}[{i}]") for i, v in enumerate(items))
-    if shape[0] == "dict":
-        entries = _expect(value, dict, "an object", path)
-        return {k: decode(shape[1], v, _join(path, k)) for k, v in entries.items()}
-    return _decode_scalar(hint, value, path)
-
-
-@functools.lru_cache(maxsize=None)
-def _type_hints(cls) -> dict:
-    """The fields' types, resolved once per class (resolving them took most
-    of the time of reading a record)."""
-    return typing.get_type_hints(cls)
-
-
-@functools.lru_cache(maxsize=None)
-def _fields(cls) -> tuple:
-    """(name, type, required) of every field of `cls`, worked out once."""
-    hints = _type_hints(cls)
-    return tuple((f.name, hints[f.name], f.default is dataclasses.MISSING
-                  and f.default_factory is dataclasses.MISSING) for f in dataclasses.fields(cls))
-
-
-def _quick(hint, value):
-    """`value` itself when it plainly is a `hint` (a str, bool, in-range int or
-    finite float, or None where allowed), else _SLOW: the checked path then
-    decodes it and names any problem with its path."""
-    shape = _shape(hint)
-    if shape[0] == "union":
-        if value is None and type(None) in shape[1]:
-            return None
-        hint = next(o for o in shape[1] if o is not type(None))
-    kind = type(value)
-    if (hint is str and kind is str) or (hint is bool and kind is bool) or \
-            (hint is int and kind is int and -MAX_INT <= value <= MAX_INT) or \
-            (hint is float and kind is float and math.isfinite(value)):
-        return value
-    return _SLOW
-
-
-_SLOW = object()
-
-
-def _decode_dataclass(cls, value, path: str):
-    entries = _expect(value, dict, "an object", path)
-    kwargs = {}
-    for name, hint, required in _fields(cls):
-        if name in entries:
-            item = _quick(hint, entries[name])
-            kwargs[name] = item if item is not _SLOW else decode(hint, entries[name],
-                                                                 _join(path, name))
-        elif required:
-            raise RecordError(f"{_join(path, name)}: required field is missing")
-    try:
-        return cls(**kwargs)
-    except GraphbenchError as exc:  # the model's own validation (RunConfig)
-        raise RecordError(f"{_join(path, getattr(exc, 'field', ''))}: "
-                          f"{getattr(exc, 'problem', exc.message)}") from None
-
-
-def _decode_union(options, value, path: str):
-    if value is None and type(None) in options:
-        return None
-    real = [o for o in options if o is not type(None)]
-    return decode(real[0], value, path)
-
-
-def _decode_scalar(hint, value, path: str):
-    if hint is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise RecordError(f"{path}: expected a number, got {_shown(value)}")
-        if isinstance(value, int) and abs(value) > MAX_INT:
-            raise RecordError(f"{path}: expected a number, got a {len(str(abs(value)))}-digit one")
-        if not math.isfinite(value):
-            raise RecordError(f"{path}: expected a finite number, got {value}")
-        return float(value)
-    if hint is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise RecordError(f"{path}: expected a whole number, got {_shown(value)}")
-    if hint is int and abs(value) > MAX_INT:
-        raise RecordError(f"{path}: a whole number beyond 2^63, which no record holds")
-    if hint is bool and not isinstance(value, bool):
-        raise RecordError(f"{path}: expected true or false, got {_shown(value)}")
-    if hint is str and not isinstance(value, str):
-        raise RecordError(f"{path}: expected a string, got {_shown(value)}")
-    return value
-
-
 def check_consistent(record, path: str = "") -> None:
     """What the types cannot say: every mode of a run has one sample per
     round, times are positive, and runs name the same modes."""
@@ -328,19 +207,3 @@ def _check_positive(run, where: str) -> None:
 def _timed(section) -> list:
     """A section's series of times (memory deltas are bytes, and may be 0)."""
     return [f for f in dataclasses.fields(section) if f.name.endswith("_us")]
-
-
-def _expect(value, kind, name: str, path: str):
-    if not isinstance(value, kind):
-        raise RecordError(f"{path or 'the record'}: expected {name}, got {_shown(value)}")
-    return value
-
-
-def _shown(value) -> str:
-    text = json.dumps(value) if isinstance(value, (str, int, float, bool, type(None))) \
-        else type(value).__name__.replace("dict", "an object").replace("list", "a list")
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key

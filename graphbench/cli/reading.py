@@ -1,0 +1,107 @@
+"""The sub-commands that read what exists: report (render records), compare
+(the gate on two records, or on one A/B record) and kernels (compile
+offline). Validated arguments -> one library call -> render -> exit code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graphbench.cli import outputs
+from graphbench.cli.attribution import show_attribution, traced as _traced
+from graphbench.cli.gate import gate
+from graphbench.cli.outputs import check_outputs
+from graphbench.cli.progress import console
+from graphbench.errors import EXIT_OK, UsageError
+from graphbench.record.model import RunRecord, SweepRecord
+
+
+def cmd_report(args) -> int:
+    from graphbench.record.codec import read_record
+    from graphbench.report.chart import sweep_panels, write_chart
+
+    check_outputs(args)
+    records = [(path, read_record(path)) for path in args.files]
+    runs = [(p, r) for p, r in records if isinstance(r, RunRecord)]
+    sweeps = [(p, r) for p, r in records if isinstance(r, SweepRecord)]
+    if args.plot and len(sweeps) != 1:
+        raise UsageError("--plot needs exactly one sweep record")
+    if args.timeline and (len(runs) != 1 or not _traced(runs[0][1])):
+        raise UsageError("--timeline needs one run record with an --attribute trace",
+                         "give one record written by graphbench run --attribute --json")
+    if args.json and len(records) != 1:
+        raise UsageError("report --json writes one record again: give one FILE")
+    markdown = show_runs(runs, args.verbose) + show_sweeps(sweeps)
+    if len(runs) == 1:
+        show_attribution(args, runs[0][1])
+    if args.plot:
+        chart = write_chart(args.plot, sweep_panels(sweeps[0][1]))
+        console().print(f"chart written to {chart}", style="dim")
+    write_report_outputs(args, records, "\n\n".join(markdown) + "\n")
+    return EXIT_OK
+
+
+def write_report_outputs(args, records, markdown: str) -> None:
+    from graphbench.report.csv_rows import report_csv
+
+    for option, make in (("markdown", lambda: markdown), ("csv", lambda: report_csv(records)),
+                         ("json", lambda: outputs.record_text(records[0][1]))):
+        if getattr(args, option):
+            outputs.emit(option, getattr(args, option), make())
+
+
+def show_runs(runs: list[tuple[str, RunRecord]], verbose: bool) -> list[str]:
+    """Print one run in full, or several side by side; return their markdown."""
+    from graphbench.report.run import run_report, runs_side_by_side
+    from graphbench.report.tables import markdown_table, simple_table
+
+    if not runs:
+        return []
+    if len(runs) == 1:
+        console().print(run_report(runs[0][1], verbose=verbose))
+        show_ab(runs[0][1])
+        return [markdown_table(*runs_side_by_side([runs[0][1]], [runs[0][0]]))]
+    columns, rows = runs_side_by_side([r for _, r in runs], [Path(p).name for p, _ in runs])
+    console().print(simple_table("records side by side", columns, rows))
+    return [markdown_table(columns, rows)]
+
+
+def show_ab(record: RunRecord) -> None:
+    """An A/B record also shows its candidate build against its base build."""
+    from graphbench.analyze.ab import compare_ab, is_ab
+    from graphbench.report.compare import comparison_report
+
+    if is_ab(record):
+        console().print(comparison_report(compare_ab(record)))
+
+
+def show_sweeps(sweeps: list[tuple[str, SweepRecord]]) -> list[str]:
+    from graphbench.report.sweep import sweep_markdown, sweep_report
+
+    for _, sweep in sweeps:
+        console().print(sweep_report(sweep))
+    return [sweep_markdown(sweep) for _, sweep in sweeps]
+
+
+def cmd_compare(args) -> int:
+    from graphbench.record.codec import read_run
+
+    check_outputs(args)
+    if args.current is None:  # one A/B record
+        return gate(None, read_run(args.baseline), args, None, args.baseline, json_out=args.json,
+                    csv_out=args.csv)
+    baseline, current = read_run(args.baseline), read_run(args.current)
+    return gate(baseline, current, args, args.baseline, args.current, json_out=args.json,
+                csv_out=args.csv)
+
+
+def cmd_kernels(args) -> int:
+    from graphbench.measure.kernels import compile_report, validate_arch
+    from graphbench.preflight import kernels_preflight
+    from graphbench.report.kernels import kernels_table
+
+    arch = validate_arch(args.arch)  # before NVRTC, whose log would say less
+    required, source = kernels_preflight(args.pipeline, args.kernel_source, arch)
+    console().print(kernels_table(compile_report(arch, source, required), arch))
+    return EXIT_OK
+
+
