@@ -133,3 +133,24 @@ def test_version_1_sweep_loads_as_a_sweep():
 def test_a_sweep_round_trips(tmp_path):
     sweep = read_record(RESULTS / "h200_sweep.json")
     assert read_record(write_record(tmp_path / "s.json", sweep)) == sweep
+
+
+def test_a_lifecycle_phase_a_rung_does_not_have_reads_back_as_zero(tmp_path):
+    """torch-compile records capture (its compile) with instantiate and upload
+    0: graphbench must read what it wrote (a session-5 H200 record did not)."""
+    import dataclasses
+
+    from conftest import make_record
+
+    from graphbench.record.model import LifecycleSamples
+
+    record = make_record(rounds=12, seed=4)
+    life = LifecycleSamples((9e6,), (0.0,), (0.0,), (120.0,))
+    run = dataclasses.replace(record.runs[0], lifecycles={"graph": life})
+    path = write_record(tmp_path / "r.json", dataclasses.replace(record, runs=(run,)))
+    assert read_run(path).runs[0].lifecycles["graph"].instantiate_us == (0.0,)
+    negative = dataclasses.replace(run, lifecycles={"graph": dataclasses.replace(
+        life, upload_us=(-1.0,))})
+    bad = write_record(tmp_path / "bad.json", dataclasses.replace(record, runs=(negative,)))
+    with pytest.raises(RecordError, match="not positive"):
+        read_run(bad)

@@ -99,7 +99,9 @@ def record_warnings(record: RunRecord, walls: Mapping[str, Sequence[float]],
                              f"this GPU (pids {', '.join(map(str, others))})",
                              "run graphbench on an idle GPU"))
     found += [Warning("skipped", "run", note, "free device memory, or choose a smaller "
-                      "--elements") for run in record.runs for note in run.skipped]
+                      "--elements" if "memory" in note or "GiB" in note else
+                      "this figure does not apply to this pipeline or rung")
+              for run in record.runs for note in run.skipped]
     if record.stop_reason == "time-budget":
         found.append(Warning("noise-target-missed", "sampling", "the time budget ran out with "
                              f"noise {noise:.1%}, above the {record.config.max_noise:.1%} target",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from graphbench.cli.progress import console
 from graphbench.errors import UsageError
-from graphbench.launch_shape import shape_name, shape_suffix
+from graphbench.launch_shape import shape_suffix
 
 OUTPUTS = ("json", "csv", "markdown")
 

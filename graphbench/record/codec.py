@@ -194,8 +194,14 @@ def _check_positive(run, where: str) -> None:
     sections = (run.launch_floor, *run.lifecycles.values(), run.graph_update)
     extras = [v for section in sections
               if section for f in _timed(section) for v in getattr(section, f.name)]
+    measured = readings + [v for section in (run.launch_floor, run.graph_update)
+                           if section for f in _timed(section) for v in getattr(section, f.name)]
+    # a lifecycle phase a rung does not have is 0 (torch.compile has no
+    # instantiate or upload of its own); every other time was measured
+    phases = [v for section in run.lifecycles.values() for f in _timed(section)
+              for v in getattr(section, f.name)]
     check_node_costs(run.node_costs, where, MAX_US)
-    if any(v <= 0 for v in readings + extras):
+    if any(v <= 0 for v in measured) or any(v < 0 for v in phases):
         raise RecordError(f"{where}: a measured time that is not positive")
     if any(v > MAX_US for v in readings + extras):
         raise RecordError(f"{where}: a measured time beyond {MAX_US:.0e} us")
