@@ -206,10 +206,10 @@ def test_stop_rules():
     noisy = {"fused": list(1 + 0.2 * np.sin(np.arange(12)))}
     assert rule.reason_to_stop(12, 1.9, noisy) is None
     assert rule.reason_to_stop(12, 2.0, noisy) == TIME_BUDGET
-    assert stop_rule(SimpleNamespace(rounds=7, max_noise=0.5, min_rounds=3, max_time=1.0)) == \
-        FixedRounds(7)
-    assert stop_rule(SimpleNamespace(rounds=None, max_noise=0.5, min_rounds=3, max_time=1.0)) == \
-        NoiseTarget(0.5, 3, 1.0)
+    assert stop_rule(SimpleNamespace(rounds=7, max_noise=0.5, min_rounds=3, max_time=1.0,
+                                     ab_source=None)) == FixedRounds(7)
+    assert stop_rule(SimpleNamespace(rounds=None, max_noise=0.5, min_rounds=3, max_time=1.0,
+                                     ab_source=None)) == NoiseTarget(0.5, 3, 1.0)
 
 
 # --- the record model ---

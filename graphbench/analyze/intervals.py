@@ -152,7 +152,8 @@ def _tau(rho_hat: np.ndarray, n: int, confidence: float) -> np.ndarray:
     """The sign series' integrated autocorrelation time for an AR(1) series whose lag-1
     autocorrelation is estimated as rho_hat: bias-corrected (the fixed point of
     rho_hat = rho - (1 + 3 rho) / n), plus the small-sample margin, clipped to [0, _R_MAX]."""
-    rho = (rho_hat + 1 / n) / (1 - 3 / n) + _small_margin(confidence) / n ** 2
+    shrink = max(1 - 3 / n, 1 / n)  # 0 at n = 3, where the correction has no fixed point
+    rho = (rho_hat + 1 / n) / shrink + _small_margin(confidence) / n ** 2
     grid, table = _sign_table()
     return np.interp(np.clip(rho, 0.0, _R_MAX), grid, table)
 
