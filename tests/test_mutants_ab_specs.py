@@ -229,3 +229,19 @@ def test_a_sweep_finds_its_point_by_size_and_depth():
     assert sweep.point(4096, 1) is points[2]
     assert sweep.point(1024, 2) is points[1]
     assert sweep.point(4096, 3) is None
+
+
+def test_ab_ratios_worth_fewer_than_8_independent_pairs_are_not_gateable():
+    """24 correlated pairs (AR(1) 0.6) whose 99% interval is valid but worth
+    about 6 independent pairs: too few for the power promise."""
+    from graphbench.analyze.ab import MIN_EFFECTIVE_PAIRS, ratio_change
+    from graphbench.analyze.intervals import median_interval
+
+    rng, state, series = np.random.default_rng(1), 0.0, []
+    for _ in range(24):
+        state = 0.6 * state + rng.standard_normal()
+        series.append(1.0 + 0.001 * state)
+    interval = median_interval(series, 0.99)
+    assert interval.valid and 4 < interval.effective_n < MIN_EFFECTIVE_PAIRS
+    change = ratio_change(series)
+    assert not change.valid and "independent ones" in change.reason
