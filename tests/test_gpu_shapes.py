@@ -13,7 +13,7 @@ pytestmark = pytest.mark.gpu
 def test_1056_blocks_of_256_at_2_to_the_20_verify():
     record = run_benchmark(RunConfig(elements=2**20, iters=20, rounds=10, grid="1056", block=256))
     assert record.verified, [c for c in record.checks if not c.passed]
-    assert record.pipeline.grid == (1056,) and record.pipeline.block == (256,)
+    assert record.pipeline.grid[0] == 1056 and record.pipeline.block[0] == 256
     assert record.pipeline.shaped_stages == 4  # add, mul, sub and the fused kernel
 
 
