@@ -29,7 +29,7 @@ def child_extra_launch(record_path: str) -> None:
     from graphbench.measure.session import load_kernels
     from graphbench.record.codec import write_record
 
-    from graphbench.pipeline_files import load_pipeline, plan
+    from graphbench.pipeline.files import load_pipeline, plan
 
     original = pipeline_module.Pipeline._set_kernels
 

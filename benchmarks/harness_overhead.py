@@ -218,7 +218,7 @@ def main() -> None:
     from graphbench.measure.pipeline import Pipeline
     from graphbench.measure.session import load_kernels
     from graphbench.measure.timing import EventTimer
-    from graphbench.pipeline_files import load_pipeline, plan
+    from graphbench.pipeline.files import load_pipeline, plan
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--elements", type=int, default=4096)

@@ -28,7 +28,7 @@ SETTINGS = {f.name: f for f in dataclasses.fields(RunConfig)}
 
 def run(pipeline=None, *, elements: int | str = 4096, modes=None, processes: int = 1,
         gate_sizes=(), **config) -> RunRecord:
-    """Measure `pipeline` (a graphbench.spec.Pipeline, a pipeline file's path
+    """Measure `pipeline` (a graphbench.pipeline.spec.Pipeline, a pipeline file's path
     or a shipped name such as "softmax"; None: the built-in add,mul,sub) and
     return the typed record. Every RunConfig field is accepted by its name;
     `modes` and `stages` may be "individual,graph" or a sequence, counts
@@ -123,7 +123,7 @@ def _pipeline(pipeline):
         return None, pipeline
     if isinstance(pipeline, os.PathLike):
         return None, os.fspath(pipeline)
-    return pipeline, None  # checked as a Pipeline by graphbench.pipeline_object
+    return pipeline, None  # checked as a Pipeline by graphbench.pipeline.objects
 
 
 def fail_specs(fail_on):

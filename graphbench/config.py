@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from graphbench.errors import ConfigError
 from graphbench.ladder import ALL, DEFAULT_MODES, LADDER, ORDER
 
-DEFAULT_STAGES = ("add", "mul", "sub")  # the built-in pipeline's chain (pipelines/add_mul_sub.py)
+DEFAULT_STAGES = ("add", "mul", "sub")  # the built-in pipeline's chain (pipeline/shipped/add_mul_sub.py)
 
 ALL_MODES = ORDER  # every rung; --modes all runs LADDER (torch-compile is opt-in)
 TOLERANCE = 1e-5  # rtol = atol for float32 values of order one

@@ -2,7 +2,7 @@
 stages, as an axis of a run.
 
 A stage whose grid is "auto" and whose block is the default (256 threads,
-graphbench.spec.Stage) is a grid-stride kernel that any shape computes
+graphbench.pipeline.spec.Stage) is a grid-stride kernel that any shape computes
 correctly; --grid and --block replace its shape. A stage that fixes its own
 grid, or its own block, keeps both: its kernel may depend on them (a
 reduction's partial sums, a row per block). Measured on the H200 at 2^20
@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from graphbench.spec import AUTO
+from graphbench.pipeline.spec import AUTO
 
 DEFAULT_BLOCK = (256,)
 MAX_BLOCK_THREADS = 1024     # CUDA's limit on every GPU

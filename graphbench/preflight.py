@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from graphbench.errors import UsageError
 from graphbench.measure.availability import offline_reasons
-from graphbench.pipeline_files import load_pipeline, plan
-from graphbench.spec import SpecError
+from graphbench.pipeline.files import load_pipeline, plan
+from graphbench.pipeline.spec import SpecError
 
 DEFAULT_ARCH = "sm_90"  # the H200's; any arch NVRTC knows finds the same missing kernels
 

@@ -7,7 +7,7 @@ from graphbench.analyze.derived import break_even_iterations, cache_state, time_
 from graphbench.analyze.summary import summarize_run
 from graphbench.measure.repoint import chain_order
 from graphbench.config import DEFAULT_STAGES
-from graphbench.pipeline_files import load_pipeline, plan
+from graphbench.pipeline.files import load_pipeline, plan
 from graphbench.measure.verify import untouched
 from graphbench.report.run import run_report
 from graphbench.report.tables import to_text

@@ -12,8 +12,8 @@ from conftest import make_record
 import graphbench
 from graphbench.analyze.merge import merge_runs
 from graphbench.errors import ConfigError, RecordError, UsageError, VerificationError
-from graphbench.spec import SpecError
-from graphbench.pipeline_files import load_pipeline
+from graphbench.pipeline.spec import SpecError
+from graphbench.pipeline.files import load_pipeline
 
 
 @pytest.mark.parametrize("settings, error, match", [

@@ -48,7 +48,7 @@ def render(owner: str, field: str, value: str) -> str:
 
     pipeline = call("Pipeline").replace("BUFFER", call("buffer")).replace("STAGE", call("Stage"))
     pipeline = pipeline.replace("SCALAR", call("scalar")).replace("COUNT", call("count"))
-    return (f"from graphbench.spec import Pipeline, Stage, buffer, count, scalar\n"
+    return (f"from graphbench.pipeline.spec import Pipeline, Stage, buffer, count, scalar\n"
             f"SRC = r'''{SOURCE}'''\n"
             "def reference(inputs, n):\n    return {'y': 2 * inputs['x']}\n"
             f"def pipeline():\n    return {pipeline}\n")

@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 from conftest import device_info, make_record
-from graphbench.callables import CallablePipeline, CaptureError, array, plan_callables
+from graphbench.pipeline.callables import CallablePipeline, CaptureError, array, plan_callables
 from graphbench.cli import main
 from graphbench.ladder import LADDER, RUNG
 from graphbench.measure.availability import unavailable_modes
 from graphbench.measure.backends.callable import CallableBackend
-from graphbench.pipeline_files import load_pipeline, plan
+from graphbench.pipeline.files import load_pipeline, plan
 from graphbench.record.codec import read_run, write_record
-from graphbench.spec import SpecError
+from graphbench.pipeline.spec import SpecError
 
 
 def write(b):

@@ -7,7 +7,7 @@ Run: python -m pytest -q -p no:cacheprovider tests/test_gpu_callables.py -rs"""
 
 import pytest
 
-from graphbench.callables import CaptureError
+from graphbench.pipeline.callables import CaptureError
 from graphbench.config import RunConfig
 from graphbench.ladder import RUNG
 from graphbench.measure.benchmark import run_benchmark
@@ -59,7 +59,7 @@ def test_torch_compile_verifies_and_records_its_compile_time():
 TORCH_FILE = '''
 import torch
 
-from graphbench.callables import CallablePipeline, array
+from graphbench.pipeline.callables import CallablePipeline, array
 
 
 def twice(b):

@@ -10,7 +10,7 @@ from graphbench.ladder import RUNG
 from graphbench.measure.benchmark import run_benchmark
 from graphbench.measure.device import describe, open_device
 from graphbench.measure.session import load_kernels
-from graphbench.pipeline_files import load_pipeline, plan
+from graphbench.pipeline.files import load_pipeline, plan
 
 pytestmark = pytest.mark.gpu
 
@@ -53,7 +53,7 @@ def test_a_wrong_example_kernel_is_caught_with_its_output_named(capsys, monkeypa
 def test_the_cli_runs_a_user_pipeline_file(tmp_path, capsys):
     path = tmp_path / "scale.py"
     path.write_text('''
-from graphbench.spec import Pipeline, Stage, buffer, count, scalar
+from graphbench.pipeline.spec import Pipeline, Stage, buffer, count, scalar
 
 SOURCE = r"""
 extern "C" __global__ void scale(const float* x, float* y, float k, size_t n) {
@@ -91,7 +91,7 @@ def test_the_readme_pipeline_verifies_on_every_rung_it_has(tmp_path):
 def test_a_stage_with_the_wrong_argument_count_is_refused_before_timing(tmp_path, capsys):
     path = tmp_path / "short.py"
     path.write_text('''
-from graphbench.spec import Pipeline, Stage, buffer, count
+from graphbench.pipeline.spec import Pipeline, Stage, buffer, count
 
 SOURCE = r"""
 extern "C" __global__ void copy(const float* x, float* y, size_t n) {

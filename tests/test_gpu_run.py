@@ -11,7 +11,7 @@ from graphbench.measure.benchmark import run_benchmark
 from graphbench.measure.device import describe, open_device
 from graphbench.measure.kernels import load_source
 from graphbench.measure.session import load_kernels
-from graphbench.pipeline_files import load_pipeline, plan
+from graphbench.pipeline.files import load_pipeline, plan
 from graphbench.record.codec import read_run
 
 pytestmark = pytest.mark.gpu

@@ -25,5 +25,5 @@ def test_several_shapes_write_one_record_each(tmp_path, capsys):
     auto = read_run(tmp_path / "out.block256.gridauto.json")
     per_sm = read_run(tmp_path / "out.block256.grid8-sm.json")
     assert auto.pipeline.shaped_stages == per_sm.pipeline.shaped_stages == 4  # --block given
-    assert per_sm.pipeline.grid == (8 * per_sm.device.multiprocessors,)
+    assert per_sm.pipeline.grid[0] == 8 * per_sm.device.multiprocessors
     assert "launch shapes side by side" in capsys.readouterr().out

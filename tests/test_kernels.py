@@ -6,7 +6,7 @@ from graphbench.cli import main
 from graphbench.errors import CompileError
 from graphbench.measure.kernels import (HARNESS_KERNELS, compile_cubin, compile_report,
                                         load_source, parse_ptxas_log)
-from graphbench.pipeline_files import load_pipeline
+from graphbench.pipeline.files import load_pipeline
 
 BUILT_IN = load_pipeline(None).spec
 STAGES = tuple(s.kernel for s in BUILT_IN.stages) + (BUILT_IN.fused.kernel,)

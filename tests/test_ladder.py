@@ -20,7 +20,7 @@ from graphbench.ladder import LADDER, ladder_order, launches_per_iteration
 from graphbench.measure.availability import choose_modes, unavailable_modes
 from graphbench.measure.driver import PackedArguments, ctypes_value
 from graphbench.measure.timing import Sample, run_rounds
-from graphbench.pipeline_files import load_pipeline, plan
+from graphbench.pipeline.files import load_pipeline, plan
 from graphbench.record.codec import read_record, read_run, write_record
 from graphbench.report.run import run_report
 from graphbench.report.tables import to_text

@@ -14,10 +14,10 @@ from graphbench.cli.shapes import per_shape_path, shapes_of
 from graphbench.config import RunConfig
 from graphbench.errors import ConfigError
 from graphbench.launch_shape import GridRule, normal_grid, with_launch_shape
-from graphbench.pipeline_files import load_pipeline, plan
+from graphbench.pipeline.files import load_pipeline, plan
 from graphbench.report.shapes import shapes_table
 from graphbench.report.tables import to_text
-from graphbench.spec import AUTO
+from graphbench.pipeline.spec import AUTO
 
 
 @pytest.mark.parametrize("text, normal", [("auto", "auto"), ("1056", "1056"), ("8/sm", "8/sm"),

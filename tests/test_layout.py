@@ -89,7 +89,7 @@ def test_the_record_boundary_never_imports_statistics():
 
 
 def test_no_statistics_module_loads_a_pipeline_file():
-    analyze = {n: sorted(IMPORTS[n] & {"graphbench.pipeline_files"})
+    analyze = {n: sorted(IMPORTS[n] & {"graphbench.pipeline.files"})
                for n in MODULES if n.startswith("graphbench.analyze")}
     assert {n: found for n, found in analyze.items() if found} == {}
 

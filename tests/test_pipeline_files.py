@@ -11,15 +11,15 @@ import pytest
 
 from conftest import make_record
 from graphbench.cli import main
-from graphbench.pipeline_files import SHIPPED, load_pipeline, plan, reference_outputs
+from graphbench.pipeline.files import SHIPPED, load_pipeline, plan, reference_outputs
 from graphbench.measure.session import check_argument_counts
 from graphbench.record.codec import read_run, write_record
 from graphbench.report.run import run_report
 from graphbench.report.tables import to_text
-from graphbench.spec import SpecError
+from graphbench.pipeline.spec import SpecError
 
 GOOD = '''
-from graphbench.spec import Pipeline, Stage, buffer, count, scalar
+from graphbench.pipeline.spec import Pipeline, Stage, buffer, count, scalar
 
 SOURCE = r"""
 extern "C" __global__ void twice(const float* x, float* y, float k, size_t n) {

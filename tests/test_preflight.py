@@ -19,7 +19,7 @@ extern "C" __global__ void twice_pdl(const float* x, float* y, size_t n) {}
 
 TEMPLATE = '''
 import sys
-from graphbench.spec import Pipeline, Stage, buffer, count, scalar
+from graphbench.pipeline.spec import Pipeline, Stage, buffer, count, scalar
 PREAMBLE
 def reference(inputs, n):
     return {"y": 2 * inputs["x"]}

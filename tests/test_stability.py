@@ -120,7 +120,7 @@ def test_memory_is_counted_for_the_modes_chosen():
     from graphbench.errors import DeviceError
     from graphbench.measure.session import memory_plan
 
-    from graphbench.pipeline_files import load_pipeline, plan
+    from graphbench.pipeline.files import load_pipeline, plan
 
     info = device_info(free_memory_bytes=139 * 2**30)
     huge = 2147483653  # about 72 GiB per set of buffers on the H200

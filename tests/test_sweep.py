@@ -14,7 +14,7 @@ from graphbench.cli import main
 from graphbench.cli.values import parse_grid
 from graphbench.config import RunConfig, SweepConfig
 from graphbench.errors import UsageError
-from graphbench.pipeline_files import load_pipeline, plan
+from graphbench.pipeline.files import load_pipeline, plan
 from graphbench.measure.sweep import run_sweep
 from graphbench.record.codec import read_record, sweep_document
 from graphbench.report.chart import Panel, Series, sweep_panels, terminal_chart, write_chart

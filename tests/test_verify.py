@@ -1,6 +1,6 @@
 import numpy as np
 
-from graphbench.pipeline_files import load_pipeline
+from graphbench.pipeline.files import load_pipeline
 from graphbench.measure.verify import compare
 
 

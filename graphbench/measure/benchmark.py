@@ -61,7 +61,9 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
         checks = verify_modes(session, rng) + checks
         if all_passed(checks):
             extras = {**extras, "busy_after_checks": busy_after_checks(session)}
-            extras, checks = attribute(session, extras, checks)  # last: tracing slows the process
+        # last, since tracing slows the process; also after a failed check: a
+        # kernel that escaped capture is the likeliest cause of a wrong result
+        extras, checks = attribute(session, extras, checks)
         if not all_passed(checks):  # no figures for wrong results; a trace shows the escape
             sampling, extras = None, {k: v for k, v in extras.items() if k == "attribution"}
         run = process_run(session, sampling, checks, extras, time.perf_counter() - started)

@@ -1,5 +1,5 @@
 """Device buffers and the ordered stage launches over them, built from a
-pipeline file's Plan (graphbench.pipeline_files): the same code for the
+pipeline file's Plan (graphbench.pipeline.files): the same code for the
 built-in pipeline and a user's.
 
 Buffers are CuPy arrays (so the reference and the checks run on the GPU);
@@ -19,9 +19,9 @@ from cuda.core import LaunchConfig, launch
 from graphbench.ladder import KERNELS
 from graphbench.measure.costs import time_graph_lifecycle
 from graphbench.measure.graphs import CapturedGraph
-from graphbench.pipeline_files import reference_outputs
+from graphbench.pipeline.files import reference_outputs
 from graphbench.launch_shape import GridRule  # --grid's shape
-from graphbench.spec import AUTO
+from graphbench.pipeline.spec import AUTO
 
 GRID_BLOCKS_PER_SM = 32  # cap for grid-stride loops: enough blocks to fill every SM
 REFERENCE_ROOM = 3       # the reference and its check need about three more outputs

@@ -21,9 +21,9 @@ def check_run(config: RunConfig, processes: int = 1, spec=None) -> None:
     """The pipeline, its sizes and the kernel sources, before any GPU work.
     `spec`: an already-built pipeline object instead of config.pipeline."""
     from graphbench.measure.kernels import load_source
-    from graphbench.pipeline_files import plan
+    from graphbench.pipeline.files import plan
     from graphbench.preflight import check_configs
-    from graphbench.pipeline_object import loaded_object
+    from graphbench.pipeline.objects import loaded_object
 
     if not isinstance(processes, int) or isinstance(processes, bool) or processes < 1:
         raise UsageError(f"processes must be a positive integer, got {processes!r}")

@@ -16,9 +16,9 @@ from graphbench.ladder import KERNELS
 from graphbench.launch_shape import with_launch_shape
 from graphbench.measure.backends import backend_for
 from graphbench.measure.pipeline import bytes_needed
-from graphbench.pipeline_files import load_pipeline, plan
-from graphbench.pipeline_object import OBJECT, loaded_object
-from graphbench.spec import SpecError
+from graphbench.pipeline.files import load_pipeline, plan
+from graphbench.pipeline.objects import OBJECT, loaded_object
+from graphbench.pipeline.spec import SpecError
 from graphbench.measure.timing import EventTimer
 
 MEMORY_HEADROOM = 0.9  # leave room for the context, CuPy's pool and fragmentation

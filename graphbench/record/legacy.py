@@ -38,7 +38,7 @@ def _filled(record: RunRecord) -> PipelineInfo:
 
 @functools.lru_cache(maxsize=64)  # a sweep's points share a few depths and stage chains
 def _built_in_bytes(elements: int, depth: int, stages: tuple[str, ...]) -> int:
-    from graphbench.pipeline_files import load_pipeline, plan
+    from graphbench.pipeline.files import load_pipeline, plan
 
     try:
         return plan(load_pipeline(None, depth, stages).spec, elements).buffer_bytes

@@ -46,6 +46,14 @@ def _has_overlap(figures: RungFigures) -> bool:
     return any(s.overlap_us > 0 for s in figures.stages)
 
 
+def one_launch_per_iteration(mode: str) -> bool:
+    """A graph replayed from the host once per iteration (graph, graph-pdl)."""
+    from graphbench.ladder import rung
+
+    found = rung(mode)
+    return bool(found) and found.launches == "one"
+
+
 def rung_lines(record: RunRecord, figures: RungFigures) -> Text:
     text = Text()
     count = f"{figures.kernels_per_iteration:g} kernels per iteration"
@@ -56,7 +64,10 @@ def rung_lines(record: RunRecord, figures: RungFigures) -> Text:
         busy = busy_us(record, figures.mode)
         line = f"\nstages + gaps {us(figures.accounted_us)} us per iteration"
         if busy and record_rung_is_graph(figures.mode):
-            line += f" against busy {us(busy)} us ({figures.accounted_us / busy - 1:+.0%})"
+            inside = figures.inside_us if one_launch_per_iteration(figures.mode) \
+                else figures.accounted_us
+            line += (f"; inside the graph {us(inside)} us against busy {us(busy)} us "
+                     f"({inside / busy - 1:+.0%})")
         elif busy:  # launched from the host: its gaps are the host's, busy has none
             line += f" (busy {us(busy)} us: the same GPU work replayed back to back)"
         text.append(line)

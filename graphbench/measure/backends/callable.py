@@ -12,9 +12,9 @@ from types import MappingProxyType
 
 import numpy as np
 
-from graphbench.callables import CaptureError
+from graphbench.pipeline.callables import CaptureError
 from graphbench.record.model import LifecycleSamples
-from graphbench.spec import SpecError
+from graphbench.pipeline.spec import SpecError
 
 CHECK_PASSES = 2  # the first call warms up (cuBLAS workspaces, kernel caches): check the second
 

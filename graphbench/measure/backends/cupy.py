@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphbench.callables import CaptureError
+from graphbench.pipeline.callables import CaptureError
 from graphbench.measure.backends.callable import CallableBackend
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from graphbench.callables import CaptureError
+from graphbench.pipeline.callables import CaptureError
 from graphbench.measure.backends.callable import CallableBackend
 from graphbench.record.model import LifecycleSamples
 

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from graphbench.spec import SpecError, _short
+from graphbench.pipeline.spec import SpecError, _short
 
 MAX_BLOCK_THREADS = 1024
 MAX_BLOCK = (1024, 1024, 64)

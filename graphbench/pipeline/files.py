@@ -1,6 +1,6 @@
 """Pipeline files: find one (a shipped name or a path) and run it, once per
 process, all before any GPU work. What it describes is checked against the
-run's element counts by graphbench.plan (and, with its kernels compiled, by
+run's element counts by graphbench.pipeline.plan (and, with its kernels compiled, by
 graphbench.preflight).
 """
 
@@ -13,12 +13,12 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
-from graphbench.callables import CallablePipeline
+from graphbench.pipeline.callables import CallablePipeline
 from graphbench.config import DEFAULT_STAGES
-from graphbench.plan import BufferPlan, Plan, StagePlan, plan, reference_outputs  # noqa: F401 - the public names
-from graphbench.spec import Pipeline, SpecError, _short
+from graphbench.pipeline.plan import BufferPlan, Plan, StagePlan, plan, reference_outputs  # noqa: F401 - the public names
+from graphbench.pipeline.spec import Pipeline, SpecError, _short
 
-SHIPPED_DIR = Path(__file__).resolve().parent / "pipelines"
+SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
 BUILTIN = "add_mul_sub"
 SHIPPED = ("add_mul_sub", "softmax", "jacobi", "reduction", "torch_mlp", "cupy_chain")
 MAX_PATH = 4096  # PATH_MAX on Linux; a longer name is refused before the OS is asked
@@ -115,10 +115,10 @@ def _raised(exc: BaseException, when: str = "") -> str:
 def _parameters(make, path: Path):
     if make is None:
         raise SpecError(f"{path} defines no pipeline() function",
-                        "define def pipeline(): return graphbench.spec.Pipeline(...)")
+                        "define def pipeline(): return graphbench.pipeline.spec.Pipeline(...)")
     if not inspect.isfunction(make):
         raise SpecError(f"{path}: pipeline is {_short(make)}, not a function defined in the file",
-                        "define def pipeline(): return graphbench.spec.Pipeline(...)")
+                        "define def pipeline(): return graphbench.pipeline.spec.Pipeline(...)")
     return inspect.signature(make).parameters
 
 
@@ -144,8 +144,8 @@ def _call(make, path: Path, depth: int, stages) -> Pipeline:
         return spec
     if not isinstance(spec, Pipeline):
         raise SpecError(f"{path}: pipeline() returned {type(spec).__name__}, not a Pipeline",
-                        "return graphbench.spec.Pipeline(...) or "
-                        "graphbench.callables.CallablePipeline(...)")
+                        "return graphbench.pipeline.spec.Pipeline(...) or "
+                        "graphbench.pipeline.callables.CallablePipeline(...)")
     if not isinstance(spec.source, str) or not spec.source.strip():
         raise SpecError(f"{path}: Pipeline source must be CUDA text or a .cu path, got "
                         f"{_short(spec.source)}")

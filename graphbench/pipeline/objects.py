@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graphbench.pipeline_files import LoadedPipeline, kernel_source_text
-from graphbench.spec import Pipeline, SpecError
+from graphbench.pipeline.files import LoadedPipeline, kernel_source_text
+from graphbench.pipeline.spec import Pipeline, SpecError
 
 OBJECT = "<object>"  # a record's pipeline.file when it ran an object, not a file
 
@@ -17,7 +17,7 @@ def loaded_object(spec) -> LoadedPipeline:
     found from the working directory."""
     if not isinstance(spec, Pipeline):
         raise SpecError(f"the pipeline is a {type(spec).__name__}, not a Pipeline",
-                        "give a graphbench.spec.Pipeline, a pipeline file's path or a "
+                        "give a graphbench.pipeline.spec.Pipeline, a pipeline file's path or a "
                         "shipped name")
     return LoadedPipeline(spec, Path(OBJECT), None,
                           kernel_source_text(spec.source, Path.cwd() / OBJECT))

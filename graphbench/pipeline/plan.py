@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphbench.spec import AUTO, ROLES, Buffer, Count, Pipeline, Scalar, SpecError, Stage, _short, evaluate_size
-from graphbench.spec_checks import (check_buffer_fields, check_launch, check_pipeline_fields,
+from graphbench.pipeline.spec import AUTO, ROLES, Buffer, Count, Pipeline, Scalar, SpecError, Stage, _short, evaluate_size
+from graphbench.pipeline.checks import (check_buffer_fields, check_launch, check_pipeline_fields,
                                     check_stage_fields, dtype_of, typed_value)
 
 
@@ -72,7 +72,7 @@ class Plan:
 def plan(spec: Pipeline, n: int, origin: str = "") -> Plan:
     """`spec` at n elements, every field, dtype and size checked. origin:
     the pipeline file, named first in every message."""
-    from graphbench.callables import CallablePipeline, plan_callables
+    from graphbench.pipeline.callables import CallablePipeline, plan_callables
 
     if isinstance(spec, CallablePipeline):
         return plan_callables(spec, n)
