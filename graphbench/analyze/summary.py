@@ -103,7 +103,20 @@ class RunSummary:
         return self.lifecycles.get("graph")
 
 
+_LAST: list = []  # (record, its summary): the report and its side-by-side table ask twice
+
+
 def summarize_run(record: RunRecord) -> RunSummary:
+    """The record's figures; the same record object asked again is not
+    summarised again (records are frozen)."""
+    if _LAST and _LAST[0][0] is record:
+        return _LAST[0][1]
+    summary = _summarize_run(record)
+    _LAST[:] = [(record, summary)]
+    return summary
+
+
+def _summarize_run(record: RunRecord) -> RunSummary:
     modes = {name: mode_summary(record, name) for name in record.mode_names}
     walls = {name: record.samples(name, "wall") for name in record.mode_names}
     noise = headline_noise(walls) if walls else None
