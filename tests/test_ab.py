@@ -87,3 +87,12 @@ def test_compare_of_one_plain_record_says_what_it_needs(capsys, record, tmp_path
 def test_ab_and_baseline_together_are_refused(capsys):
     assert main(["run", "--ab", "base.cu", "--baseline", "b.json"]) == 2
     assert "--ab gates against its own base build" in capsys.readouterr().err
+
+
+def test_an_ab_record_given_with_a_second_file_says_what_to_do(capsys, tmp_path):
+    path = write_record(tmp_path / "ab.json", ab_record())
+    other = write_record(tmp_path / "run.json", make_record(rounds=20, seed=5))
+    for argv in (["compare", str(path), str(other)], ["compare", str(other), str(path)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert "A/B record holds both builds" in err and "--fail-on" not in err

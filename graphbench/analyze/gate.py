@@ -17,6 +17,11 @@ def judge(baseline: RunRecord | None, current: RunRecord, specs) -> Comparison:
     from graphbench.analyze.compare import compare_records
 
     if baseline is not None:
+        if is_ab(baseline) or is_ab(current):
+            raise UsageError("an A/B record holds both builds and is judged on its own, not "
+                             "against another record",
+                             "graphbench compare AB.json (one file: the candidate against its "
+                             "@base build)")
         return compare_records(baseline, current, specs)
     if not is_ab(current):
         raise UsageError("compare needs a baseline and a current record, or one A/B record",
@@ -58,7 +63,8 @@ def check_decidable(comparison: Comparison) -> None:
     a comparison in which no gated metric could be judged."""
     if comparison.incompatible:
         raise RecordError(f"records are not comparable: {'; '.join(comparison.incompatible)}",
-                          "compare runs made with the same --elements and --iters")
+                          "compare records of the same pipeline, --elements, --iters, "
+                          "--depth, --stages and --flush-l2")
     if comparison.unjudged:
         names = ", ".join(f"{v.metric} ({v.note})" for v in comparison.unjudged)
         raise RecordError(f"cannot judge {names}",
