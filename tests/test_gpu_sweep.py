@@ -37,6 +37,20 @@ def test_two_point_sweep_writes_a_record_with_both_points(tmp_path):
     assert all(10 <= p.config.iters <= 1000 for p in sweep.points)  # auto iterations
 
 
+def test_a_sweep_over_launch_shapes_keeps_each_point_shape(tmp_path):
+    path = tmp_path / "sweep.json"
+    assert main(["sweep", "--elements", "4096,2^20", "--depth", "1", "--grid", "auto,8/sm",
+                 "--block", "256", "--max-time", "0.3", "--no-progress", "--json",
+                 str(path)]) == 0
+    sweep = read_record(path)
+    assert sweep.complete and len(sweep.points) == 4
+    assert [(p.config.grid, p.config.block) for p in sweep.points] == [
+        ("auto", 256), ("auto", 256), ("8/sm", 256), ("8/sm", 256)]
+    assert all(p.verified and p.pipeline.shaped_stages for p in sweep.points)
+    grids = {p.config.grid: p.pipeline.grid[0] for p in sweep.points if p.config.elements > 4096}
+    assert grids["8/sm"] == 8 * sweep.device.multiprocessors
+
+
 def _device_ids():
     from graphbench.measure.device import list_devices
 

@@ -80,3 +80,25 @@ def test_shapes_table_shows_busy_graph_wall_and_speedup():
     text = to_text(shapes_table(records), width=120)
     assert "grid auto x block 256" in text and "grid 1056 x block 256" in text
     assert "graph speedup" in text and "GPU busy" in text
+
+
+def test_shapes_table_without_attribution_says_per_stage_needs_attribute():
+    text = to_text(shapes_table([make_record()]), width=120)
+    assert "per-stage GPU time per shape needs --attribute" in text
+    assert "stages GPU" not in text.split("needs")[0]
+
+
+def test_shapes_table_with_attribution_shows_per_stage_gpu_time_per_shape():
+    from pathlib import Path
+
+    from graphbench.record.codec import read_record
+
+    traced = read_record(Path(__file__).resolve().parent / "records" / "attribution.json")
+    other = dataclasses.replace(traced, config=dataclasses.replace(traced.config, grid="1056"))
+    text = to_text(shapes_table([traced, other, make_record()]), width=200)
+    assert "graph stages GPU" in text and "individual stages GPU" in text
+    # the fixture's graph kernels are 0.96/0.96/1.06 us, eager ones 0.90 each
+    assert text.count("2.98 = 0.96/0.96/1.06") == 2 and text.count("2.70 = 0.90/0.90/0.90") == 2
+    assert "graph speedup" in text and "GPU busy" in text and "needs --attribute" not in text
+    untraced_row = next(line for line in text.splitlines() if "3.27x" in line)
+    assert untraced_row.count(" - ") >= 2  # a record without a trace shows no stage figures

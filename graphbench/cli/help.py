@@ -59,6 +59,7 @@ SWEEP_EXAMPLES = """examples:
   graphbench sweep --elements 4096,65536 --depth 1,8 --threshold 1.5
   graphbench sweep --modes all --json ladder.json --plot ladder.svg
   graphbench sweep --pipeline jacobi --depth 1,4,16,64         depth = Jacobi steps
+  graphbench sweep --grid auto,1056 --block 128,256     each launch shape is an axis too
 
 Each point is a full verified run (adaptive sampling, --max-time per point).
 The record is rewritten after every point, so an interrupted sweep keeps its points.

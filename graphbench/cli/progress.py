@@ -57,12 +57,16 @@ def sweep_progress(total: int, enabled: bool):
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from graphbench.launch_shape import shape_name
+
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console(stderr=True), transient=True,
                   auto_refresh=False) as progress:
         task = progress.add_task("sweep", total=total)
 
         def on_point(index, count, config):
+            shaped = config.grid != "auto" or config.block is not None
+            shape = f", {shape_name(config.grid, config.block)}" if shaped else ""
             progress.update(task, completed=index, description=f"{config.elements:,} elements, "
-                            f"depth {config.depth}", refresh=True)
+                            f"depth {config.depth}{shape}", refresh=True)
         yield on_point

@@ -291,6 +291,9 @@ class SweepRecord:
     points: tuple[RunRecord, ...]
     complete: bool
 
-    def point(self, elements: int, depth: int) -> RunRecord | None:
+    def point(self, elements: int, depth: int, shape: tuple[str, int | None] | None = None
+              ) -> RunRecord | None:
+        """The point at `elements` and `depth`, of launch `shape` (grid, block) if given."""
         return next((p for p in self.points if p.config.elements == elements
-                     and p.config.depth == depth), None)
+                     and p.config.depth == depth
+                     and (shape is None or (p.config.grid, p.config.block) == shape)), None)

@@ -1,5 +1,5 @@
 """Charts of a sweep: speedup and wall time against elements (log2 axis),
-one line per depth. The terminal chart and the SVG need nothing beyond the
+one line per depth (and launch shape). The terminal chart and the SVG need nothing beyond the
 base install; PNG uses matplotlib, an optional dependency."""
 
 from __future__ import annotations
@@ -10,8 +10,10 @@ from html import escape
 from pathlib import Path
 
 from graphbench.analyze.summary import summarize_run
+from graphbench.analyze.sweeps import points_at, several_shapes, short_shape
 from graphbench.errors import UsageError
 from graphbench.ladder import ladder_order
+from graphbench.launch_shape import shape_name
 from graphbench.record.model import SweepRecord
 
 MARKERS = "*o+x#@%&"
@@ -34,19 +36,24 @@ class Panel:
 
 
 def sweep_panels(sweep: SweepRecord) -> list[Panel]:
+    """Speedup and wall panels: a series per depth (and per launch shape,
+    when the sweep ran several), then the ladder's panels."""
     speedups, walls = [], []
-    for depth in sweep.config.depths:
-        points = sorted((p for p in sweep.points if p.config.depth == depth),
-                        key=lambda p: p.config.elements)
-        summaries = [(p.config.elements, summarize_run(p)) for p in points]
-        with_speedup = [(n, s.speedup["graph"].stats.median) for n, s in summaries
-                        if "graph" in s.speedup]
-        if with_speedup:
-            speedups.append(Series(f"depth {depth}", *map(tuple, zip(*with_speedup))))
-        for mode in ("individual", "graph"):
-            with_mode = [(n, s.modes[mode].wall.median) for n, s in summaries if mode in s.modes]
-            if with_mode:
-                walls.append(Series(f"{mode} d{depth}", *map(tuple, zip(*with_mode))))
+    for shape in sweep.config.shapes:
+        named = f" {short_shape(shape)}" if several_shapes(sweep) else ""
+        for depth in sweep.config.depths:
+            points = sorted(points_at(sweep, depth, shape), key=lambda p: p.config.elements)
+            summaries = [(p.config.elements, summarize_run(p)) for p in points]
+            with_speedup = [(n, s.speedup["graph"].stats.median) for n, s in summaries
+                            if "graph" in s.speedup]
+            if with_speedup:
+                label = f"d{depth}{named}" if named else f"depth {depth}"
+                speedups.append(Series(label, *map(tuple, zip(*with_speedup))))
+            for mode in ("individual", "graph"):
+                with_mode = [(n, s.modes[mode].wall.median) for n, s in summaries
+                             if mode in s.modes]
+                if with_mode:
+                    walls.append(Series(f"{mode} d{depth}{named}", *map(tuple, zip(*with_mode))))
     return [Panel("graph speedup (individual / graph wall)", "speedup", tuple(speedups),
                   sweep.config.threshold),
             Panel("wall time per iteration", "us", tuple(walls))] + ladder_panels(sweep)
@@ -59,16 +66,17 @@ def ladder_panels(sweep: SweepRecord) -> list[Panel]:
     if set(modes) <= {"individual", "graph", "fused"}:
         return []
     panels = []
-    for depth in sweep.config.depths:
-        summaries = sorted(((p.config.elements, summarize_run(p)) for p in sweep.points
-                            if p.config.depth == depth), key=lambda pair: pair[0])
+    for shape, depth in ((s, d) for s in sweep.config.shapes for d in sweep.config.depths):
+        summaries = sorted(((p.config.elements, summarize_run(p))
+                            for p in points_at(sweep, depth, shape)), key=lambda pair: pair[0])
         series = []
         for mode in modes:
             points = [(n, s.modes[mode].wall.median) for n, s in summaries if mode in s.modes]
             if points:
                 series.append(Series(mode, *map(tuple, zip(*points))))
         if series:
-            panels.append(Panel(f"every rung, depth {depth}: wall per iteration", "us",
+            named = f", {shape_name(*shape)}" if several_shapes(sweep) else ""
+            panels.append(Panel(f"every rung, depth {depth}{named}: wall per iteration", "us",
                                 tuple(series)))
     return panels
 

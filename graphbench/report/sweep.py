@@ -6,7 +6,8 @@ from rich.console import Group
 from rich.text import Text
 
 from graphbench.analyze.summary import summarize_run
-from graphbench.analyze.sweeps import crossover_table
+from graphbench.analyze.sweeps import crossover_table, several_shapes
+from graphbench.launch_shape import shape_name
 from graphbench.record.model import RunRecord, SweepRecord
 from graphbench.report.chart import sweep_panels, terminal_chart
 from graphbench.report.tables import elements_text, markdown_table, simple_table, us
@@ -16,18 +17,22 @@ CROSSOVER_TEXT = {"crossover": "", "below-at-smallest": "below at the smallest s
 
 
 def sweep_rows(sweep: SweepRecord) -> tuple[list[str], list[list[str]]]:
-    depths = sweep.config.depths
-    columns = ["elements"] + [f"depth {d}" for d in depths] + ["fits in L2"]
+    """A row per element count (per shape and element count, with a shape
+    column, when the sweep ran several launch shapes)."""
+    depths, several = sweep.config.depths, several_shapes(sweep)
+    columns = ["shape"] * several + ["elements"] + [f"depth {d}" for d in depths] + \
+        ["fits in L2"]
     rows = []
-    for elements in sweep.config.elements:
-        row, fitting = [elements_text(elements)], []
-        for depth in depths:
-            point = sweep.point(elements, depth)
-            row.append(_sweep_cell(point))
-            if point and summarize_run(point).cache.l2_resident:
-                fitting.append(f"d{depth}")
-        every = len(fitting) == len(depths)
-        rows.append(row + ["all" if every else " ".join(fitting) or "none"])
+    for shape in sweep.config.shapes:
+        for elements in sweep.config.elements:
+            row, fitting = [shape_name(*shape)] * several + [elements_text(elements)], []
+            for depth in depths:
+                point = sweep.point(elements, depth, shape)
+                row.append(_sweep_cell(point))
+                if point and summarize_run(point).cache.l2_resident:
+                    fitting.append(f"d{depth}")
+            every = len(fitting) == len(depths)
+            rows.append(row + ["all" if every else " ".join(fitting) or "none"])
     return columns, rows
 
 
@@ -44,20 +49,23 @@ def _sweep_cell(point: RunRecord | None) -> str:
 
 
 def crossover_rows(sweep: SweepRecord) -> tuple[list[str], list[list[str]]]:
-    columns = ["depth", "mode", "crossover at", "between", "fits in L2", "status"]
+    several = several_shapes(sweep)
+    columns = ["shape"] * several + ["depth", "mode", "crossover at", "between", "fits in L2",
+                                     "status"]
     rows = []
     for row in crossover_table(sweep):
         found = row.crossover
         at = "-" if found.elements is None else f"{found.elements:,.0f}"
         between = "-" if not found.between else " .. ".join(elements_text(n) for n in found.between)
         fits = "-" if row.fits_in_l2 is None else ("yes" if row.fits_in_l2 else "no")
-        rows.append([str(row.depth), row.mode, at, between, fits, CROSSOVER_TEXT[found.status]])
+        rows.append([shape_name(*row.shape)] * several +
+                    [str(row.depth), row.mode, at, between, fits, CROSSOVER_TEXT[found.status]])
     return columns, rows
 
 
 def sweep_report(sweep: SweepRecord, width: int = 80) -> Group:
     name = sweep.device.name if sweep.device else "?"
-    total = len(sweep.config.elements) * len(sweep.config.depths)
+    total = len(sweep.config.elements) * len(sweep.config.depths) * len(sweep.config.shapes)
     head = Text.assemble(("graphbench sweep ", "bold"), (name, "bold cyan"),
                          f"  {len(sweep.points)} of {total} points" +
                          ("" if sweep.complete else " (incomplete)"))
