@@ -187,3 +187,24 @@ def test_rounds_conflict_only_with_typed_adaptive_options():
         values.check_conflicts(args)
     assert "--max-time" in info.value.message and "--max-time" in info.value.remedy
     values.check_conflicts(argparse.Namespace())
+
+
+def test_a_zero_in_scientific_form_is_zero():
+    assert parse_count("0e3", "--seed") == 0
+    assert parse_count("0.0e0", "--seed") == 0
+
+
+@pytest.mark.parametrize("text", ["2^9999999999", "1" + "0" * 1000 + "^100000"])
+def test_a_huge_power_is_refused_before_it_is_computed(text):
+    # computing either would take minutes and gigabytes; the refusal is immediate
+    assert "far too large" in refused(parse_count, text).message
+
+
+@pytest.mark.parametrize("text", ["x", "0", "4..x", "4..64:xq", "4..64:x0"])
+def test_a_bad_grid_value_names_the_option(text):
+    refused(values.parse_grid, text, "--sizes")
+
+
+def test_a_bad_device_names_the_device_option_by_default():
+    with pytest.raises(UsageError, match="--device"):
+        values.parse_device_spec("gpu0")
