@@ -1,0 +1,210 @@
+"""Option-value parsers as users type them (issue 19 item 9: these kill the
+mutants that the CLI tests, which run graphbench in subprocesses, cannot see)."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from graphbench.cli import values
+from graphbench.counts import MAX_COUNT, parse_count
+from graphbench.errors import UsageError
+
+
+def refused(parse, text, option="--opt"):
+    with pytest.raises(UsageError) as info:
+        parse(text, option)
+    assert option in info.value.message  # the message names the flag the user typed
+    return info.value
+
+
+@pytest.mark.parametrize("text, value", [
+    ("4096", 4096), (" 17 ", 17), ("0", 0), ("2^20", 2**20), ("1^99", 1), ("0^5", 0),
+    ("2^64", 2**64 if 2**64 <= MAX_COUNT else None), ("1e6", 10**6), ("2.5e3", 2500), ("3E2", 300),
+])
+def test_counts_read_the_forms_users_type(text, value):
+    if value is None or value > MAX_COUNT:
+        refused(parse_count, text)
+    else:
+        assert parse_count(text, "--opt") == value
+
+
+def test_the_largest_count_is_accepted_and_one_more_refused():
+    assert parse_count(str(MAX_COUNT), "--opt") == MAX_COUNT
+    assert parse_count("2^63", "--opt") == MAX_COUNT
+    assert "far too large" in refused(parse_count, str(MAX_COUNT + 1)).message
+    assert "far too large" in refused(parse_count, "2^65").message
+    assert "far too large" in refused(parse_count, "9^999999999").message  # refused, not computed
+
+
+@pytest.mark.parametrize("text", ["-1", "+3", "1.5", "2.5e0", "1e999", "1e", "e6", "2^", "^3", "2^-1",
+                                  "٣", "４", "2^٣", "1e٣", "x", "", "2^3^4", "0x10"])
+def test_counts_refuse_everything_else_with_an_example(text):
+    error = refused(parse_count, text)
+    assert "whole number" in error.message and "2^20" in error.remedy
+
+
+def test_a_count_names_what_it_expected():
+    assert "a positive integer" in refused(values.parse_positive_int, "x").message
+
+
+@pytest.mark.parametrize("text", ["0", "0^3"])
+def test_positive_counts_refuse_zero(text):
+    assert "positive" in refused(values.parse_positive_int, text).message
+
+
+def test_processes_stop_at_the_limit():
+    assert values.parse_processes("1") == 1
+    assert values.parse_processes(str(values.MAX_PROCESSES)) == values.MAX_PROCESSES
+    with pytest.raises(UsageError) as info:
+        values.parse_processes(str(values.MAX_PROCESSES + 1))
+    assert info.value.message.startswith("--processes ") and info.value.remedy
+    with pytest.raises(UsageError) as info:
+        values.parse_processes("2000", "--baseline-processes")
+    assert "--baseline-processes 2000" in info.value.message
+    refused(values.parse_processes, "0", "--processes")
+
+
+def test_seeds_and_warmups_take_zero():
+    assert values.parse_int("0", "--seed") == 0
+    assert values.parse_int("2^4", "--seed") == 16
+    refused(values.parse_int, "-1")
+
+
+@pytest.mark.parametrize("parse, text, value", [
+    (values.parse_float, "1.1", 1.1), (values.parse_float, " 1.25x ", 1.25), (values.parse_float, "2", 2.0),
+    (values.parse_fraction, "1%", 0.01), (values.parse_fraction, " 2.5% ", 0.025),
+    (values.parse_fraction, "0.01", 0.01), (values.parse_seconds, "30", 30.0),
+    (values.parse_seconds, "1.5s", 1.5), (values.parse_seconds, " 2s ", 2.0),
+])
+def test_numbers_read_their_suffixes(parse, text, value):
+    assert parse(text, "--opt") == pytest.approx(value)
+
+
+@pytest.mark.parametrize("parse", [values.parse_float, values.parse_fraction, values.parse_seconds])
+@pytest.mark.parametrize("text", ["abc", "1..2", "", "１", "٣"])
+def test_numbers_refuse_words_and_foreign_digits(parse, text):
+    error = refused(parse, text)
+    assert repr(text) in error.message
+    assert ("ASCII" in error.message) == (not text.isascii())
+
+
+def test_number_messages_say_what_was_expected():
+    assert "a number, got" in refused(values.parse_float, "x").message
+    assert "seconds" in refused(values.parse_seconds, "x").message
+    assert "1%" in refused(values.parse_fraction, "x").message
+
+
+def test_lists_drop_blanks_and_spaces():
+    assert values.parse_list(" a, b ,,c ,") == ("a", "b", "c")
+    assert values.parse_list(" , ") == ()
+
+
+@pytest.mark.parametrize("text, grid", [
+    ("4096,65536", (4096, 65536)), ("8,4,8", (4, 8)), ("2^2..2^5", (4, 8, 16, 32)),
+    ("2^2..2^6:x4", (4, 16, 64)), ("4..20:3", (4, 12)), ("4..4", (4,)), ("4..31", (4, 8, 16)),
+    ("2..8,3", (2, 3, 4, 8)),
+])
+def test_grids_expand_ranges_by_their_factor(text, grid):
+    assert values.parse_grid(text, "--sizes") == grid
+
+
+@pytest.mark.parametrize("text", ["8..4", "4..64:x1", "4..64:1", "0..8", "4..0", "4..x", "", " , "])
+def test_grids_refuse_ranges_that_do_not_run_upwards(text):
+    refused(values.parse_grid, text, "--sizes")
+
+
+def test_a_backwards_range_is_explained():
+    error = refused(values.parse_grid, "8..4", "--sizes")
+    assert "'8..4'" in error.message and "2^12..2^24" in error.remedy
+
+
+def test_grids_stop_at_the_point_limit():
+    limit = values.MAX_GRID_POINTS
+    assert len(values.parse_grid(",".join(str(n) for n in range(1, limit + 1)), "--sizes")) == limit
+    assert "more than" in refused(values.parse_grid, ",".join(str(n) for n in range(1, limit + 2)),
+                                  "--sizes").message
+
+
+def test_empty_grid_says_it_needs_a_value():
+    assert "at least one" in refused(values.parse_grid, ",", "--sizes").message
+
+
+@pytest.mark.parametrize("text, devices", [
+    ("0", [0]), ("1,0,1", [0, 1]), (" 3 , 2 ", [2, 3]), ("all", "all"), (" ALL ", "all"),
+])
+def test_devices_read_ids_lists_and_all(text, devices):
+    assert values.parse_device_spec(text) == devices
+
+
+@pytest.mark.parametrize("text, words", [
+    ("", "needs a device id"), (" , ", "needs a device id"), ("a", "must be an id"),
+    ("٣", "must be an id"), ("-1", "0 or more"), ("0,-2", "0 or more"),
+])
+def test_devices_refuse_other_text(text, words):
+    with pytest.raises(UsageError) as info:
+        values.parse_device_spec(text, "--devices")
+    assert words in info.value.message and "--devices" in info.value.message
+
+
+def test_paths_are_kept_as_typed():
+    assert values.parse_path(" a b ", "--out") == " a b "
+
+
+def test_blocks_are_deduplicated_in_order_and_checked():
+    assert values.parse_blocks("256,128,256", "--block") == (256, 128)
+    refused(values.parse_blocks, "0", "--block")
+    refused(values.parse_blocks, "2048", "--block")
+    refused(values.parse_blocks, ",", "--block")
+    limit = values.MAX_SHAPES
+    assert len(values.parse_blocks(",".join(str(32 * n) for n in range(1, limit + 1)), "--block")) == limit
+    assert f"1 to {limit}" in refused(values.parse_blocks, ",".join(str(32 * n) for n in range(1, limit + 2)),
+                                      "--block").message
+
+
+def test_grids_of_launch_shapes_read_auto():
+    assert len(values.parse_grids("auto", "--grid")) == 1
+    refused(values.parse_grids, "nonsense", "--grid")
+
+
+def test_every_kind_has_a_parser():
+    assert values.PARSERS["count"] is values.parse_positive_int
+    assert values.PARSERS["grid"] is values.parse_grid
+    assert values.PARSERS["devices"] is values.parse_device_spec
+
+
+def test_rounds_conflict_only_with_typed_adaptive_options():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", action=values.StoreGiven)
+    parser.add_argument("--max-noise", action=values.StoreGiven, default="1%")
+    parser.add_argument("--max-time", action=values.StoreGiven)
+    values.check_conflicts(parser.parse_args(["--rounds", "5"]))
+    values.check_conflicts(parser.parse_args(["--max-noise", "2%"]))
+    args = parser.parse_args(["--rounds", "5", "--max-time", "3"])
+    assert args.given == {"rounds", "max_time"} and args.max_time == "3"
+    with pytest.raises(UsageError) as info:
+        values.check_conflicts(args)
+    assert "--max-time" in info.value.message and "--max-time" in info.value.remedy
+    values.check_conflicts(argparse.Namespace())
+
+
+def test_a_zero_in_scientific_form_is_zero():
+    assert parse_count("0e3", "--seed") == 0
+    assert parse_count("0.0e0", "--seed") == 0
+
+
+@pytest.mark.parametrize("text", ["2^9999999999", "1" + "0" * 1000 + "^100000"])
+def test_a_huge_power_is_refused_before_it_is_computed(text):
+    # computing either would take minutes and gigabytes; the refusal is immediate
+    assert "far too large" in refused(parse_count, text).message
+
+
+@pytest.mark.parametrize("text", ["x", "0", "4..x", "4..64:xq", "4..64:x0"])
+def test_a_bad_grid_value_names_the_option(text):
+    refused(values.parse_grid, text, "--sizes")
+
+
+def test_a_bad_device_names_the_device_option_by_default():
+    with pytest.raises(UsageError, match="--device"):
+        values.parse_device_spec("gpu0")
