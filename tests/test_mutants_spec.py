@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from graphbench import spec
-from graphbench.pipeline_files import _raised
-from graphbench.spec import MAX_SIZE, SpecError, evaluate_size
+from graphbench.pipeline.files import _raised
+from graphbench.pipeline.spec import MAX_SIZE, SpecError, evaluate_size
 
 
 @pytest.mark.parametrize("expr, n, value", [
