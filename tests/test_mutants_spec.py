@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphbench import spec
+from graphbench.pipeline import spec
 from graphbench.pipeline.files import _raised
 from graphbench.pipeline.spec import MAX_SIZE, SpecError, evaluate_size
 
