@@ -1,8 +1,7 @@
 """The A/B decision rule: paired round ratios of two builds in one process."""
 
-import dataclasses
-
-from conftest import make_record, synthetic_conditions
+from conftest import make_record
+from tests_helpers import ab_record as shared_ab_record
 
 from graphbench.analyze.ab import compare_ab, default_ab_specs, is_ab
 from graphbench.cli import main
@@ -12,14 +11,7 @@ BUILD = {"individual": 14.0, "graph": 6.0, "fused": 4.6}
 
 
 def ab_record(factor=1.0, busy_factor=1.0, noise=0.005, seed=0, rounds=30):
-    walls = {**BUILD, **{f"{m}@base": us / factor for m, us in BUILD.items()}}
-    record = make_record(walls, rounds=rounds, noise=noise, seed=seed)
-    conditions = tuple(dataclasses.replace(c, busy={
-        w: dataclasses.replace(r, us=r.us * (busy_factor if "@" not in w else 1.0))
-        for w, r in c.busy.items()}) for c in synthetic_conditions(walls, rounds))
-    run = dataclasses.replace(record.runs[0], conditions=conditions)
-    pipeline = dataclasses.replace(record.pipeline, kernel_source="new.cu", ab_source="base.cu")
-    return dataclasses.replace(record, runs=(run,), pipeline=pipeline)
+    return shared_ab_record(BUILD, factor, busy_factor, noise, seed, rounds)
 
 
 def verdicts(record):

@@ -5,12 +5,14 @@ item 9; see pyproject.toml's [tool.mutmut])."""
 from __future__ import annotations
 
 import dataclasses
+
+from tests_helpers import ab_record as shared_ab_record
 import math
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from conftest import make_record, make_run, synthetic_conditions
+from conftest import make_record, make_run
 
 from graphbench.analyze.ab import (MIN_EFFECTIVE_PAIRS, candidate_modes, compare_ab,
                                    default_ab_specs, judge_ratios, ratio_change)
@@ -28,14 +30,7 @@ BUILD = {"individual": 14.0, "graph": 6.0}
 
 
 def ab_record(busy_factor=1.0, rounds=30, noise=0.005):
-    walls = {**BUILD, **{f"{m}@base": us for m, us in BUILD.items()}}
-    record = make_record(walls, rounds=rounds, noise=noise)
-    conditions = tuple(dataclasses.replace(c, busy={
-        w: dataclasses.replace(r, us=r.us * (busy_factor if "@" not in w else 1.0))
-        for w, r in c.busy.items()}) for c in synthetic_conditions(walls, rounds))
-    run = dataclasses.replace(record.runs[0], conditions=conditions)
-    pipeline = dataclasses.replace(record.pipeline, kernel_source="new.cu", ab_source="base.cu")
-    return dataclasses.replace(record, runs=(run,), pipeline=pipeline)
+    return shared_ab_record(BUILD, busy_factor=busy_factor, rounds=rounds, noise=noise)
 
 
 # --- A/B ---
