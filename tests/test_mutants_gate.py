@@ -9,16 +9,14 @@ import math
 
 import numpy as np
 import pytest
-from conftest import device_info, make_record, make_run, synthetic_conditions
+from conftest import device_info, make_record, make_run
 from scipy import stats
 
-from graphbench.analyze import compare as cmp
 from graphbench.analyze.compare import (between_processes, compare_records, median_noise,
                                         verdict_on)
 from graphbench.analyze.decide import (CHANGED, FASTER, INCOMPATIBLE, MISSING, NOT_GATEABLE,
                                        SAME, SLOWER, Change, decide, unjudgeable)
 from graphbench.analyze.specs import parse_spec
-from graphbench.record.model import BusyReading
 
 
 def process(level, n=10, spread=0.001, seed=0):

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from graphbench.analyze.summary import summarize_run
 from graphbench.launch_shape import shape_name
-from graphbench.report.tables import Responsive, simple_table, us
+from graphbench.report.tables import simple_table, us
 
 
 def shape_text(record) -> str:
