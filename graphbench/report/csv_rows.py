@@ -13,7 +13,7 @@ from graphbench.record.model import RunRecord, SweepRecord
 
 RUN_COLUMNS = ("device", "elements", "depth", "iters", "mode", "verified", "rounds",
                "wall_median_us", "wall_iqr_us", "submit_us", "busy_us", "idle_us",
-               "speedup_x", "x_floor")
+               "speedup_x", "x_floor", "grid", "block")  # the launch shape: a sweep's axis
 REPORT_COLUMNS = ("record",) + RUN_COLUMNS
 COMPARE_COLUMNS = ("metric", "unit", "baseline", "current", "change_pct", "detects_pct",
                    "threshold", "gated", "verdict", "p_value", "note")
@@ -50,7 +50,8 @@ def run_rows(record: RunRecord) -> list[list]:
             wall = summary.modes[row.mode].wall
             rows.append([point.device.index, cfg.elements, cfg.depth, cfg.iters, row.mode,
                          point.verified, wall.n, row.wall_us, wall.iqr, row.submit_us,
-                         row.busy_us, row.idle_gap_us, row.speedup, row.from_floor])
+                         row.busy_us, row.idle_gap_us, row.speedup, row.from_floor,
+                         cfg.grid, cfg.block])
     return rows
 
 
