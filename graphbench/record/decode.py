@@ -70,40 +70,45 @@ def _type_hints(cls) -> dict:
 
 @functools.lru_cache(maxsize=None)
 def _fields(cls) -> tuple:
-    """(name, type, required) of every field of `cls`, worked out once."""
-    hints = _type_hints(cls)
-    return tuple((f.name, hints[f.name], f.default is dataclasses.MISSING
-                  and f.default_factory is dataclasses.MISSING) for f in dataclasses.fields(cls))
+    """(name, type, required, plain type, None allowed) of every field of
+    `cls`, worked out once. The plain type is the str, bool, int or float a
+    value of the field plainly is (None when the type is anything else)."""
+    hints, out = _type_hints(cls), []
+    for f in dataclasses.fields(cls):
+        hint = hints[f.name]
+        shape = _shape(hint)
+        optional = shape[0] == "union" and type(None) in shape[1]
+        real = next((o for o in shape[1] if o is not type(None)), None) if shape[0] == "union" \
+            else hint
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        out.append((f.name, hint, required, real if real in _PLAIN else None, optional))
+    return tuple(out)
 
 
-def _quick(hint, value):
-    """`value` itself when it plainly is a `hint` (a str, bool, in-range int or
-    finite float, or None where allowed), else _SLOW: the checked path then
-    decodes it and names any problem with its path."""
-    shape = _shape(hint)
-    if shape[0] == "union":
-        if value is None and type(None) in shape[1]:
-            return None
-        hint = next(o for o in shape[1] if o is not type(None))
-    kind = type(value)
-    if (hint is str and kind is str) or (hint is bool and kind is bool) or \
-            (hint is int and kind is int and -MAX_INT <= value <= MAX_INT) or \
-            (hint is float and kind is float and math.isfinite(value)):
-        return value
-    return _SLOW
+_PLAIN = (str, bool, int, float)
 
 
-_SLOW = object()
+def _plain(kind, value) -> bool:
+    """`value`, of type `kind`, needs no further check: a finite float or an
+    int within MAX_INT (str and bool are whole as they are)."""
+    if kind is float:
+        return math.isfinite(value)
+    return kind is not int or -MAX_INT <= value <= MAX_INT
 
 
 def _decode_dataclass(cls, value, path: str):
+    """The checked path runs only for a field whose value is not plainly its
+    type, so what fails is named by its path and the rest is read in one pass."""
     entries = _expect(value, dict, "an object", path)
     kwargs = {}
-    for name, hint, required in _fields(cls):
+    for name, hint, required, plain, optional in _fields(cls):
         if name in entries:
-            item = _quick(hint, entries[name])
-            kwargs[name] = item if item is not _SLOW else decode(hint, entries[name],
-                                                                 _join(path, name))
+            item = entries[name]
+            kind = type(item)
+            if (kind is plain and _plain(kind, item)) or (item is None and optional):
+                kwargs[name] = item
+            else:
+                kwargs[name] = decode(hint, item, _join(path, name))
         elif required:
             raise RecordError(f"{_join(path, name)}: required field is missing")
     try:

@@ -25,7 +25,7 @@ def parse_json(text: str, source: str):
                           "graphbench record does") from None
     except RecursionError:
         raise RecordError(f"{source} is nested too deeply to be a graphbench record") from None
-    if not _SUSPECT.search(text):  # neither a bare constant nor an escaped surrogate: nothing to name
+    if not _suspect(text):  # neither a bare constant nor an escaped surrogate: nothing to name
         return data
     try:
         _scan(data, "")
@@ -41,6 +41,11 @@ def parse_json(text: str, source: str):
 # raw surrogate). A record without them, every record graphbench writes, is
 # not walked, which took a second for 20,000 rounds.
 _SUSPECT = re.compile(r"NaN|Infinity|\\u[dD][89a-fA-F]")
+
+
+def _suspect(text: str) -> bool:
+    """Plain substring tests first: they scan 24 MB in milliseconds."""
+    return "NaN" in text or "Infinity" in text or ("\\u" in text and bool(_SUSPECT.search(text)))
 
 
 class _Bare(str):
