@@ -345,3 +345,194 @@ def test_a_written_record_is_json_that_reads_back(tmp_path):
     assert '\n  "b"' in text  # indented
     with pytest.raises(ValueError):
         codec.write_json(tmp_path / "n.json", {"x": float("nan")})
+
+
+# --- a version-3 record: what the model and the reader's checks give -------------
+
+RECORDS = Path(__file__).resolve().parent / "records"
+
+
+def doc(name="same_code.json"):
+    return json.loads((RECORDS / name).read_text())
+
+
+def refused(data, source="r.json"):
+    with pytest.raises(RecordError) as info:
+        codec.load_document(data, source)
+    return info.value
+
+
+def test_busy_readings_belong_to_the_mode_s_workload():
+    record = codec.load_document(doc(), "r.json")
+    assert record.workload("fused") == "fused" and record.workload("graph") == "stages"
+    assert record.workload("no such mode") is None
+    assert set(record.modes_sharing_busy("graph")) == {"individual", "graph"}
+    assert record.modes_sharing_busy("fused") == ("fused",)
+    stages = [c.busy["stages"] for c in record.conditions if "stages" in c.busy]
+    assert stages and record.busy_readings("graph") == tuple(stages)
+    assert record.samples("graph", "busy") == tuple(r.us for r in stages)
+    assert record.samples("graph", "cycles") == \
+        tuple(r.us * r.sm_clock_mhz for r in stages if r.sm_clock_mhz)
+
+
+def test_one_off_costs_pool_over_the_processes_that_have_them():
+    data = doc()
+    data["runs"] = [data["runs"][0], {**data["runs"][0], "lifecycles": {}}, data["runs"][0]]
+    record = codec.load_document(data, "r.json")
+    one = data["runs"][0]["lifecycles"]["graph"]["capture_us"]
+    assert record.lifecycle_samples("graph").capture_us == tuple(one + one)
+    assert record.lifecycle_samples("no such mode") is None
+    assert record.node_cost_samples() is None
+    costs = {"nodes": [10, 20], "capture_us": [5.0, 9.0], "instantiate_us": [7.0, 12.0]}
+    data["runs"][0] = {**data["runs"][0], "node_costs": costs}
+    assert codec.load_document(data, "r.json").node_cost_samples().nodes == (10, 20)
+
+
+def test_a_built_in_record_gets_its_working_set_and_a_pipeline_file_s_must_store_it():
+    record = codec.load_document(doc(), "r.json")
+    assert record.pipeline.working_set_bytes > 0
+    data = doc()
+    data["gate_points"] = [doc()]
+    gated = codec.load_document(data, "r.json")
+    assert gated.gate_points[0].pipeline.working_set_bytes == record.pipeline.working_set_bytes
+    sweep = codec.read_record(RECORDS / "sweep.json")
+    assert all(p.pipeline.working_set_bytes > 0 for p in sweep.points)
+    data = doc()
+    data["pipeline"] = {**data["pipeline"], "file": "mine.toml", "working_set_bytes": None}
+    error = refused(data)
+    assert error.message == "r.json: pipeline.working_set_bytes: required field is missing"
+    assert error.remedy
+
+
+def test_a_sweep_is_no_run_record():
+    with pytest.raises(RecordError) as info:
+        codec.read_run(RECORDS / "sweep.json")
+    assert "is a sweep record, not a run record" in info.value.message and info.value.remedy
+
+
+def test_a_bad_point_or_gate_point_is_named_by_its_place():
+    sweep = json.loads((RECORDS / "sweep.json").read_text())
+    point = sweep["points"][1]["runs"][0]
+    mode = next(iter(point["modes"]))
+    point["modes"][mode]["wall_us"] = point["modes"][mode]["wall_us"][1:]
+    error = refused(sweep)
+    assert error.message.startswith(f"r.json: points[1].runs[0].modes.{mode}.wall_us: ")
+    assert f"samples for {point['rounds']} rounds" in error.message
+    data, gate = doc(), doc()
+    gate["runs"][0]["launch_floor"]["kernel_launch_us"][0] = 0.0
+    data["gate_points"] = [doc(), gate]
+    assert refused(data).message == "r.json: gate_points[1].runs[0]: a measured time that is not positive"
+
+
+def test_runs_must_name_the_same_modes():
+    data = doc()
+    second = json.loads(json.dumps(data["runs"][0]))
+    second["modes"].pop("fused")
+    data["runs"].append(second)
+    assert refused(data).message == "r.json: runs[1].modes: not the modes of the first run"
+
+
+@pytest.mark.parametrize("value, ok", [(0.5, True), (1e12, True), (0.0, False), (-1.0, False),
+                                       (1.5e12, False)])
+def test_a_launch_floor_time_is_positive_and_bounded(value, ok):
+    data = doc()
+    data["runs"][0]["launch_floor"]["graph_replay_us"][0] = value
+    if ok:
+        codec.load_document(data, "r.json")
+    else:
+        assert refused(data).message.startswith("r.json: runs[0]: a measured time ")
+
+
+def test_a_one_off_cost_needs_samples_and_node_costs_are_checked_in_a_record():
+    data = doc()
+    data["runs"][0]["graph_update"]["node_update_us"] = []
+    assert refused(data).message == "r.json: runs[0]: a one-off cost with no samples"
+    data = doc()
+    data["runs"][0]["node_costs"] = {"nodes": [0], "capture_us": [1.0], "instantiate_us": [1.0]}
+    assert refused(data).message == "r.json: runs[0].node_costs.nodes: a graph of no nodes"
+    data["runs"][0]["node_costs"] = {"nodes": [1], "capture_us": [2e12], "instantiate_us": [1.0]}
+    assert refused(data).message.startswith("r.json: runs[0].node_costs: a time")
+
+
+# --- decoding by type -------------------------------------------------------------
+
+def test_whole_numbers_reach_two_to_the_63rd_and_no_further():
+    from graphbench.record.decode import decode
+
+    assert decode(tuple[int, ...], [2**63, -(2**63)], "x") == (2**63, -(2**63))
+    with pytest.raises(RecordError) as info:
+        decode(tuple[int, ...], [1, 2**63 + 1], "x")
+    assert info.value.message.startswith("x[1]: a whole number beyond 2^63")
+    assert decode(float, 2**63, "x") == float(2**63) and decode(float, 1e300, "x") == 1e300
+    with pytest.raises(RecordError, match="expected a finite number"):
+        decode(float, float("inf"), "x")
+
+
+@pytest.mark.parametrize("hint, value, said", [
+    (int, "7", 'x: expected a whole number, got "7"'),
+    (bool, 1, "x: expected true or false, got 1"),
+    (str, 5, "x: expected a string, got 5"),
+    (tuple[float, ...], {"a": 1}, "x: expected a list, got an object"),
+    (dict[str, int], [1], "x: expected an object, got a list"),
+    (dict[str, int], {"k": "v"}, 'x.k: expected a whole number, got "v"'),
+    (int | None, "v", 'x: expected a whole number, got "v"'),
+    (tuple[str, ...], ["a", 3], "x[1]: expected a string, got 3"),
+])
+def test_a_wrong_type_is_named_with_the_value_found(hint, value, said):
+    from graphbench.record.decode import decode
+
+    with pytest.raises(RecordError) as info:
+        decode(hint, value, "x")
+    assert info.value.message == said
+
+
+def test_a_top_level_document_of_the_wrong_kind_is_the_record():
+    from graphbench.record.decode import decode
+    from graphbench.record.model import RunRecord
+
+    with pytest.raises(RecordError) as info:
+        decode(RunRecord, [1], "")
+    assert info.value.message == "the record: expected an object, got a list"
+
+
+# --- parsing ----------------------------------------------------------------------
+
+def test_parse_errors_carry_a_remedy_and_name_the_field():
+    from graphbench.record.parse import parse_json
+
+    with pytest.raises(RecordError) as info:
+        parse_json('{"a": [1, ', "t.json")
+    assert info.value.message.startswith("t.json is not valid JSON") and info.value.remedy
+    with pytest.raises(RecordError) as info:
+        parse_json('{"a": {"b": NaN}}', "t.json")
+    assert info.value.message == "t.json: a.b: bare NaN is not JSON" and info.value.remedy
+    with pytest.raises(RecordError) as info:
+        parse_json('NaN', "t.json")
+    assert info.value.message == "t.json: the record: bare NaN is not JSON"
+    with pytest.raises(RecordError) as info:
+        parse_json('{"a": {"\\ud800": 1}}', "t.json")
+    assert info.value.message == "t.json: a: a string with a lone surrogate, not text"
+    assert info.value.remedy
+    with pytest.raises(RecordError) as info:
+        parse_json('["\\udc00"]', "t.json")
+    assert info.value.message == "t.json: [0]: a string with a lone surrogate, not text"
+    assert parse_json('["\\u00e9", "\\\\u", 1.5]', "t.json") == ["é", "\\u", 1.5]
+    assert parse_json('[[1, "NaN"]]', "t.json") == [[1, "NaN"]]  # a string, not a bare constant
+
+
+def test_a_bad_output_path_is_named_by_its_option(tmp_path):
+    blocker = tmp_path / "f"
+    blocker.write_text("x")
+    for path, said in [("out/", "--csv out/: ends in a folder"),
+                       (blocker / "x.json", f"--csv {blocker / 'x.json'}: a folder on that path"),
+                       (tmp_path, f"--csv {tmp_path} is a directory")]:
+        with pytest.raises(UsageError) as info:
+            files.check_writable(path, "--csv")
+        assert info.value.message.startswith(said)
+
+
+def test_a_record_in_new_folders_is_made_with_them(tmp_path):
+    target = tmp_path / "a" / "b" / "c" / "r.json"
+    files.check_writable(target, "--json")
+    assert files.write_text_atomic(target, "x") == target and target.read_text() == "x"
+    assert [p.name for p in target.parent.iterdir()] == ["r.json"]
