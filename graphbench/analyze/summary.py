@@ -154,7 +154,7 @@ def working_set(record: RunRecord) -> int | None:
 def mode_summary(record: RunRecord, name: str) -> ModeSummary:
     busy, held = record.samples(name, "busy"), record.samples(name, "held_submit")
     sharing = tuple(m for m in record.modes_sharing_busy(name) if m != name) if busy else ()
-    first = dataclasses.replace(record, runs=record.runs[:1])
+    first = record if len(record.runs) == 1 else dataclasses.replace(record, runs=record.runs[:1])
     correlation = {m: lag1_autocorrelation(first.samples(name, m)) for m in TIME_METRICS
                    if first.samples(name, m)}
     cycles = record.samples(name, "cycles")

@@ -57,6 +57,9 @@ def decode(hint, value, path: str):
         return tuple(decode(item, v, f"{path}[{i}]") for i, v in enumerate(items))
     if shape[0] == "dict":
         entries = _expect(value, dict, "an object", path)
+        if _shape(shape[1])[0] == "dataclass":  # the readings of every round: straight there
+            cls = shape[1]
+            return {k: _decode_dataclass(cls, v, _join(path, k)) for k, v in entries.items()}
         return {k: decode(shape[1], v, _join(path, k)) for k, v in entries.items()}
     return _decode_scalar(hint, value, path)
 
@@ -96,10 +99,54 @@ def _plain(kind, value) -> bool:
     return kind is not int or -MAX_INT <= value <= MAX_INT
 
 
+@functools.lru_cache(maxsize=None)
+def _flat(cls):
+    """For a class whose every field is a plain value (or None) and which
+    checks nothing itself (no __post_init__, whose errors the checked path
+    words): the types each field's value may plainly have, and the required
+    names. None for any other class."""
+    if hasattr(cls, "__post_init__"):
+        return None
+    accepted, required = {}, set()
+    for name, _, needed, plain, optional in _fields(cls):
+        if plain is None:
+            return None
+        accepted[name] = frozenset({plain, type(None)} if optional else {plain})
+        if needed:
+            required.add(name)
+    return accepted, frozenset(required)
+
+
+_NONE_ACCEPTED = frozenset()
+
+
+def _flat_instance(cls, entries: dict):
+    """`entries` as an instance of a flat class, when every value is plainly
+    its field's type and no field is unknown; None sends it the checked way.
+    Written for speed: 20,000 rounds' readings are hundreds of thousands of these."""
+    accepted, required = _flat(cls)
+    for name, item in entries.items():
+        kind = type(item)
+        if kind not in accepted.get(name, _NONE_ACCEPTED):
+            return None
+        if kind is float:
+            if item - item != 0.0:  # inf or nan
+                return None
+        elif kind is int and not -MAX_INT <= item <= MAX_INT:
+            return None
+    if not required <= entries.keys():
+        return None
+    return cls(**entries)
+
+
 def _decode_dataclass(cls, value, path: str):
     """The checked path runs only for a field whose value is not plainly its
     type, so what fails is named by its path and the rest is read in one pass."""
     entries = _expect(value, dict, "an object", path)
+    if _flat(cls) is not None:
+        instance = _flat_instance(cls, entries)
+        if instance is not None:
+            return instance
     kwargs = {}
     for name, hint, required, plain, optional in _fields(cls):
         if name in entries:

@@ -212,6 +212,14 @@ class RunRecord:
         """One metric of one mode over every process, in order: per round for
         wall, submit and device; per set of rounds for busy (the mode's
         workload's readings), cycles and held_submit."""
+        # a record never changes, so each series is gathered once: a report asks for
+        # them dozens of times, and 20,000 rounds' conditions take a while to walk
+        cache = self.__dict__.setdefault("_series", {})
+        if (mode, metric) not in cache:
+            cache[mode, metric] = self._gathered(mode, metric)
+        return cache[mode, metric]
+
+    def _gathered(self, mode: str, metric: str) -> tuple[float, ...]:
         if metric == "busy":
             return tuple(r.us for r in self.busy_readings(mode))
         if metric == "cycles":  # SM cycles per iteration: busy time at the measured clock
@@ -227,7 +235,11 @@ class RunRecord:
 
     def busy_readings(self, mode: str) -> tuple[BusyReading, ...]:
         workload = self.workload(mode)
-        return tuple(c.busy[workload] for c in self.conditions if workload in c.busy)
+        cache = self.__dict__.setdefault("_busy", {})  # as samples' series
+        if workload not in cache:
+            cache[workload] = tuple(c.busy[workload] for c in self.conditions
+                                    if workload in c.busy)
+        return cache[workload]
 
     def modes_sharing_busy(self, mode: str) -> tuple[str, ...]:
         return tuple(m for m in self.mode_names if self.workload(m) == self.workload(mode))

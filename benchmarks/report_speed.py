@@ -1,0 +1,64 @@
+"""Issue 19 item 7: `graphbench report` on a valid 20,000-round record in
+under 2 s. Makes the record from a committed every-rung H200 record (8
+modes, each round's conditions with their busy and submit readings, about
+26 MB), then times `report` in fresh processes and prints the median.
+
+    python benchmarks/report_speed.py [rounds] [repeats]
+"""
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "results/session5/call4/records/inter_all_3.json"
+
+
+def jittered(value, rng):
+    return float(value * (1 + 0.01 * rng.standard_normal()))
+
+
+def big_record(rounds: int) -> dict:
+    record = json.loads(SOURCE.read_text())
+    rng = np.random.default_rng(1)
+    run = record["runs"][0]
+    run["rounds"] = rounds
+    for samples in run["modes"].values():
+        for key in ("wall_us", "submit_us", "device_us"):
+            median = float(np.median(samples[key]))
+            samples[key] = [float(x) for x in median * (1 + 0.01 * rng.standard_normal(rounds))]
+    conditions = run["conditions"]
+    run["conditions"] = []
+    for i in range(rounds):
+        one = json.loads(json.dumps(conditions[i % len(conditions)]))
+        for reading in [*one.get("busy", {}).values(), *one.get("submit", {}).values()]:
+            reading["us"] = jittered(reading["us"], rng)
+        run["conditions"].append(one)
+    record.pop("summary", None)
+    return record
+
+
+def main(rounds=20_000, repeats=5):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "big.json"
+        path.write_text(json.dumps(big_record(rounds)))
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "graphbench", "report", str(path)], cwd=ROOT,
+                           check=True, stdout=subprocess.DEVNULL)
+            times.append(time.perf_counter() - t0)
+        size = path.stat().st_size / 1e6
+    print(json.dumps({"rounds": rounds, "megabytes": round(size, 1),
+                      "report_s_median": round(statistics.median(times), 2),
+                      "report_s": [round(t, 2) for t in times]}))
+
+
+if __name__ == "__main__":
+    main(*(int(a) for a in sys.argv[1:3]))
