@@ -72,6 +72,35 @@ def test_loop_conditional_cost(record):
     assert loop.kernels_per_iteration == 3
 
 
+def once_per_launch(record, mode):
+    """`mode`'s trace as CUPTI gave it on the H200 for the device loop: each
+    body kernel once per graph launch, not once per iteration."""
+    run = record.runs[0]
+    trace = run.attribution.rungs[mode]
+    seen, kept = set(), []
+    for k in trace.kernels:
+        if (k.batch, k.name) not in seen:
+            seen.add((k.batch, k.name))
+            kept.append(k)
+    attribution = replace(run.attribution, rungs={**run.attribution.rungs,
+                                                  mode: replace(trace, kernels=tuple(kept))})
+    return replace(record, runs=(replace(run, attribution=attribution),))
+
+
+def test_a_loop_body_traced_once_per_launch_is_no_escape(record):
+    sparse = once_per_launch(record, "loop")
+    assert len(sparse.runs[0].attribution.rungs["loop"].kernels) < \
+        len(record.runs[0].attribution.rungs["loop"].kernels)
+    assert figures(sparse, "loop").escape is None  # the report and the checks agree
+    assert "loop" not in capture_escapes(sparse.runs[0].attribution)
+
+
+def test_a_loop_body_lacking_a_kernel_is_an_escape_in_the_figures_and_the_checks(record):
+    sparse = without(once_per_launch(record, "loop"), "loop", "vec_mul")
+    assert figures(sparse, "loop").escape.missing == (("vec_mul", 1.0),)
+    assert capture_escapes(sparse.runs[0].attribution)["loop"].missing == (("vec_mul", 1.0),)
+
+
 def test_inflation_is_kept(record):
     graph = figures(record, "graph")
     assert (graph.untraced_wall_us, graph.traced_wall_us) == pytest.approx((6.2, 8.06))

@@ -15,19 +15,18 @@ def record():
                                    modes=("individual", "graph")))
 
 
-def test_graph_memory_is_read_for_every_repetition_and_reported(record):
-    """On the H200 the free-memory reads saw 0 bytes for graphs of 3 to 48
-    nodes (the driver's pools are coarser than that): the record keeps the
-    reading and the report says what it saw, never a made-up figure."""
+def test_graph_memory_is_read_over_copies_and_reported(record):
+    """One executable moves free memory by 0 or a 2 MiB chunk; over 64 copies
+    (benchmarks/graph_memory_probe.py on the H200: 104 KiB each for 3 nodes)
+    the reading is a figure, and the report says it."""
     from graphbench.report.run import run_report
     from graphbench.report.tables import to_text
 
     memory = record.runs[0].lifecycles["graph"].graph_memory_bytes
-    assert len(memory) == 10 and min(memory) >= 0, memory
-    costs = record.runs[0].node_costs
-    assert len(costs.graph_memory_bytes) == len(costs.nodes) and min(costs.graph_memory_bytes) >= 0
+    assert len(memory) == 1 and 0 < memory[0] < 2 << 20, memory
+    assert record.runs[0].node_costs.graph_memory_bytes == ()
     text = to_text(run_report(record), width=120)
-    assert "device memory" in text
+    assert "of device memory" in text and "no device memory" not in text
 
 
 def test_capture_and_instantiate_cost_grow_per_node(record):

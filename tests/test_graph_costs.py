@@ -34,7 +34,7 @@ class FakeGraph:
         self.log.append("launch")
 
     def close(self):
-        pass
+        self.log.append("close")
 
 
 class FakeStream:
@@ -56,27 +56,40 @@ class FakeStream:
         return Builder(stream.log)
 
 
-def test_lifecycle_reads_free_memory_around_instantiate_and_upload_after_syncs():
-    log, free = [], iter([1000, 400] * 3)
+def test_lifecycle_reads_free_memory_once_over_copies_of_the_executable():
+    """One executable moves free memory by 0 or a 2 MiB chunk: the reading is
+    taken over `copies` executables of the first capture, per copy, once."""
+    log, free = [], iter([10_000, 10_000 - 4 * 1536])
 
     def read_free():
         log.append("free")
         return next(free)
 
     life = time_graph_lifecycle(FakeStream(log), lambda target: log.append("enqueue"),
-                                reps=3, free_memory=read_free)
-    assert life.graph_memory_bytes == (600, 600, 600)
-    one = log[:log.index("launch") + 1]
-    assert one == ["sync", "free", "enqueue", "complete", "upload", "sync", "free", "launch"]
+                                reps=3, free_memory=read_free, copies=4)
+    assert life.graph_memory_bytes == (1536,)
+    first = log[:log.index("launch") + 1]
+    assert first == ["sync", "free", "enqueue", "complete", "upload", "sync",
+                     "complete", "upload", "complete", "upload", "complete", "upload",
+                     "sync", "free", "close", "close", "close", "launch"]
+    assert log.count("free") == 2 and log.count("complete") == 4 + 2  # later reps: one each
+    assert log.count("close") == 3 + 3 * 2  # the extra copies; each rep's graph and builder
+
+
+def test_no_copies_read_no_memory():
+    life = time_graph_lifecycle(FakeStream([]), lambda target: None, reps=2, copies=0,
+                                free_memory=lambda: pytest.fail("read"))
+    assert life.graph_memory_bytes == ()
 
 
 def test_node_costs_capture_each_repeat_count():
     log = []
     costs = time_node_costs(FakeStream(log), lambda target: log.append("enqueue"), 3,
-                            repeats=(1, 2, 4), reps=2, free_memory=lambda: 0)
+                            repeats=(1, 2, 4), reps=2)
     assert costs.nodes == (3, 3, 6, 6, 12, 12)
     assert log.count("enqueue") == 2 * (1 + 2 + 4)
-    assert len(costs.capture_us) == len(costs.instantiate_us) == len(costs.graph_memory_bytes) == 6
+    assert len(costs.capture_us) == len(costs.instantiate_us) == 6
+    assert costs.graph_memory_bytes == ()  # the pool holds what earlier graphs left
 
 
 def node_costs(a=5.0, b=0.8, c=2.0, d=1.5):

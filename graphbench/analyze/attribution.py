@@ -129,17 +129,20 @@ def loop_escape_of(attribution: Attribution, trace: RungTrace) -> Escape | None:
     return Escape(missing, extra) if expected and (missing or extra) else None
 
 
+def rung_escape(attribution: Attribution, mode: str) -> Escape | None:
+    """A graph rung's escape, judged the way its trace allows (the device
+    loop by kernel names); None for a rung that is no graph, or has none."""
+    ladder_rung = rung(mode)
+    if not (ladder_rung and ladder_rung.graph):
+        return None
+    check = loop_escape_of if ladder_rung.launches == "per-iters" else escape_of
+    return check(attribution, attribution.rungs[mode])
+
+
 def capture_escapes(attribution: Attribution) -> dict[str, Escape]:
     """Every graph rung whose replay ran other kernels than its stages."""
-    found = {}
-    for mode, trace in attribution.rungs.items():
-        ladder_rung = rung(mode)
-        check = loop_escape_of if ladder_rung and ladder_rung.launches == "per-iters" \
-            else escape_of
-        escape = check(attribution, trace) if ladder_rung and ladder_rung.graph else None
-        if escape:
-            found[mode] = escape
-    return found
+    found = {mode: rung_escape(attribution, mode) for mode in attribution.rungs}
+    return {mode: escape for mode, escape in found.items() if escape}
 
 
 @dataclass(frozen=True)

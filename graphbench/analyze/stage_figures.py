@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphbench.analyze.attribution import (NS_PER_US, Placed, RungFigures, StageFigures,
-                                            escape_of, expected_stages, iterations)
+                                            expected_stages, iterations, rung_escape)
 from graphbench.analyze.stats import median
 from graphbench.ladder import ladder_order
 from graphbench.record.model import RunRecord
@@ -100,7 +100,7 @@ def rung_figures(record: RunRecord, mode: str) -> RungFigures:
         stages=stage_figures(attribution, trace, complete) if complete else (),
         period_us=median([p for _, p in complete]) if complete else None,
         loop_us=median([_loop_part(it) for it, _ in complete]) if has_loop else None,
-        escape=escape_of(attribution, trace) if record_rung_is_graph(mode) else None,
+        escape=rung_escape(attribution, mode),
         untraced_wall_us=median(trace.untraced_wall_us) if trace.untraced_wall_us else None,
         traced_wall_us=median(trace.traced_wall_us) if trace.traced_wall_us else None)
 

@@ -13,22 +13,31 @@ from graphbench.record.model import LaunchFloorSamples, LifecycleSamples, NodeCo
 FLOOR_LAUNCHES = 1000
 
 
+# Executable graphs instantiated together for one memory reading: free memory
+# moves in the driver's 2 MiB chunks, so one small graph reads 0 or 2 MiB (H200:
+# 2 MiB for the first 3-node graph, 0 for the next 15, 104 KiB each over 256).
+MEMORY_COPIES = 64
+
+
 def time_graph_lifecycle(stream, enqueue: Enqueue, iterations: int = 1,
-                         reps: int = 10, free_memory: Callable[[], int] | None = None
-                         ) -> LifecycleSamples:
+                         reps: int = 10, free_memory: Callable[[], int] | None = None,
+                         copies: int = MEMORY_COPIES) -> LifecycleSamples:
     """Capture (of `iterations` enqueues), instantiate (complete), upload and
     first launch, each timed alone. The first launch runs everything the
     graph holds: a device loop's first launch runs all its iterations.
 
-    The device memory the executable graph takes is free memory read after
-    a synchronise before capture, less free memory after instantiate and
-    upload (synchronised): both reads lie outside the timed phases, so they
-    cost the timings nothing."""
+    The device memory one executable graph takes, read once, in the first
+    repetition (the driver keeps what closed graphs held, so later reads see
+    its pool, not the graph): free memory read after a synchronise before
+    `copies` executables of the capture are instantiated and uploaded (the
+    timed one among them), less free memory after, over `copies`. The reads
+    and the extra copies lie outside the timed phases; copies=0 reads none."""
     free_memory = free_memory or device_free_memory
     clock, phases, memory = time.perf_counter, [[], [], [], []], []
-    for _ in range(reps):
+    for rep in range(reps):
+        reads = rep == 0 and copies > 0
         stream.sync()
-        free_before = free_memory()
+        free_before = free_memory() if reads else 0
         t0 = clock()
         builder = capture(stream, enqueue, iterations)
         t1 = clock()
@@ -37,7 +46,8 @@ def time_graph_lifecycle(stream, enqueue: Enqueue, iterations: int = 1,
         graph.upload(stream)
         stream.sync()
         t3 = clock()
-        memory.append(free_before - free_memory())
+        if reads:
+            memory.append(_per_copy(stream, builder, graph, copies, free_before, free_memory))
         t3_launch = clock()  # the first launch is timed from after the memory read
         graph.launch(stream)
         stream.sync()
@@ -49,25 +59,41 @@ def time_graph_lifecycle(stream, enqueue: Enqueue, iterations: int = 1,
     return LifecycleSamples(*(tuple(phase) for phase in phases), graph_memory_bytes=tuple(memory))
 
 
+def _per_copy(stream, builder, graph, copies: int, free_before: int, free_memory) -> int:
+    """Bytes of free memory one executable takes: `graph` and copies - 1 more
+    of the same capture, uploaded, read together, then the extra ones closed."""
+    extra = []
+    try:
+        for _ in range(copies - 1):
+            extra.append(builder.complete())
+            extra[-1].upload(stream)
+        stream.sync()
+        return round((free_before - free_memory()) / copies)
+    finally:
+        for one in extra:
+            one.close()
+
+
 NODE_COST_REPEATS = (1, 2, 4, 8, 16)  # iterations captured: 16 x 3 stages spans 3..48 nodes
 NODE_COST_REPS = 3
 
 
 def time_node_costs(stream, enqueue: Enqueue, launches_per_iteration: int,
-                    repeats=NODE_COST_REPEATS, reps: int = NODE_COST_REPS,
-                    free_memory: Callable[[], int] | None = None) -> NodeCostSamples:
+                    repeats=NODE_COST_REPEATS, reps: int = NODE_COST_REPS) -> NodeCostSamples:
     """The lifecycle of graphs of 1, 2, 4, ... captured iterations (each
     iteration `launches_per_iteration` kernel nodes), `reps` captures each:
     the samples a per-node fit of capture and instantiate cost is made from.
-    Measured in the same process and at the same size as the timed rounds."""
-    nodes, capture_us, instantiate_us, memory = [], [], [], []
+    Measured in the same process and at the same size as the timed rounds.
+    No memory is read: after the rung's own lifecycles the driver's pool
+    holds what closed graphs left, and small graphs take it in whole chunks
+    (on the H200 104 KiB for 3 nodes and for 48), so a per-node fit says nothing."""
+    nodes, capture_us, instantiate_us = [], [], []
     for count in repeats:
-        life = time_graph_lifecycle(stream, enqueue, count, reps, free_memory)
+        life = time_graph_lifecycle(stream, enqueue, count, reps, copies=0)
         nodes += [count * launches_per_iteration] * reps
         capture_us += life.capture_us
         instantiate_us += life.instantiate_us
-        memory += life.graph_memory_bytes
-    return NodeCostSamples(tuple(nodes), tuple(capture_us), tuple(instantiate_us), tuple(memory))
+    return NodeCostSamples(tuple(nodes), tuple(capture_us), tuple(instantiate_us))
 
 
 def device_free_memory() -> int:
