@@ -46,6 +46,13 @@ def _has_overlap(figures: RungFigures) -> bool:
     return any(s.overlap_us > 0 for s in figures.stages)
 
 
+def _device_loop(mode: str) -> bool:
+    from graphbench.ladder import rung
+
+    found = rung(mode)
+    return bool(found) and found.launches == "per-iters"
+
+
 def one_launch_per_iteration(mode: str) -> bool:
     """A graph replayed from the host once per iteration (graph, graph-pdl)."""
     from graphbench.ladder import rung
@@ -59,6 +66,11 @@ def rung_lines(record: RunRecord, figures: RungFigures) -> Text:
     count = f"{figures.kernels_per_iteration:g} kernels per iteration"
     if figures.expected_kernels:
         count += f" (its stages alone launch {figures.expected_kernels})"
+    if not figures.stages:  # no table above says which rung this is
+        count = f"{figures.mode}: {count}; no per-stage figures: " + (
+            "CUPTI listed the device loop's body fewer times than it ran"
+            if _device_loop(figures.mode) and not figures.escape
+            else "its traced kernels do not split into whole iterations")
     text.append(count)
     if figures.period_us is not None:
         busy = busy_us(record, figures.mode)
