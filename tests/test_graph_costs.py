@@ -13,6 +13,7 @@ from graphbench.analyze.node_costs import fit_line, fit_node_costs
 from graphbench.analyze.summary import summarize_run
 from graphbench.errors import RecordError
 from graphbench.measure.costs import time_graph_lifecycle, time_node_costs
+from graphbench.measure.graph_memory import per_executable
 from graphbench.record.codec import load_document, run_document
 from graphbench.record.model import LifecycleSamples, NodeCostSamples
 from graphbench.report.run import run_report
@@ -56,30 +57,72 @@ class FakeStream:
         return Builder(stream.log)
 
 
-def test_lifecycle_reads_free_memory_once_over_copies_of_the_executable():
-    """One executable moves free memory by 0 or a 2 MiB chunk: the reading is
-    taken over `copies` executables of the first capture, per copy, once."""
-    log, free = [], iter([10_000, 10_000 - 4 * 1536])
+class Pool:
+    """Free device memory as the H200's driver keeps it: executables take
+    `size` bytes from 2 MiB chunks, and `kept` bytes of chunks that closed
+    graphs left are used first."""
+
+    CHUNK = 2 << 20
+
+    def __init__(self, size, kept=0, refuse_after=None):
+        self.size, self.kept, self.live, self.refuse_after = size, kept, 0, refuse_after
+        self.total = 80 << 30
+
+    def free(self):
+        needed = max(0, self.live * self.size - self.kept)
+        return self.total - self.kept - -(-needed // self.CHUNK) * self.CHUNK
+
+    def builder(self):
+        pool = self
+
+        class Executable:
+            def upload(self, stream):
+                pass
+
+            def close(self):
+                pool.live -= 1
+
+        class Builder:
+            def complete(self):
+                if pool.refuse_after is not None and pool.live >= pool.refuse_after:
+                    raise RuntimeError("CUDA_ERROR_NOT_SUPPORTED")
+                pool.live += 1
+                return Executable()
+        return Builder()
+
+
+@pytest.mark.parametrize("size, kept", [(104 << 10, 0), (104 << 10, 27 << 20),
+                                        (700 << 10, 6 << 20), (2300 << 10, 0)])
+def test_graph_memory_per_executable_sees_through_chunks_and_the_kept_pool(size, kept):
+    pool = Pool(size, kept)
+    found = per_executable(FakeStream([]), pool.builder(), pool.free)
+    assert found == pytest.approx(size, rel=0.07)
+    assert pool.live == 0  # every copy closed
+
+
+def test_graph_memory_of_tiny_executables_is_zero_and_of_refused_copies_unknown():
+    tiny = Pool(1 << 10, kept=4 << 20)
+    assert per_executable(FakeStream([]), tiny.builder(), tiny.free) == 0
+    refused = Pool(104 << 10, refuse_after=1)
+    refused.live = 1  # the timed executable exists; a second one is refused
+    assert per_executable(FakeStream([]), refused.builder(), refused.free) is None
+    assert refused.live == 1
+
+
+def test_lifecycle_reads_memory_once_between_upload_and_first_launch():
+    log, reads = [], []
 
     def read_free():
-        log.append("free")
-        return next(free)
-
+        reads.append(len(log))
+        return 1 << 30
     life = time_graph_lifecycle(FakeStream(log), lambda target: log.append("enqueue"),
-                                reps=3, free_memory=read_free, copies=4)
-    assert life.graph_memory_bytes == (1536,)
-    first = log[:log.index("launch") + 1]
-    assert first == ["sync", "free", "enqueue", "complete", "upload", "sync",
-                     "complete", "upload", "complete", "upload", "complete", "upload",
-                     "sync", "free", "close", "close", "close", "launch"]
-    assert log.count("free") == 2 and log.count("complete") == 4 + 2  # later reps: one each
-    assert log.count("close") == 3 + 3 * 2  # the extra copies; each rep's graph and builder
-
-
-def test_no_copies_read_no_memory():
-    life = time_graph_lifecycle(FakeStream([]), lambda target: None, reps=2, copies=0,
-                                free_memory=lambda: pytest.fail("read"))
-    assert life.graph_memory_bytes == ()
+                                reps=3, free_memory=read_free)
+    assert life.graph_memory_bytes == (0,)  # the fakes take no memory: no fall in MOST copies
+    first_launch = log.index("launch")
+    assert reads and all(log.index("upload") < r <= first_launch for r in reads)
+    assert log.count("launch") == 3
+    assert time_graph_lifecycle(FakeStream([]), lambda t: None, reps=2, read_memory=False,
+                                free_memory=lambda: pytest.fail("read")).graph_memory_bytes == ()
 
 
 def test_node_costs_capture_each_repeat_count():

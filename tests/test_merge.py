@@ -91,8 +91,11 @@ def test_the_between_process_interval_is_students_t_on_the_process_medians():
     se = 1.90316 * (1 + 1 / 5) ** 0.5 / 14.98  # sample sd of the medians, one current process
     assert change.estimate == pytest.approx(16.0 / 14.98 - 1, rel=1e-6)
     assert change.high - change.estimate == pytest.approx(stats.t.ppf(0.995, 4) * se, rel=1e-3)
+    margin = 1 + 1 / 8 ** 0.5  # the noise estimate's own error at 4 degrees of freedom
     assert change.detectable == pytest.approx((stats.t.ppf(0.995, 4) + stats.t.ppf(0.95, 4))
-                                              * se, rel=1e-3)
+                                              * se * margin, rel=1e-3)
+    assert change.reach()[1] - change.estimate == pytest.approx(
+        stats.t.ppf(0.995, 4) * se * margin, rel=1e-3)
     two = between_processes([(m,) for m in medians], [(16.0,), (15.0,)], other_gpu=False)
     pooled = ((4 * 1.90316 ** 2 + 0.5) / 5) ** 0.5 * (1 / 5 + 1 / 2) ** 0.5 / 14.98
     assert two.high - two.estimate == pytest.approx(stats.t.ppf(0.995, 5) * pooled, rel=1e-3)

@@ -76,9 +76,10 @@ def test_a_verdict_on_paired_ratios_carries_its_figures():
     assert verdict.note == (f"paired ratio {gate.estimate:.3f} (99% interval {gate.low:.3f}.."
                             f"{gate.high:.3f}, 30 pairs)")
     power = median_interval(ratios, 0.9)
+    margin = 1 + 1 / (2 * (gate.effective_n - 1)) ** 0.5  # for the noise estimate's own error
     assert verdict.detectable == pytest.approx(
-        max(gate.high - gate.estimate, gate.estimate - gate.low)
-        + max(power.high - power.estimate, power.estimate - power.low))
+        (max(gate.high - gate.estimate, gate.estimate - gate.low)
+         + max(power.high - power.estimate, power.estimate - power.low)) * margin)
 
 
 def test_a_base_round_of_zero_is_not_gateable():

@@ -54,7 +54,11 @@ def test_the_change_interval_is_the_pooled_t_interval_at_99_percent():
     half = stats.t.ppf(0.995, 4) * se
     assert change.high - change.estimate == pytest.approx(half, rel=1e-9)
     assert change.estimate - change.low == pytest.approx(half, rel=1e-9)
-    assert change.detectable == pytest.approx(half + stats.t.ppf(0.95, 4) * se, rel=1e-9)
+    margin = 1 + 1 / math.sqrt(2 * 4)  # the noise estimate's own error, 4 degrees of freedom
+    assert change.detectable == pytest.approx((half + stats.t.ppf(0.95, 4) * se) * margin,
+                                              rel=1e-9)
+    assert change.reach() == pytest.approx((change.estimate - half * margin,
+                                            change.estimate + half * margin), rel=1e-9)
 
 
 def test_a_change_whose_99_percent_interval_just_includes_zero_is_same():
@@ -100,9 +104,11 @@ def test_another_physical_gpu_adds_the_device_spread_with_normal_quantiles():
     other = between_processes(base, [(2.0,) * 5], True)
     gpu = math.sqrt(2) * 0.0075
     assert other.high == pytest.approx(math.hypot(same.high, 2.5758 * gpu), rel=1e-9)
-    extra = other.detectable - other.high
-    assert extra == pytest.approx(math.hypot(stats.t.ppf(0.95, 2) * (same.high / stats.t.ppf(
-        0.995, 2)), 1.6449 * gpu), rel=1e-9)
+    se = same.high / stats.t.ppf(0.995, 2)
+    wide = se * (1 + 1 / math.sqrt(2 * 2))  # widened for the noise estimate's own error
+    assert other.detectable == pytest.approx(
+        math.hypot(stats.t.ppf(0.995, 2) * wide, 2.5758 * gpu)
+        + math.hypot(stats.t.ppf(0.95, 2) * wide, 1.6449 * gpu), rel=1e-9)
     assert other.scope.endswith(", two physical GPUs") and "GPUs" not in same.scope
     # a 1.3% difference between two H200s is within the noise: not slower at 5%
     moved = between_processes(base, [(2.0 * 1.013,) * 5], True)
@@ -254,7 +260,7 @@ def test_another_gpu_model_shows_but_does_not_gate():
     wall = verdicts["graph.wall"]
     assert wall.verdict == SLOWER and not wall.gated
     assert wall.note == "different hardware: shown, not gated"
-    assert verdicts["speedup"].note == ""   # never gated by default: no note
+    assert "different hardware" not in verdicts["speedup"].note  # never gated by default
 
 
 def test_another_physical_gpu_widens_busy_but_not_wall():
@@ -353,3 +359,19 @@ def test_a_slow_host_makes_host_bound_figures_not_gateable():
     assert verdicts["individual.busy"].verdict != NOT_GATEABLE
     assert any(n.endswith(": host-bound figures are not gateable on this pair")
                for n in comparison.notes)
+
+
+def test_the_reach_test_allows_for_the_noise_estimates_own_error():
+    """Significant, and the interval widened by its margin reaches the threshold:
+    slower; the plain interval alone stopping short of it would read changed."""
+
+
+    plain = Change(0.040, 0.030, 0.048, detectable=0.02)
+    assert decide(plain, 0.05)[0] == CHANGED
+    widened = Change(0.040, 0.030, 0.048, detectable=0.02, margin=1.3)
+    assert widened.reach() == pytest.approx((0.027, 0.0504))
+    assert decide(widened, 0.05)[0] == SLOWER
+    assert decide(Change(-0.040, -0.048, -0.030, 0.02, margin=1.3), 0.05)[0] == FASTER
+    assert decide(Change(-0.040, -0.048, -0.030, 0.02), 0.05)[0] == CHANGED
+    # significance is the plain interval's: widening never makes noise a change
+    assert decide(Change(0.010, -0.001, 0.021, 0.02, margin=3.0), 0.05)[0] == SAME

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from graphbench.analyze.decide import (GATE_LEVEL, MISSING, POWER_LEVEL, Change, decide,
-                                       unjudgeable)
+                                       noise_margin, unjudgeable)
 from graphbench.analyze.intervals import median_interval
 from graphbench.analyze.specs import FailSpec, check_specs, first_mode_per_workload, parse_spec
 from graphbench.analyze.stats import median
@@ -55,10 +55,11 @@ def ratio_change(ratios: list[float]) -> Change:
         return unjudgeable(f"{len(ratios)} pairs are worth only {gate.effective_n:.1f} "
                            f"independent ones (correlated rounds): run longer (--max-time) or "
                            f"more rounds", gate.estimate - 1)
-    detectable = max(gate.high - gate.estimate, gate.estimate - gate.low) + \
-        max(power.high - power.estimate, power.estimate - power.low)
+    margin = noise_margin(gate.effective_n - 1)
+    detectable = (max(gate.high - gate.estimate, gate.estimate - gate.low) +
+                  max(power.high - power.estimate, power.estimate - power.low)) * margin
     return Change(gate.estimate - 1, gate.low - 1, gate.high - 1, detectable,
-                  scope=f"within one process, {len(ratios)} pairs")
+                  scope=f"within one process, {len(ratios)} pairs", margin=margin)
 
 
 def judge_ratios(spec: FailSpec, ratios: list[float], base_median: float,

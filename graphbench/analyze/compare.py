@@ -31,7 +31,7 @@ from graphbench.analyze.context import (config_mismatch, device_notes, differenc
                                         host_speed_note, measured_clock, same_hardware,
                                         same_physical_gpu)
 from graphbench.analyze.decide import (GATE_LEVEL, MISSING, NOT_GATEABLE, POWER, Change,
-                                       INCOMPATIBLE, decide, unjudgeable)
+                                       INCOMPATIBLE, decide, noise_margin, unjudgeable)
 from graphbench.analyze.intervals import lag1_autocorrelation
 from graphbench.analyze.metrics import process_values
 from graphbench.analyze.specs import FailSpec, check_specs, default_specs
@@ -90,10 +90,15 @@ def between_processes(base: list[tuple[float, ...]], cur: list[tuple[float, ...]
     gpu = math.sqrt(2) * DEVICE_SPREAD if other_gpu else 0.0
     estimate = c_mean / b_mean - 1
     half = math.hypot(t_quantile(0.5 + GATE_LEVEL / 2, df) * se, Z_GATE * gpu)
-    detectable = half + math.hypot(t_quantile(POWER, df) * se, Z_POWER * gpu)
+    # noise read low must neither make a pair gateable nor stop a change reaching
+    # the threshold: both use the spread widened for its own estimate's error
+    wide = se * noise_margin(df)
+    reach = math.hypot(t_quantile(0.5 + GATE_LEVEL / 2, df) * wide, Z_GATE * gpu)
+    detectable = reach + math.hypot(t_quantile(POWER, df) * wide, Z_POWER * gpu)
     return Change(estimate, estimate - half, estimate + half, detectable,
                   scope=f"between {len(b)} baseline and {len(c)} current process(es)"
-                  + (", two physical GPUs" if other_gpu else ""))
+                  + (", two physical GPUs" if other_gpu else ""),
+                  margin=reach / half if half > 0 else 1.0)
 
 
 @dataclass(frozen=True)

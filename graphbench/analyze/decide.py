@@ -14,7 +14,8 @@ built to catch a change of that size, not merely to notice one:
 `detectable` is the smallest true change this pair catches with POWER
 probability: the GATE_LEVEL half-width (beyond which chance alone puts the
 interval's far end with probability (1 - GATE_LEVEL) / 2) plus the one-sided
-POWER half-width. A metric is gateable only when its detectable change is
+POWER half-width, each from a noise estimate widened by `noise_margin` for
+that estimate's own error. A metric is gateable only when its detectable change is
 within the threshold, so a true change equal to the threshold is judged
 slower at least POWER of the time, and identical code at most
 (1 - GATE_LEVEL) / 2 of the time (both checked by simulation in
@@ -29,6 +30,18 @@ from dataclasses import dataclass
 GATE_LEVEL = 0.99   # two-sided: a false alarm needs a 0.5% tail
 POWER = 0.95        # a change equal to the threshold is caught this often
 POWER_LEVEL = 2 * POWER - 1  # the two-sided level whose half-width is POWER's one-sided width
+
+
+
+def noise_margin(degrees_of_freedom: float) -> float:
+    """How much `detectable` widens a noise estimate of that many degrees of
+    freedom for the estimate's own error: a spread estimated from df values
+    reads low by 1/sqrt(2 df) of itself about one time in six, and a pair
+    that read its noise low would be judged gateable where it is not. Without
+    it, pairs that were gateable only by such luck caught the threshold 87-89%
+    of the time (tests/test_gate_calibration.py)."""
+    return 1 + 1 / math.sqrt(2 * max(degrees_of_freedom, 1.0))
+
 
 FASTER, SAME, CHANGED, SLOWER = "faster", "same", "changed", "slower"
 NOT_GATEABLE, INCOMPATIBLE, MISSING = "not gateable", "incompatible", "missing"
@@ -46,6 +59,13 @@ class Change:
     valid: bool = True
     reason: str = ""     # why not valid
     scope: str = ""      # what the interval covers, e.g. "between 5 and 1 processes"
+    margin: float = 1.0  # noise_margin of the noise estimate: widens the reach test
+
+    def reach(self) -> tuple[float, float]:
+        """The interval widened by `margin` about the estimate: how far the
+        change may reach once the noise estimate's own error is allowed for."""
+        return (self.estimate - (self.estimate - self.low) * self.margin,
+                self.estimate + (self.high - self.estimate) * self.margin)
 
 
 def unjudgeable(reason: str, estimate: float = math.nan) -> Change:
@@ -61,8 +81,9 @@ def decide(change: Change, threshold: float, higher_is_better: bool = False) -> 
                               f"the threshold is {threshold:.1%}")
     sign = -1.0 if higher_is_better else 1.0
     low, high = sorted((sign * change.low, sign * change.high))  # worse is positive
+    reach_low, reach_high = sorted(sign * x for x in change.reach())
     if low > 0:
-        return (SLOWER if high >= threshold else CHANGED), ""
+        return (SLOWER if reach_high >= threshold else CHANGED), ""
     if high < 0:
-        return (FASTER if low <= -threshold else CHANGED), ""
+        return (FASTER if reach_low <= -threshold else CHANGED), ""
     return SAME, ""

@@ -7,37 +7,26 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+from graphbench.measure.graph_memory import per_executable
 from graphbench.measure.graphs import CapturedGraph, Enqueue, capture
 from graphbench.record.model import LaunchFloorSamples, LifecycleSamples, NodeCostSamples
 
 FLOOR_LAUNCHES = 1000
 
 
-# Executable graphs instantiated together for one memory reading: free memory
-# moves in the driver's 2 MiB chunks, so one small graph reads 0 or 2 MiB (H200:
-# 2 MiB for the first 3-node graph, 0 for the next 15, 104 KiB each over 256).
-MEMORY_COPIES = 64
-
-
 def time_graph_lifecycle(stream, enqueue: Enqueue, iterations: int = 1,
                          reps: int = 10, free_memory: Callable[[], int] | None = None,
-                         copies: int = MEMORY_COPIES) -> LifecycleSamples:
+                         read_memory: bool = True) -> LifecycleSamples:
     """Capture (of `iterations` enqueues), instantiate (complete), upload and
     first launch, each timed alone. The first launch runs everything the
     graph holds: a device loop's first launch runs all its iterations.
 
-    The device memory one executable graph takes, read once, in the first
-    repetition (the driver keeps what closed graphs held, so later reads see
-    its pool, not the graph): free memory read after a synchronise before
-    `copies` executables of the capture are instantiated and uploaded (the
-    timed one among them), less free memory after, over `copies`. The reads
-    and the extra copies lie outside the timed phases; copies=0 reads none."""
+    The device memory one executable takes is read once, in the first
+    repetition, after its timed phases (graph_memory.per_executable)."""
     free_memory = free_memory or device_free_memory
     clock, phases, memory = time.perf_counter, [[], [], [], []], []
     for rep in range(reps):
-        reads = rep == 0 and copies > 0
         stream.sync()
-        free_before = free_memory() if reads else 0
         t0 = clock()
         builder = capture(stream, enqueue, iterations)
         t1 = clock()
@@ -46,8 +35,9 @@ def time_graph_lifecycle(stream, enqueue: Enqueue, iterations: int = 1,
         graph.upload(stream)
         stream.sync()
         t3 = clock()
-        if reads:
-            memory.append(_per_copy(stream, builder, graph, copies, free_before, free_memory))
+        if read_memory and rep == 0:
+            reading = per_executable(stream, builder, free_memory)
+            memory += [reading] if reading is not None else []
         t3_launch = clock()  # the first launch is timed from after the memory read
         graph.launch(stream)
         stream.sync()
@@ -57,21 +47,6 @@ def time_graph_lifecycle(stream, enqueue: Enqueue, iterations: int = 1,
         for phase, (start, end) in zip(phases, ((t0, t1), (t1, t2), (t2, t3), (t3_launch, t4))):
             phase.append((end - start) * 1e6)
     return LifecycleSamples(*(tuple(phase) for phase in phases), graph_memory_bytes=tuple(memory))
-
-
-def _per_copy(stream, builder, graph, copies: int, free_before: int, free_memory) -> int:
-    """Bytes of free memory one executable takes: `graph` and copies - 1 more
-    of the same capture, uploaded, read together, then the extra ones closed."""
-    extra = []
-    try:
-        for _ in range(copies - 1):
-            extra.append(builder.complete())
-            extra[-1].upload(stream)
-        stream.sync()
-        return round((free_before - free_memory()) / copies)
-    finally:
-        for one in extra:
-            one.close()
 
 
 NODE_COST_REPEATS = (1, 2, 4, 8, 16)  # iterations captured: 16 x 3 stages spans 3..48 nodes
@@ -89,7 +64,7 @@ def time_node_costs(stream, enqueue: Enqueue, launches_per_iteration: int,
     (on the H200 104 KiB for 3 nodes and for 48), so a per-node fit says nothing."""
     nodes, capture_us, instantiate_us = [], [], []
     for count in repeats:
-        life = time_graph_lifecycle(stream, enqueue, count, reps, copies=0)
+        life = time_graph_lifecycle(stream, enqueue, count, reps, read_memory=False)
         nodes += [count * launches_per_iteration] * reps
         capture_us += life.capture_us
         instantiate_us += life.instantiate_us

@@ -11,43 +11,9 @@ from graphbench.config import RunConfig, SweepConfig
 from graphbench.record.comparison import Comparison, Verdict  # noqa: F401 - part of the model
 from graphbench.record.trace import Attribution
 from graphbench.record.graph_costs import LifecycleSamples, NodeCostSamples  # noqa: F401 - too
+from graphbench.record.machine import DeviceInfo, HostInfo, ToolInfo  # noqa: F401 - and these
 
 TIME_METRICS = ("wall", "submit", "device", "busy")
-
-
-@dataclass(frozen=True)
-class DeviceInfo:
-    index: int
-    name: str
-    compute_capability: str
-    arch: str
-    uuid: str | None = None
-    multiprocessors: int | None = None
-    l2_bytes: int | None = None
-    total_memory_bytes: int | None = None
-    free_memory_bytes: int | None = None
-    driver_version: str | None = None
-    cuda_driver_version: str | None = None
-    cuda_runtime_version: str | None = None
-    nvrtc_version: str | None = None
-    sm_clock_mhz: int | None = None
-    sm_clock_max_mhz: int | None = None
-    memory_clock_mhz: int | None = None
-
-
-@dataclass(frozen=True)
-class ToolInfo:
-    name: str
-    version: str
-    git_commit: str | None = None
-    git_dirty: bool | None = None
-
-
-@dataclass(frozen=True)
-class HostInfo:
-    hostname: str = ""
-    platform: str = ""
-    processor: str = ""
 
 
 @dataclass(frozen=True)
@@ -187,6 +153,15 @@ class LegacyProcesses:
     medians: dict[str, tuple[float, ...]]
 
 
+def _memo(record, table: str, key, make):
+    """make() once per record and key: a record never changes, and a report asks
+    for its series dozens of times (20,000 rounds' conditions take a while to walk)."""
+    cache = record.__dict__.setdefault(table, {})
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
+
+
 @dataclass(frozen=True)
 class RunRecord:
     tool: ToolInfo
@@ -212,12 +187,7 @@ class RunRecord:
         """One metric of one mode over every process, in order: per round for
         wall, submit and device; per set of rounds for busy (the mode's
         workload's readings), cycles and held_submit."""
-        # a record never changes, so each series is gathered once: a report asks for
-        # them dozens of times, and 20,000 rounds' conditions take a while to walk
-        cache = self.__dict__.setdefault("_series", {})
-        if (mode, metric) not in cache:
-            cache[mode, metric] = self._gathered(mode, metric)
-        return cache[mode, metric]
+        return _memo(self, "_series", (mode, metric), lambda: self._gathered(mode, metric))
 
     def _gathered(self, mode: str, metric: str) -> tuple[float, ...]:
         if metric == "busy":
@@ -235,11 +205,8 @@ class RunRecord:
 
     def busy_readings(self, mode: str) -> tuple[BusyReading, ...]:
         workload = self.workload(mode)
-        cache = self.__dict__.setdefault("_busy", {})  # as samples' series
-        if workload not in cache:
-            cache[workload] = tuple(c.busy[workload] for c in self.conditions
-                                    if workload in c.busy)
-        return cache[workload]
+        return _memo(self, "_busy", workload, lambda: tuple(
+            c.busy[workload] for c in self.conditions if workload in c.busy))
 
     def modes_sharing_busy(self, mode: str) -> tuple[str, ...]:
         return tuple(m for m in self.mode_names if self.workload(m) == self.workload(mode))

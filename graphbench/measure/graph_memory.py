@@ -1,0 +1,49 @@
+"""The device memory one executable graph takes, from free-memory reads.
+
+cuMemGetInfo moves in the driver's 2 MiB chunks, and the driver keeps the
+chunks closed graphs held: on the H200 (benchmarks/graph_memory_probe.py)
+the first 3-node executable read 2 MiB, the next 15 read 0, and 256 read
+104 KiB each; later in a run whole batches read 0. So one executable's
+reading says nothing. Instead copies of one capture are instantiated and
+uploaded in batches until free memory has fallen by SPAN past its first
+fall (the pool the driver kept is used up there): the fall over the copies
+made after that point, per copy, is the figure, within 2 MiB over SPAN."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+BATCH = 32          # executables between free-memory reads
+MOST = 1024         # executables at most, then whatever fall was seen
+SPAN = 32 << 20     # fall measured past the first one: chunk rounding under 7%
+
+
+def per_executable(stream, builder, free_memory: Callable[[], int]) -> int | None:
+    """Bytes one executable of `builder`'s capture takes; 0 where MOST of
+    them moved free memory by no chunk, None where the driver refuses more
+    than one executable of the capture (a graph with a conditional node, on
+    the H200: CUDA_ERROR_NOT_SUPPORTED)."""
+    made: list = []
+    try:
+        stream.sync()
+        start = free_memory()
+        first_fall = None  # (copies, free) at the first read below `start`
+        while len(made) < MOST:
+            for _ in range(BATCH):
+                made.append(builder.complete())
+                made[-1].upload(stream)
+            stream.sync()
+            free = free_memory()
+            if first_fall is None and free < start:
+                first_fall = (len(made), free)
+            elif first_fall and first_fall[1] - free >= SPAN:
+                break
+        if first_fall is None:
+            return 0
+        copies = len(made) - first_fall[0]
+        return round((first_fall[1] - free) / copies) if copies else None
+    except Exception:  # noqa: BLE001 - the driver's refusal of a second executable
+        return None    # (its figure is then not measured; the graph itself is fine)
+    finally:
+        for one in made:
+            one.close()

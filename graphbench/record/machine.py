@@ -1,0 +1,41 @@
+"""What ran a record: the device, the host and the tool (part of the record
+model, graphbench.record.model, which re-exports them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    index: int
+    name: str
+    compute_capability: str
+    arch: str
+    uuid: str | None = None
+    multiprocessors: int | None = None
+    l2_bytes: int | None = None
+    total_memory_bytes: int | None = None
+    free_memory_bytes: int | None = None
+    driver_version: str | None = None
+    cuda_driver_version: str | None = None
+    cuda_runtime_version: str | None = None
+    nvrtc_version: str | None = None
+    sm_clock_mhz: int | None = None
+    sm_clock_max_mhz: int | None = None
+    memory_clock_mhz: int | None = None
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    name: str
+    version: str
+    git_commit: str | None = None
+    git_dirty: bool | None = None
+
+
+@dataclass(frozen=True)
+class HostInfo:
+    hostname: str = ""
+    platform: str = ""
+    processor: str = ""
