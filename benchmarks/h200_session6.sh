@@ -5,7 +5,7 @@
 # issue-21 torch probes (why graph replay differs from a bare loop, and
 # whether torch.compile's reduce-overhead makes graphs of the MLP).
 #   bash benchmarks/h200_session6.sh STEP...
-#   steps: tests attribute shapes memory bisect compile torchx gpu
+#   steps: tests attribute shapes memory bisect reverse compile compile2 builtin torchx gpu
 # Records go to $OUT/session6_*.tar.gz (the device returns 8 files at most).
 set -u
 export PYTHONUNBUFFERED=1 PYTHONPATH=${PYTHONPATH:-.}
@@ -35,6 +35,13 @@ step_attribute() {
     done
   done
 }
+step_builtin() {  # the built-in chain on every rung, for the closing note's tables and picture
+  for n in 4096 16777216; do
+    gb run --no-progress --attribute --modes all --elements $n --timeline "$REC/timeline_builtin_$n.svg" \
+       --json "$REC/attribute_builtin_$n.json" > "$REC/attribute_builtin_$n.txt" 2>&1; echo "builtin $n rc=$?"
+    grep -E "^(individual|graph|graph-pdl|unrolled|loop|fused|pdl|driver): |inside the graph|CAPTURE|memory" "$REC/attribute_builtin_$n.txt" | head -30
+  done
+}
 step_shapes() {
   gb run --no-progress --attribute --elements 2^20 --modes individual,graph,unrolled \
      --grid auto,1056,8/sm --block 256 --json "$REC/shapes_2_20.json" > "$REC/shapes_2_20.txt" 2>&1
@@ -54,6 +61,18 @@ step_bisect() {
     python3 benchmarks/torch_bisect.py $n --graphbench > "$REC/torch_bisect_$n.json" 2> "$REC/torch_bisect_$n.err"
     echo "rc=$?"; python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['elements'], d['median_us'], d.get('graphbench_graph'))" "$REC/torch_bisect_$n.json" || tail -5 "$REC/torch_bisect_$n.err"
   done
+}
+step_reverse() {  # the same variants built in the other order: method or addresses?
+  for n in 1048576; do
+    for order in "" --reverse; do
+      python3 benchmarks/torch_bisect.py $n $order > "$REC/torch_bisect_${n}${order}.json" 2>&1
+      python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['built'], d['median_us'])" "$REC/torch_bisect_${n}${order}.json" || tail -3 "$REC/torch_bisect_${n}${order}.json"
+    done
+  done
+}
+step_compile2() {
+  timeout 200 python3 benchmarks/torch_compile_probe.py > "$REC/torch_compile_probe2.json" 2> "$REC/torch_compile_probe2.err"
+  echo "rc=$?"; grep '^{"name"' "$REC/torch_compile_probe2.json"; grep -i "skip\|cudagraph" "$REC/torch_compile_probe2.err" | sort | uniq -c | sort -rn | head -12
 }
 step_compile() {
   timeout 240 python3 benchmarks/torch_compile_probe.py > "$REC/torch_compile_probe.json" 2> "$REC/torch_compile_probe.err"

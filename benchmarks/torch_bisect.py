@@ -9,7 +9,8 @@ graph of the add, mul, sub chain at --elements; rounds rotate the variants:
 - rand_alloc: ctx, with tensors made as torch_crosscheck.py makes them
 Then graphbench's own graph rung on the same chain, in the same process.
 
-    python benchmarks/torch_bisect.py [elements]   (prints JSON, us per replay)
+    python benchmarks/torch_bisect.py [elements] [--reverse] [--graphbench]
+    (prints JSON, us per replay; --reverse builds the variants in reverse order)
 """
 
 import json
@@ -87,7 +88,8 @@ def main():
     dev.set_current()
     core_stream = dev.create_stream()
     names = ["ctx", "begin", "ext_ctx", "ext_begin", "rand_alloc"]
-    variants = {name: make(n, name, core_stream) for name in names}
+    built = names[::-1] if "--reverse" in sys.argv else names  # is it the method, or the addresses?
+    variants = {name: make(n, name, core_stream) for name in built}
     walls = {name: [] for name in names}
     for name in names:  # warm
         time_round(variants[name])
@@ -95,7 +97,7 @@ def main():
         order = names[r % len(names):] + names[:r % len(names)]
         for name in order:
             walls[name].append(time_round(variants[name]))
-    out = {"elements": n, "uuid": str(dev.uuid), "torch": torch.__version__,
+    out = {"elements": n, "uuid": str(dev.uuid), "torch": torch.__version__, "built": built,
            "median_us": {k: statistics.median(v) for k, v in walls.items()},
            "min_us": {k: min(v) for k, v in walls.items()},
            "max_us": {k: max(v) for k, v in walls.items()},
