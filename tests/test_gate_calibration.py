@@ -5,7 +5,8 @@ identical code at most 1% of the time, with correlated rounds, spread
 between processes, a second physical GPU, and hosts that are sometimes slow.
 
 Stored baseline: 5 processes of 30 rounds, the current run 1 process (what
-CI does). A/B: one process, 30 paired rounds. Printed with -s."""
+CI does). A/B: one process, 60 paired rounds (the least an A/B samples).
+Printed with -s."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from calibration import _ar1  # noqa: E402  the interval calibration's own model
 from graphbench.analyze.ab import ratio_change  # noqa: E402
 from graphbench.analyze.compare import between_processes  # noqa: E402
 from graphbench.analyze.decide import NOT_GATEABLE, SLOWER, decide  # noqa: E402
+from graphbench.analyze.stopping import AB_MIN_ROUNDS  # noqa: E402
 
 ROUNDS, BASE_PROCESSES = 30, 5
 
@@ -108,12 +110,13 @@ def test_bimodal_hosts_with_the_host_probe_raise_no_false_alarms():
     assert false_alarms(tracked) <= 0.01
 
 
-def ab_ratios(rng, change, rho):
-    """30 paired rounds: a shared drift (AR(1) rho 0.9, 5%) and an unshared
-    part of 0.3% per build (busy readings), the candidate `change` slower."""
-    drift = 0.05 * _ar1(rng, 1, ROUNDS, 0.9)[0]
-    base = 10 * (1 + drift + 0.003 * _ar1(rng, 1, ROUNDS, rho)[0])
-    cand = 10 * (1 + change) * (1 + drift + 0.003 * _ar1(rng, 1, ROUNDS, rho)[0])
+def ab_ratios(rng, change, rho, pairs=AB_MIN_ROUNDS):
+    """Paired rounds (as many as an A/B samples at least): a shared drift
+    (AR(1) rho 0.9, 5%) and an unshared part of 0.3% per build (busy
+    readings), the candidate `change` slower."""
+    drift = 0.05 * _ar1(rng, 1, pairs, 0.9)[0]
+    base = 10 * (1 + drift + 0.003 * _ar1(rng, 1, pairs, rho)[0])
+    cand = 10 * (1 + change) * (1 + drift + 0.003 * _ar1(rng, 1, pairs, rho)[0])
     return list(cand / base)
 
 
@@ -121,10 +124,10 @@ def ab_ratios(rng, change, rho):
 def test_ab_false_alarms_and_power_at_the_2_percent_busy_gate(rho):
     rng = np.random.default_rng(int(rho * 10) + 7)
     same = [decide(ratio_change(ab_ratios(rng, 0.0, rho)), 0.02)[0] for _ in range(1000)]
-    slow = [decide(ratio_change(ab_ratios(rng, 0.02, rho)), 0.02)[0] for _ in range(400)]
+    slow = [decide(ratio_change(ab_ratios(rng, 0.02, rho)), 0.02)[0] for _ in range(1500)]
     false_alarm, (caught, gateable) = false_alarms(same), power(slow)
     print(f"A/B rho {rho}: false alarms {false_alarm:.2%}, power {caught:.1%} "
           f"({gateable:.0%} gateable)")
     assert false_alarm <= 0.01
     assert caught >= 0.95 or gateable < 0.05
-    assert gateable >= {0.0: 0.95, 0.5: 0.6, 0.9: 0.0}[rho]
+    assert gateable >= {0.0: 0.95, 0.5: 0.6, 0.9: 0.1}[rho]

@@ -16,17 +16,20 @@ def record():
 
 
 def test_graph_memory_is_read_over_copies_and_reported(record):
-    """One executable moves free memory by 0 or a 2 MiB chunk; over 64 copies
-    (benchmarks/graph_memory_probe.py on the H200: 104 KiB each for 3 nodes)
-    the reading is a figure, and the report says it."""
+    """One executable moves free memory by 0 or a 2 MiB chunk; copies of the
+    capture are made until free memory falls (H200: 68-114 KiB each for the
+    built-in rungs at 4096). In one run at 2^20 on the H200 1024 copies moved
+    it by nothing (the driver served them from memory it held): the record
+    keeps that 0 and the report says so, never a made-up figure."""
     from graphbench.report.run import run_report
     from graphbench.report.tables import to_text
 
     memory = record.runs[0].lifecycles["graph"].graph_memory_bytes
-    assert len(memory) == 1 and 0 < memory[0] < 2 << 20, memory
+    assert len(memory) == 1 and 0 <= memory[0] < 2 << 20, memory
     assert record.runs[0].node_costs.graph_memory_bytes == ()
     text = to_text(run_report(record), width=120)
-    assert "of device memory" in text and "no device memory" not in text
+    assert ("no device memory a free-memory read sees" if memory[0] == 0
+            else "KiB of device memory") in text
 
 
 def test_capture_and_instantiate_cost_grow_per_node(record):

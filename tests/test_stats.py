@@ -94,10 +94,10 @@ def test_an_ab_run_watches_the_ratios_it_gates():
     assert series_noise(walls["graph"]) > 0.05
 
 
-def test_an_ab_run_samples_at_least_30_rounds():
+def test_an_ab_run_samples_at_least_60_rounds():
     from graphbench.analyze.stopping import stop_rule
     from graphbench.config import RunConfig
 
     assert stop_rule(RunConfig()).min_rounds == 10
-    assert stop_rule(RunConfig(ab_source="base.cu")).min_rounds == 30
-    assert stop_rule(RunConfig(ab_source="base.cu", min_rounds=50)).min_rounds == 50
+    assert stop_rule(RunConfig(ab_source="base.cu")).min_rounds == 60
+    assert stop_rule(RunConfig(ab_source="base.cu", min_rounds=80)).min_rounds == 80

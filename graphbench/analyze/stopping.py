@@ -29,8 +29,11 @@ AB_BASE = "@base"
 MIN_DRIFT_ROUNDS = 6  # thirds of at least two rounds each
 # An A/B gate needs 8 independent pairs at 99% (graphbench.analyze.ab); its
 # wall ratios reach a 1% noise target within 10 rounds, but on the H200 ten
-# busy readings at 2^24 were worth under one independent pair.
-AB_MIN_ROUNDS = 30
+# busy readings at 2^24 were worth under one independent pair. And from 30
+# pairs the autocorrelation is read too roughly: in simulation, of 30-pair
+# series with lag-1 0.9 that read as gateable, 93-96% caught a change equal
+# to the threshold; from 60 pairs 99% (tests/test_gate_calibration.py).
+AB_MIN_ROUNDS = 60
 
 
 class StopRule(Protocol):
