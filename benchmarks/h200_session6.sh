@@ -5,7 +5,7 @@
 # issue-21 torch probes (why graph replay differs from a bare loop, and
 # whether torch.compile's reduce-overhead makes graphs of the MLP).
 #   bash benchmarks/h200_session6.sh STEP...
-#   steps: tests attribute shapes memory bisect reverse compile compile2 builtin torchx gpu
+#   steps: tests attribute shapes memory bisect reverse compile compile2 builtin torchx3 loop ab60 torchx gpu
 # Records go to $OUT/session6_*.tar.gz (the device returns 8 files at most).
 set -u
 export PYTHONUNBUFFERED=1 PYTHONPATH=${PYTHONPATH:-.}
@@ -80,6 +80,32 @@ step_compile() {
   TORCH_LOGS=perf_hints gb run --no-progress --pipeline torch_mlp --elements 8192 \
      --modes individual,graph,torch-compile --json "$REC/torch_mlp_compile.json" \
      > "$REC/torch_mlp_compile.txt" 2>&1; echo "rc=$?"; grep -E "^ (individual|graph|torch-compile) |skip" "$REC/torch_mlp_compile.txt" | head
+}
+step_torchx3() {  # as torchx, with 2^24 (beyond the L2: tensor placement matters less there)
+  for i in 1 2 3; do
+    python3 benchmarks/torch_crosscheck.py --pin --sizes 4096,1048576,16777216 > "$REC/torch_bare3_$i.json"
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('bare', {n: (round(v['eager']['wall_us'],2), round(v['graph_replay']['wall_us'],2)) for n, v in d['sizes'].items()})" "$REC/torch_bare3_$i.json"
+    for n in 4096 1048576 16777216; do
+      gb run --no-progress --pipeline benchmarks/torch_chain.py --modes individual,graph --elements $n \
+         --json "$REC/torch_chain3_${n}_$i.json" | grep -E "^ (individual|graph) "
+    done
+  done
+}
+step_loop() {  # the device loop's conditional node, attributed on its own
+  for n in 4096 16777216; do
+    gb run --no-progress --attribute --modes individual,graph,loop --elements $n \
+       --json "$REC/loop_$n.json" > "$REC/loop_$n.txt" 2>&1; echo "loop $n rc=$?"
+    grep -E "^loop|loop conditional|kernels per iteration" "$REC/loop_$n.txt" | head -8
+  done
+}
+step_ab60() {  # A/B with the 60-round floor: a +2.7% traffic build at 2^24, and itself
+  for build in benchmarks/slow_traffic_2.cu kernels/pipeline.cu; do
+    name=$(basename "$build" .cu)
+    s=$EPOCHREALTIME
+    gb run --no-progress --ab "$build" --elements 2^24 --json "$REC/ab60_$name.json" > "$REC/ab60_$name.txt" 2>&1
+    echo "ab60 $name rc=$? ($(awk -v a=$s -v b=$EPOCHREALTIME 'BEGIN{printf "%.0f", b-a}') s)"
+    grep -E "busy|PASS|FAIL|slower|rounds" "$REC/ab60_$name.txt" | head -8
+  done
 }
 step_torchx() {  # bare and graphbench alternating in fresh processes, pinned
   for i in 1 2 3; do

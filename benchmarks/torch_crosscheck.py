@@ -4,7 +4,7 @@ timed with CUDA events and the host clock, median of 15 rounds of 1000
 iterations at 4096 and 2^20 elements. Prints JSON (us per iteration), to
 compare with graphbench's individual and graph rungs of the same chain:
 
-    python benchmarks/torch_crosscheck.py [--pin]
+    python benchmarks/torch_crosscheck.py [--pin] [--sizes 4096,1048576,16777216]
     graphbench run --pipeline FILE.py --modes individual,graph --elements 4096
 """
 
@@ -75,6 +75,8 @@ if __name__ == "__main__":
     import sys
 
     pinned = pin() if "--pin" in sys.argv else None
+    if "--sizes" in sys.argv:  # e.g. --sizes 4096,1048576,16777216
+        SIZES = tuple(int(x) for x in sys.argv[sys.argv.index("--sizes") + 1].split(","))
     print(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name(),
                       "pinned_cpu": pinned,
                       "rounds": ROUNDS, "iters": ITERS,
