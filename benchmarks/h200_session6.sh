@@ -5,7 +5,7 @@
 # issue-21 torch probes (why graph replay differs from a bare loop, and
 # whether torch.compile's reduce-overhead makes graphs of the MLP).
 #   bash benchmarks/h200_session6.sh STEP...
-#   steps: tests attribute shapes memory bisect reverse compile compile2 builtin torchx3 loop ab60 torchx gpu
+#   steps: tests attribute shapes memory bisect reverse compile compile2 builtin torchx3 loop torchx gpu
 # Records go to $OUT/session6_*.tar.gz (the device returns 8 files at most).
 set -u
 export PYTHONUNBUFFERED=1 PYTHONPATH=${PYTHONPATH:-.}
@@ -96,15 +96,6 @@ step_loop() {  # the device loop's conditional node, attributed on its own
     gb run --no-progress --attribute --modes individual,graph,loop --elements $n \
        --json "$REC/loop_$n.json" > "$REC/loop_$n.txt" 2>&1; echo "loop $n rc=$?"
     grep -E "^loop|loop conditional|kernels per iteration" "$REC/loop_$n.txt" | head -8
-  done
-}
-step_ab60() {  # A/B with the 60-round floor: a +2.7% traffic build at 2^24, and itself
-  for build in benchmarks/slow_traffic_2.cu kernels/pipeline.cu; do
-    name=$(basename "$build" .cu)
-    s=$EPOCHREALTIME
-    gb run --no-progress --ab "$build" --elements 2^24 --json "$REC/ab60_$name.json" > "$REC/ab60_$name.txt" 2>&1
-    echo "ab60 $name rc=$? ($(awk -v a=$s -v b=$EPOCHREALTIME 'BEGIN{printf "%.0f", b-a}') s)"
-    grep -E "busy|PASS|FAIL|slower|rounds" "$REC/ab60_$name.txt" | head -8
   done
 }
 step_torchx() {  # bare and graphbench alternating in fresh processes, pinned
