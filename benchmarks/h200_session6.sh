@@ -5,7 +5,7 @@
 # issue-21 torch probes (why graph replay differs from a bare loop, and
 # whether torch.compile's reduce-overhead makes graphs of the MLP).
 #   bash benchmarks/h200_session6.sh STEP...
-#   steps: tests attribute shapes memory bisect reverse compile compile2 builtin torchx3 loop torchx gpu
+#   steps: tests attribute shapes memory bisect reverse compile compile2 builtin torchx3 loop loopiters memtest torchx gpu
 # Records go to $OUT/session6_*.tar.gz (the device returns 8 files at most).
 set -u
 export PYTHONUNBUFFERED=1 PYTHONPATH=${PYTHONPATH:-.}
@@ -97,6 +97,18 @@ step_loop() {  # the device loop's conditional node, attributed on its own
        --json "$REC/loop_$n.json" > "$REC/loop_$n.txt" 2>&1; echo "loop $n rc=$?"
     grep -E "^loop|loop conditional|kernels per iteration" "$REC/loop_$n.txt" | head -8
   done
+}
+step_loopiters() {  # when does CUPTI list the device loop's body once per launch?
+  for iters in 8 50 200 1000; do
+    gb run --no-progress --attribute --modes individual,graph,loop --iters $iters --rounds 3 \
+       --elements 4096 --json "$REC/loop_iters$iters.json" > "$REC/loop_iters$iters.txt" 2>&1
+    echo "iters $iters rc=$?"; grep -E "^loop|loop conditional" "$REC/loop_iters$iters.txt" | head -3
+  done
+}
+step_memtest() {
+  timeout 120 python3 -m pytest -q -rf -p no:cacheprovider tests/test_gpu_graph_costs.py \
+    tests/test_gpu_attribution.py > "$REC/gpu_tests_memory.txt" 2>&1
+  grep -E "passed|failed" "$REC/gpu_tests_memory.txt" | tail -2; grep -E "^E  " "$REC/gpu_tests_memory.txt" | head -20
 }
 step_torchx() {  # bare and graphbench alternating in fresh processes, pinned
   for i in 1 2 3; do

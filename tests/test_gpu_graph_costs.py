@@ -25,11 +25,13 @@ def test_graph_memory_is_read_over_copies_and_reported(record):
     from graphbench.report.tables import to_text
 
     memory = record.runs[0].lifecycles["graph"].graph_memory_bytes
-    assert len(memory) == 1 and 0 <= memory[0] < 2 << 20, memory
-    assert record.runs[0].node_costs.graph_memory_bytes == ()
     text = to_text(run_report(record), width=120)
-    assert ("no device memory a free-memory read sees" if memory[0] == 0
-            else "KiB of device memory") in text
+    lines = [line for line in text.splitlines() if "graph build" in line]
+    assert len(memory) <= 1 and all(0 <= m < 2 << 20 for m in memory), (memory, lines)
+    assert record.runs[0].node_costs.graph_memory_bytes == ()
+    if memory:  # not measured (the driver released memory meanwhile): the report says nothing
+        assert ("no device memory a free-memory read sees" if memory[0] == 0
+                else "of device memory") in text, (memory, lines)
 
 
 def test_capture_and_instantiate_cost_grow_per_node(record):

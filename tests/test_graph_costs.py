@@ -100,6 +100,13 @@ def test_graph_memory_per_executable_sees_through_chunks_and_the_kept_pool(size,
     assert pool.live == 0  # every copy closed
 
 
+def test_graph_memory_is_unknown_when_free_memory_rises_meanwhile():
+    pool = Pool(104 << 10)
+    reads = iter([10 << 30, (10 << 30) - (4 << 20)] + [(10 << 30) + (8 << 20)] * 40)
+    assert per_executable(FakeStream([]), pool.builder(), lambda: next(reads)) is None
+    assert pool.live == 0
+
+
 def test_graph_memory_of_tiny_executables_is_zero_and_of_refused_copies_unknown():
     tiny = Pool(1 << 10, kept=4 << 20)
     assert per_executable(FakeStream([]), tiny.builder(), tiny.free) == 0

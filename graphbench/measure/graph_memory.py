@@ -20,9 +20,10 @@ SPAN = 32 << 20     # fall measured past the first one: chunk rounding under 7%
 
 def per_executable(stream, builder, free_memory: Callable[[], int]) -> int | None:
     """Bytes one executable of `builder`'s capture takes; 0 where MOST of
-    them moved free memory by no chunk, None where the driver refuses more
+    them moved free memory by no chunk; None where the driver refuses more
     than one executable of the capture (a graph with a conditional node, on
-    the H200: CUDA_ERROR_NOT_SUPPORTED)."""
+    the H200: CUDA_ERROR_NOT_SUPPORTED) or free memory rose while they were
+    made (the driver released memory it had kept): not measured."""
     made: list = []
     try:
         stream.sync()
@@ -40,8 +41,9 @@ def per_executable(stream, builder, free_memory: Callable[[], int]) -> int | Non
                 break
         if first_fall is None:
             return 0
-        copies = len(made) - first_fall[0]
-        return round((first_fall[1] - free) / copies) if copies else None
+        copies, fall = len(made) - first_fall[0], first_fall[1] - free
+        # free memory that rose meanwhile: the driver released what closed graphs held
+        return round(fall / copies) if copies and fall > 0 else None
     except Exception:  # noqa: BLE001 - the driver's refusal of a second executable
         return None    # (its figure is then not measured; the graph itself is fine)
     finally:
