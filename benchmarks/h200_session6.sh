@@ -5,7 +5,7 @@
 # issue-21 torch probes (why graph replay differs from a bare loop, and
 # whether torch.compile's reduce-overhead makes graphs of the MLP).
 #   bash benchmarks/h200_session6.sh STEP...
-#   steps: tests attribute shapes memory bisect reverse compile compile2 builtin torchx3 loop loopiters memtest torchx gpu
+#   steps: tests attribute shapes memory bisect reverse compile compile2 builtin torchx3 loop loopiters memtest layout torchx gpu
 # Records go to $OUT/session6_*.tar.gz (the device returns 8 files at most).
 set -u
 export PYTHONUNBUFFERED=1 PYTHONPATH=${PYTHONPATH:-.}
@@ -96,6 +96,14 @@ step_loop() {  # the device loop's conditional node, attributed on its own
     gb run --no-progress --attribute --modes individual,graph,loop --elements $n \
        --json "$REC/loop_$n.json" > "$REC/loop_$n.txt" 2>&1; echo "loop $n rc=$?"
     grep -E "^loop|loop conditional|kernels per iteration" "$REC/loop_$n.txt" | head -8
+  done
+}
+step_layout() {  # the bare loop with graphbench's tensor layout, against graphbench, at 2^20
+  for i in 1 2 3; do
+    python3 benchmarks/torch_crosscheck.py --pin --sizes 1048576 --layout graphbench > "$REC/torch_bare_layout_$i.json"
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('bare', d['layout'], {n: (round(v['eager']['wall_us'],2), round(v['graph_replay']['wall_us'],2)) for n, v in d['sizes'].items()})" "$REC/torch_bare_layout_$i.json"
+    gb run --no-progress --pipeline benchmarks/torch_chain.py --modes individual,graph --elements 1048576 \
+       --json "$REC/torch_chain_layout_$i.json" | grep -E "^ (individual|graph) "
   done
 }
 step_loopiters() {  # when does CUPTI list the device loop's body once per launch?

@@ -5,6 +5,7 @@ iterations at 4096 and 2^20 elements. Prints JSON (us per iteration), to
 compare with graphbench's individual and graph rungs of the same chain:
 
     python benchmarks/torch_crosscheck.py [--pin] [--sizes 4096,1048576,16777216]
+                                          [--layout rand|graphbench]
     graphbench run --pipeline FILE.py --modes individual,graph --elements 4096
 """
 
@@ -41,11 +42,26 @@ def time_loop(step, stream):
             "wall_min_us": min(walls), "wall_max_us": max(walls)}
 
 
-def measure(n):
+def tensors(n, layout):
+    """The chain's six tensors. At 2^20 they sit in the L2, and where they land
+    moves replay time by several percent (benchmarks/torch_bisect.py):
+    --layout graphbench allocates them as graphbench's torch backend does
+    (empty, in the pipeline's order, inputs filled from host doubles)."""
+    if layout == "graphbench":
+        import numpy as np
+        made = [torch.empty(n, device="cuda") for _ in range(6)]
+        rng = np.random.default_rng(0)
+        for t in made[:3]:
+            t.copy_(torch.from_numpy(rng.uniform(-1, 1, n)))
+        return made
+    a, b, c = (torch.rand(n, device="cuda") * 2 - 1 for _ in range(3))
+    return [a, b, c] + [torch.empty(n, device="cuda") for _ in range(3)]
+
+
+def measure(n, layout="rand"):
     stream = torch.cuda.Stream()
     with torch.cuda.stream(stream):
-        a, b, c = (torch.rand(n, device="cuda") * 2 - 1 for _ in range(3))
-        r1, r2, r3 = (torch.empty(n, device="cuda") for _ in range(3))
+        a, b, c, r1, r2, r3 = tensors(n, layout)
         eager = lambda: chain(a, b, c, r1, r2, r3)  # noqa: E731
         for _ in range(3):
             eager()
@@ -75,9 +91,11 @@ if __name__ == "__main__":
     import sys
 
     pinned = pin() if "--pin" in sys.argv else None
+    layout = sys.argv[sys.argv.index("--layout") + 1] if "--layout" in sys.argv else "rand"
     if "--sizes" in sys.argv:  # e.g. --sizes 4096,1048576,16777216
         SIZES = tuple(int(x) for x in sys.argv[sys.argv.index("--sizes") + 1].split(","))
     print(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name(),
                       "pinned_cpu": pinned,
                       "rounds": ROUNDS, "iters": ITERS,
-                      "sizes": {str(n): measure(n) for n in SIZES}}, indent=2))
+                      "layout": layout,
+                      "sizes": {str(n): measure(n, layout) for n in SIZES}}, indent=2))
