@@ -15,8 +15,9 @@ built to catch a change of that size, not merely to notice one:
 probability: the GATE_LEVEL half-width (beyond which chance alone puts the
 interval's far end with probability (1 - GATE_LEVEL) / 2) plus the one-sided
 POWER half-width, each from a noise estimate widened by `noise_margin` for
-that estimate's own error. A metric is gateable only when its detectable change is
-within the threshold, so a true change equal to the threshold is judged
+that estimate's own error (the same widening decides whether a significant
+change reaches the threshold). A metric is gateable only when its detectable
+change is within the threshold, so a true change equal to the threshold is judged
 slower at least POWER of the time, and identical code at most
 (1 - GATE_LEVEL) / 2 of the time (both checked by simulation in
 tests/test_gate_calibration.py).
@@ -32,14 +33,14 @@ POWER = 0.95        # a change equal to the threshold is caught this often
 POWER_LEVEL = 2 * POWER - 1  # the two-sided level whose half-width is POWER's one-sided width
 
 
-
 def noise_margin(degrees_of_freedom: float) -> float:
     """How much `detectable` widens a noise estimate of that many degrees of
     freedom for the estimate's own error: a spread estimated from df values
     reads low by 1/sqrt(2 df) of itself about one time in six, and a pair
-    that read its noise low would be judged gateable where it is not. Without
-    it, pairs that were gateable only by such luck caught the threshold 87-89%
-    of the time (tests/test_gate_calibration.py)."""
+    that read its noise low would be judged gateable where it is not, and a
+    change of the threshold would stop short of it. Without it, pairs that
+    were gateable only by such luck caught the threshold 87-91% of the time
+    (tests/test_gate_calibration.py)."""
     return 1 + 1 / math.sqrt(2 * max(degrees_of_freedom, 1.0))
 
 
