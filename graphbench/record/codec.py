@@ -197,6 +197,10 @@ def check_consistent(record, path: str = "") -> None:
 def _check_times(values, path: str, allow_zero: bool = False) -> None:
     """Times are positive (a submit time may be 0: too quick for the clock,
     never negative) and at most MAX_US."""
+    if values:  # the common case in C: 20,000 rounds of 8 modes are half a million times
+        low = min(values)
+        if (low >= 0 if allow_zero else low > 0) and max(values) <= MAX_US:
+            return
     for i, v in enumerate(values):
         if v < 0 or (v == 0 and not allow_zero):
             raise RecordError(f"{path}[{i}]: a time of {v} us, not "
@@ -218,9 +222,9 @@ def _check_positive(run, where: str) -> None:
     phases = [v for section in run.lifecycles.values() for f in _timed(section)
               for v in getattr(section, f.name)]
     check_node_costs(run.node_costs, where, MAX_US)
-    if any(v <= 0 for v in measured) or any(v < 0 for v in phases):
+    if (measured and min(measured) <= 0) or (phases and min(phases) < 0):
         raise RecordError(f"{where}: a measured time that is not positive")
-    if any(v > MAX_US for v in readings + extras):
+    if max(readings + extras, default=0) > MAX_US:
         raise RecordError(f"{where}: a measured time beyond {MAX_US:.0e} us")
     if any(not getattr(section, f.name) for section in sections
            if section for f in _timed(section)):

@@ -153,6 +153,13 @@ class LegacyProcesses:
     medians: dict[str, tuple[float, ...]]
 
 
+def _busy_series(readings, metric: str) -> tuple[float, ...]:
+    if metric == "busy":
+        return tuple(r.us for r in readings)
+    # SM cycles per iteration: busy time at the measured clock
+    return tuple(r.us * r.sm_clock_mhz for r in readings if r.sm_clock_mhz)
+
+
 def _memo(record, table: str, key, make):
     """make() once per record and key: a record never changes, and a report asks
     for its series dozens of times (20,000 rounds' conditions take a while to walk)."""
@@ -190,14 +197,14 @@ class RunRecord:
         return _memo(self, "_series", (mode, metric), lambda: self._gathered(mode, metric))
 
     def _gathered(self, mode: str, metric: str) -> tuple[float, ...]:
-        if metric == "busy":
-            return tuple(r.us for r in self.busy_readings(mode))
-        if metric == "cycles":  # SM cycles per iteration: busy time at the measured clock
-            return tuple(r.us * r.sm_clock_mhz for r in self.busy_readings(mode) if r.sm_clock_mhz)
+        if metric in ("busy", "cycles"):  # the mode's workload's: modes share them
+            return _memo(self, "_workload_series", (self.workload(mode), metric),
+                         lambda: _busy_series(self.busy_readings(mode), metric))
         if metric == "held_submit":
             return tuple(c.submit[mode].us for c in self.conditions if mode in c.submit)
-        return tuple(x for run in self.runs if mode in run.modes
-                     for x in getattr(run.modes[mode], f"{metric}_us"))
+        series = [getattr(run.modes[mode], f"{metric}_us") for run in self.runs
+                  if mode in run.modes]
+        return tuple(series[0]) if len(series) == 1 else tuple(x for one in series for x in one)
 
     def workload(self, mode: str) -> str | None:
         run = next((run for run in self.runs if mode in run.modes), None)
@@ -229,7 +236,8 @@ class RunRecord:
 
     @property
     def conditions(self) -> tuple[Condition, ...]:
-        return tuple(c for run in self.runs for c in run.conditions)
+        return _memo(self, "_conditions", None,
+                     lambda: tuple(c for run in self.runs for c in run.conditions))
 
     @property
     def checks(self) -> tuple[Check, ...]:
