@@ -612,3 +612,252 @@ def test_fit_line_and_node_costs():
     one_count = NodeCostSamples(nodes=(10, 10), capture_us=(1.0, 2.0), instantiate_us=(1.0, 1.0),
                                 graph_memory_bytes=())
     assert fit_node_costs(one_count) is None
+
+
+# ---------------------------------------------- attribution and stage figures
+# A synthetic trace: each kernel (name, gap before in ns, duration in ns) in
+# launch order; a batch starts after a host sync (a long gap, left out).
+
+from graphbench.analyze import attribution as A  # noqa: E402
+from graphbench.analyze import stage_figures as F  # noqa: E402
+from graphbench.record.trace import Attribution, KernelActivity, RungTrace, StageWindow  # noqa: E402
+
+
+def windows(stages, workload="stages"):
+    """StageWindows whose kernels are listed out of launch order (sorting must fix it)."""
+    out, t = [], 0
+    for stage, names in stages:
+        kernels = [KernelActivity(n, t + 10 * i, t + 10 * i + 5, correlation_id=i)
+                   for i, n in enumerate(names)]
+        out.append(StageWindow(stage, workload, tuple(reversed(kernels))))
+        t += 1000
+    return tuple(out)
+
+
+def trace(batches, per_batch, workload="stages", **times):
+    kernels, t, cid = [], 0, 0
+    for b, seq in enumerate(batches):
+        t += 10**6
+        for name, gap, duration in seq:
+            t += gap
+            kernels.append(KernelActivity(name, t, t + duration, correlation_id=cid, batch=b))
+            t += duration
+            cid += 1
+    return RungTrace(workload, per_batch, tuple(kernels), **times)
+
+
+STAGES = (("a", ("k1",)), ("b", ("k2", "k3")))
+
+
+def attribution(rungs, stages=STAGES, harness=("loop_count",)):
+    return Attribution(windows(stages), rungs, harness)
+
+
+def iteration(gap=100, duration=1000, names=("k1", "k2", "k3")):
+    return [(n, gap, duration) for n in names]
+
+
+def test_expected_stages_sort_each_stages_kernels_by_launch():
+    found = A.expected_stages(attribution({}), "stages")
+    assert found == [("a", ("k1",)), ("b", ("k2", "k3"))]
+    assert A.expected_stages(attribution({}), "fused") == []
+
+
+def test_escape_counts_per_iteration_and_its_text():
+    body = iteration() + iteration()
+    short = [k for k in body if k[0] != "k3"][:-1] + [("k3", 100, 10)] + \
+        [("k9", 5, 5), ("k9", 5, 5), ("loop_count", 5, 5), ("k2", 5, 5), ("k2", 5, 5)]
+    found = A.escape_of(attribution({}), trace([body, short], 2))
+    # 4 iterations: k3 ran 3 times (one short), k2 5 times, k9 twice
+    assert found.missing == (("k3", 0.25),)
+    assert found.extra == (("k2", 0.25), ("k9", 0.5))
+    assert found.text() == "replay lacks k3 x0.25; replay adds k2 x0.25, k9 x0.5"
+    assert A.escape_of(attribution({}), trace([body, body], 2)) is None
+    assert A.escape_of(attribution({}), trace([body], 2, workload="fused")) is None
+
+
+def test_escape_text_of_one_side_and_whole_counts():
+    assert A.Escape((("k3", 1.0),), ()).text() == "replay lacks k3"
+    assert A.Escape((), (("k9", 2.0), ("k8", 1.0))).text() == "replay adds k9 x2, k8"
+    assert A.Escape((("a", 1.0), ("b", 0.5)), (("c", 1.0),)).text() == \
+        "replay lacks a, b x0.5; replay adds c"
+
+
+def test_a_trace_of_no_whole_batches_counts_as_one_run():
+    once = trace([iteration()], 0)  # no iterations per batch known: one run
+    assert A.escape_of(attribution({}), once) is None
+    found = F.rung_figures(record_with({"graph": once}), "graph")
+    assert found.kernels_per_iteration == 3.0 and found.iterations == 0
+
+
+def test_loop_escapes_go_by_name_only():
+    # CUPTI reports the loop's body once per launch: counts say nothing there
+    once = trace([[("loop_count", 10, 10)] + iteration()], 8)
+    rungs = {"loop": once, "graph": trace([iteration() * 8], 8)}
+    assert A.capture_escapes(attribution(rungs)) == {}
+    assert A.escape_of(attribution(rungs), once) is not None  # by count it would be one
+    odd = trace([[("loop_count", 10, 10), ("k1", 1, 1), ("k9", 1, 1), ("k2", 1, 1)]], 8)
+    found = A.capture_escapes(attribution({"loop": odd, "graph": trace([iteration()], 1)}))
+    assert found == {"loop": A.Escape((("k3", 1.0),), (("k9", 1.0),))}
+    assert A.loop_escape_of(attribution({}), trace([[("k9", 1, 1)]], 1, workload="x")) is None
+    missing_only = trace([[("k1", 1, 1), ("k2", 1, 1)]], 1)
+    assert A.loop_escape_of(attribution({}), missing_only) == A.Escape((("k3", 1.0),), ())
+    extra_only = trace([iteration() + [("k7", 1, 1), ("k0", 1, 1)]], 1)
+    assert A.loop_escape_of(attribution({}), extra_only) == A.Escape(
+        (), (("k0", 1.0), ("k7", 1.0)))
+
+
+def test_capture_escapes_only_on_graph_rungs():
+    bad = trace([[("k1", 1, 1)]], 1)
+    rungs = {"individual": bad, "driver": bad, "custom": bad, "graph": bad, "unrolled": bad}
+    found = A.capture_escapes(attribution(rungs))
+    assert list(found) == ["graph", "unrolled"]
+    assert found["graph"] == A.Escape((("k2", 1.0), ("k3", 1.0)), ())
+
+
+def placed(found):
+    return [[(p.stage, p.kernel.name, p.gap_ns, p.after_loop) for p in it] for it in found]
+
+
+def test_iterations_split_batches_and_place_kernels_in_order():
+    seq = [("k1", 0, 10), ("k2", 5, 10), ("loop_count", 7, 3), ("k3", 2, 10),
+           ("k1", 4, 10), ("k2", 0, 10), ("k3", 1, 10), ("loop_count", 6, 3)]
+    found = A.iterations(attribution({}), trace([seq], 2))
+    assert placed(found) == [
+        [(0, "k1", None, False), (1, "k2", 5, False), (-1, "loop_count", 7, False),
+         (1, "k3", 2, True)],
+        [(0, "k1", 4, False), (1, "k2", 0, False), (1, "k3", 1, False),
+         (-1, "loop_count", 6, False)]]
+    assert A.iterations(attribution({}), trace([seq[:-2]], 2)) == []  # not whole iterations
+    assert A.iterations(attribution({}, stages=()), trace([seq], 2)) == []
+
+
+def test_iterations_of_an_even_plan_split_every_plan_length():
+    stages = (("a", ("k1",)), ("b", ("k2",)))
+    seq = [("k1", 1, 1), ("k2", 1, 1)] * 3
+    found = A.iterations(attribution({}, stages), trace([seq], 3))
+    assert [[p.kernel.name for p in it] for it in found] == [["k1", "k2"]] * 3
+    assert [[p.stage for p in it] for it in found] == [[0, 1]] * 3
+
+
+def test_kernels_out_of_order_are_placed_by_name():
+    seq = [("k2", 1, 1), ("loop_count", 2, 1), ("k1", 3, 1), ("k3", 4, 1)]
+    (found,) = A.iterations(attribution({}), trace([seq], 1))
+    assert [(p.stage, p.kernel.name, p.gap_ns, p.after_loop) for p in found] == [
+        (1, "k2", None, False), (-1, "loop_count", 2, False), (0, "k1", 3, True),
+        (1, "k3", 4, False)]
+    assert [p.kernel for p in found] == list(trace([seq], 1).kernels)
+
+
+def test_repeated_names_take_the_earliest_unplaced_kernel():
+    stages = (("a", ("k1",)), ("b", ("k1",)), ("c", ("k2",)))
+    seq = [("k2", 1, 1), ("k1", 2, 1), ("k1", 3, 1)]
+    (found,) = A.iterations(attribution({}, stages), trace([seq], 1))
+    assert [(p.stage, p.gap_ns) for p in found] == [(2, None), (0, 2), (1, 3)]
+
+
+def test_an_unknown_kernel_keeps_the_first_stage():
+    seq = [("k1", 1, 1), ("k9", 2, 1), ("k3", 3, 1)]
+    (found,) = A.iterations(attribution({}), trace([seq], 1))
+    assert [(p.stage, p.kernel.name) for p in found] == [(0, "k1"), (0, "k9"), (1, "k3")]
+
+
+def record_with(rungs, stages=STAGES, **run_changes):
+    record = make_record({"individual": 14.0, "graph": 4.3, "loop": 4.0}, noise=0.001)
+    return replace_run(record, attribution=attribution(rungs, stages), **run_changes)
+
+
+def test_stage_figures_sum_kernels_and_zero_gaps():
+    # every gap 0 ns: a stage's idle is 0, not rounded up; k2 + k3 add up
+    body = [("k1", 0, 400), ("k2", 0, 300), ("k3", 0, 200)] * 3
+    record = record_with({"graph": trace([body], 3, untraced_wall_us=(1.0, 3.0, 2.0),
+                                         traced_wall_us=(5.0, 4.0))})
+    found = F.rung_figures(record, "graph")
+    assert found.iterations == 2 and found.period_us == pytest.approx(0.9)
+    first, second = found.stages
+    assert (first.index, first.stage, first.kernels) == (1, "a", ("k1",))
+    assert (second.index, second.stage, second.kernels) == (2, "b", ("k2", "k3"))
+    assert (first.gpu_us, first.gap_us, first.overlap_us) == (0.4, 0.0, 0.0)
+    assert second.gpu_us == pytest.approx(0.5) and second.gap_us == 0.0
+    assert second.share == pytest.approx(0.5 / 0.9) and first.share == pytest.approx(0.4 / 0.9)
+    assert found.loop_us is None and found.escape is None
+    assert (found.untraced_wall_us, found.traced_wall_us) == (2.0, 4.5)
+    assert found.kernels_per_iteration == 3.0 and found.expected_kernels == 3
+
+
+def test_loop_rung_conditional_with_zero_gaps():
+    body = [("k1", 0, 400), ("k2", 0, 300), ("k3", 0, 200), ("loop_count", 0, 100)] * 2
+    found = F.rung_figures(record_with({"loop": trace([body], 2)}), "loop")
+    assert found.iterations == 1
+    assert found.loop_us == pytest.approx(0.1)  # only the loop kernel's own time
+    assert found.stages[0].gap_us is None  # k1 follows the loop kernel: its idle is the loop's
+    assert found.stages[1].gap_us == 0.0
+    gappy = [("k1", 50, 400), ("k2", 0, 300), ("k3", 0, 200), ("loop_count", 20, 100)] * 2
+    found = F.rung_figures(record_with({"loop": trace([gappy], 2)}), "loop")
+    assert found.loop_us == pytest.approx((20 + 100 + 50) / 1000)
+    assert found.stages[0].gap_us is None  # its idle is the conditional's
+    assert found.escape is None and found.kernels_per_iteration == 3.0
+
+
+def test_overlap_and_a_period_of_under_one_microsecond():
+    body = [("k1", 100, 200), ("k2", -50, 100), ("k3", 0, 100)] * 3
+    found = F.rung_figures(record_with({"graph": trace([body], 3)}), "graph")
+    assert found.period_us == pytest.approx(0.45)
+    a, b = found.stages
+    assert a.gap_us == pytest.approx(0.1) and a.overlap_us == 0.0
+    assert b.gap_us == 0.0 and b.overlap_us == pytest.approx(0.05)
+    assert b.share == pytest.approx(0.2 / 0.45)
+
+
+def test_a_period_that_is_not_positive_has_no_shares():
+    body = [("k1", 100, 1000), ("k2", -900, 10), ("k3", 0, 10),
+            ("k1", 10, 10), ("k2", 0, 10), ("k3", 0, 10)]
+    found = F.rung_figures(record_with({"graph": trace([body], 2)}), "graph")
+    assert found.period_us < 0 and [s.share for s in found.stages] == [0.0, 0.0]
+
+
+def test_rung_figures_without_whole_iterations_or_on_an_eager_rung():
+    escaped = trace([[("k1", 1, 1), ("k2", 1, 1)]], 1)
+    record = record_with({"graph": escaped, "individual": escaped})
+    graph = F.rung_figures(record, "graph")
+    assert graph.stages == () and graph.period_us is None and graph.loop_us is None
+    assert graph.iterations == 0 and graph.escape == A.Escape((("k3", 1.0),), ())
+    assert graph.untraced_wall_us is None and graph.traced_wall_us is None
+    assert F.rung_figures(record, "individual").escape is None
+    assert F.record_rung_is_graph("graph") and not F.record_rung_is_graph("individual")
+    assert not F.record_rung_is_graph("custom")
+
+
+def test_busy_us_of_a_mode():
+    record = record_with({})
+    assert F.busy_us(record, "graph") == median(record.samples("graph", "busy"))
+    assert F.busy_us(record, "pdl") is None
+    no_busy = replace_run(record, conditions=tuple(dataclasses.replace(c, busy={})
+                                                   for c in record.runs[0].conditions))
+    assert F.busy_us(no_busy, "graph") is None
+
+
+def test_timeline_takes_the_iteration_nearest_the_median():
+    # periods 1.1, 1.0, 1.5, 1.2 us after the first: median 1.15, nearest 1.1 and 1.2
+    gaps = [0, 100, 0, 500, 200]
+    body = []
+    for gap in gaps:
+        body += [("k1", gap, 400), ("k2", 0, 300), ("k3", 0, 300)]
+    record = record_with({"graph": trace([body], 5)})
+    found = F.timeline(record, "graph")
+    assert found.mode == "graph" and found.period_us == pytest.approx(1.1)
+    assert [(s.stage, s.start_us, s.end_us) for s in found.segments] == [
+        (0, pytest.approx(0.1), pytest.approx(0.5)), (1, pytest.approx(0.5), pytest.approx(0.8)),
+        (1, pytest.approx(0.8), pytest.approx(1.1))]
+    assert F.timeline(record_with({"graph": trace([body[:3]], 1)}), "graph") is None
+    assert [t.mode for t in F.timelines(record)] == ["graph"]
+    assert F.timelines(make_record()) == [] and F.all_rung_figures(make_record()) == []
+
+
+def test_the_first_process_that_traced_is_read():
+    traced = record_with({"graph": trace([iteration() * 2], 2)})
+    plain = make_record().runs[0]
+    both = with_runs(traced, plain, traced.runs[0])
+    assert F.record_attribution(both) is traced.runs[0].attribution
+    assert F.record_attribution(make_record()) is None
+    assert [f.mode for f in F.all_rung_figures(both)] == ["graph"]
