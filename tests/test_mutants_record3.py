@@ -1,0 +1,275 @@
+"""Mutation tests for graphbench.record.files' branches a root test run never
+reaches on its own (issue 19 item 9): a file another user owns, a folder
+closed to us, a failing mkstemp or chown, an unwritable file. The failures
+are injected where the OS would raise them; what the write leaves on disk is
+checked, not just that it returned."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import tempfile
+
+import pytest
+
+from graphbench.errors import RecordError, UsageError
+from graphbench.record import files
+
+
+def denied(*_args, **_kwargs):
+    raise PermissionError(errno.EACCES, "Permission denied")
+
+
+def test_a_read_error_is_named_with_its_reason(tmp_path):
+    with pytest.raises(RecordError) as info:
+        files.read_text(tmp_path)  # a directory: IsADirectoryError
+    assert info.value.message == f"cannot read {tmp_path}: Is a directory"
+    assert info.value.remedy == ""
+
+
+def test_a_read_error_without_strerror_is_named_by_the_exception(tmp_path, monkeypatch):
+    target = tmp_path / "r.json"
+    target.write_text("x")
+    monkeypatch.setattr(type(target), "read_bytes", lambda self: (_ for _ in ()).throw(
+        OSError("odd failure")))
+    with pytest.raises(RecordError) as info:
+        files.read_text(target)
+    assert info.value.message == f"cannot read {target}: odd failure"
+
+
+def test_not_utf8_has_a_remedy(tmp_path):
+    target = tmp_path / "b.json"
+    target.write_bytes(b"\xff")
+    with pytest.raises(RecordError) as info:
+        files.read_text(target)
+    assert info.value.remedy == "give a record written by graphbench --json"
+
+
+def test_streams_are_fifos_character_devices_and_sockets():
+    assert files.is_stream(stat.S_IFIFO | 0o600)
+    assert files.is_stream(stat.S_IFCHR | 0o600)
+    assert files.is_stream(stat.S_IFSOCK | 0o600)
+    assert not files.is_stream(stat.S_IFREG | 0o600)
+    assert not files.is_stream(stat.S_IFDIR | 0o700)
+    assert not files.is_stream(stat.S_IFBLK | 0o600)
+    assert files.is_stream(os.stat("/dev/null").st_mode)
+
+
+def test_an_os_error_on_stat_is_a_usage_error_naming_the_option(tmp_path, monkeypatch):
+    monkeypatch.setattr(os, "stat", denied)
+    with pytest.raises(UsageError) as info:
+        files.existing(tmp_path / "x.json", "--json")
+    assert info.value.message == f"--json {tmp_path / 'x.json'}: Permission denied"
+    monkeypatch.setattr(os, "stat", lambda *a: (_ for _ in ()).throw(OSError("weird")))
+    with pytest.raises(UsageError) as info:
+        files.existing("x.json")
+    assert info.value.message == "x.json: weird"
+
+
+def test_empty_and_folder_paths_have_remedies():
+    with pytest.raises(UsageError) as info:
+        files.check_path_text("", "--csv")
+    assert info.value.message == "--csv '': an empty path"
+    assert info.value.remedy == "give a file name"
+    with pytest.raises(UsageError) as info:
+        files.check_path_text("runs/./", "--csv")
+    assert info.value.remedy == "give a file name in it, such as runs/out"
+
+
+def test_an_existing_file_not_writable_by_this_user_is_refused(tmp_path, monkeypatch):
+    target = tmp_path / "theirs.json"
+    target.write_text("x")
+    files.check_writable(target, "--json")  # writable: fine
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    with pytest.raises(UsageError) as info:
+        files.check_writable(target, "--json")
+    assert info.value.message == f"--json {target} is not writable by this user"
+    assert info.value.remedy == "give another file"
+    assert target.read_text() == "x"
+
+
+def test_a_stream_is_writable_whatever_access_says(monkeypatch):
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    files.check_writable("/dev/null", "--json")
+
+
+def test_an_existing_file_is_not_probed_in_its_folder(tmp_path, monkeypatch):
+    target = tmp_path / "mine.json"
+    target.write_text("x")
+    monkeypatch.setattr(files, "check_folder", lambda *a: pytest.fail("probed the folder"))
+    files.check_writable(target, "--json")
+
+
+def test_read_only_and_directory_refusals(tmp_path):
+    target = tmp_path / "ro.json"
+    target.write_text("x")
+    target.chmod(0o444)
+    for call in (lambda: files.check_writable(target, "--json"),
+                 lambda: files.write_text_atomic(target, "new")):
+        with pytest.raises(UsageError) as info:
+            call()
+        assert info.value.remedy == "give another file"
+        assert info.value.message.endswith(f"{target} is read-only")
+    assert target.read_text() == "x"
+    for bits in (0o200, 0o020, 0o002):  # any write bit makes it writable
+        target.chmod(bits)
+        files.check_writable(target, "--json")
+    with pytest.raises(UsageError) as info:
+        files.check_writable(tmp_path, "--json")
+    assert info.value.message == f"--json {tmp_path} is a directory"
+    assert info.value.remedy == "give a file name"
+
+
+def test_a_folder_on_the_path_that_is_a_file(tmp_path):
+    blocker = tmp_path / "f"
+    blocker.write_text("x")
+    with pytest.raises(UsageError) as info:
+        files.check_folder(blocker / "deeper" / "x.json", "--json")
+    assert info.value.message == f"--json {blocker / 'deeper' / 'x.json'}: {blocker} is not a " \
+        "directory"
+
+
+def test_the_folder_probe_finds_the_nearest_existing_folder_and_cleans_up(tmp_path, monkeypatch):
+    made = []
+    real = tempfile.mkstemp
+
+    def spy(*args, **kwargs):
+        made.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", spy)
+    files.check_folder(tmp_path / "a" / "b" / "x.json", "--json")
+    assert made == [{"prefix": ".graphbench-check.", "dir": tmp_path}]
+    assert list(tmp_path.iterdir()) == []  # the probe is gone, no folder made
+
+
+def test_a_folder_closed_to_us_is_refused_with_the_reason(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "mkstemp", denied)
+    with pytest.raises(UsageError) as info:
+        files.check_writable(tmp_path / "x.json", "--json")
+    assert info.value.message == (f"--json {tmp_path / 'x.json'}: cannot write in {tmp_path} "
+                                  "(Permission denied)")
+    monkeypatch.setattr(tempfile, "mkstemp", lambda **k: (_ for _ in ()).throw(OSError("odd")))
+    with pytest.raises(UsageError) as info:
+        files.check_folder(tmp_path / "x.json", "--json")
+    assert info.value.message.endswith(f"cannot write in {tmp_path} (odd)")
+
+
+def test_a_new_file_in_a_folder_closed_to_us_fails(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "mkstemp", denied)
+    with pytest.raises(PermissionError):
+        files.write_text_atomic(tmp_path / "new.json", "x")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_existing_file_in_a_folder_closed_to_us_is_rewritten_in_place(tmp_path,
+                                                                           monkeypatch):
+    target = tmp_path / "r.json"
+    target.write_text("a long old text")
+    inode = os.stat(target).st_ino
+    monkeypatch.setattr(tempfile, "mkstemp", denied)
+    assert files.write_text_atomic(target, "new") == target
+    assert target.read_text() == "new" and os.stat(target).st_ino == inode
+
+
+def test_a_file_of_another_owner_is_handed_on_or_rewritten_in_place(tmp_path, monkeypatch):
+    target = tmp_path / "theirs.json"
+    target.write_text("a long old text")
+    target.chmod(0o640)
+    real = os.stat(target)
+    other = os.stat_result((real.st_mode, real.st_ino, real.st_dev, real.st_nlink, 4242, 4343,
+                            real.st_size, 0, 0, 0))
+    handed = []
+    monkeypatch.setattr(files, "existing", lambda path, option="": other)
+    monkeypatch.setattr(os, "chown", lambda path, uid, gid: handed.append((uid, gid)))
+    files.write_text_atomic(target, "new")
+    assert handed == [(4242, 4343)]  # the new file gets the old one's owner
+    assert target.read_text() == "new" and os.stat(target).st_ino != real.st_ino
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640
+    monkeypatch.setattr(os, "chown", denied)  # and when it cannot be handed on
+    inode = os.stat(target).st_ino
+    files.write_text_atomic(target, "newer, longer")
+    assert target.read_text() == "newer, longer" and os.stat(target).st_ino == inode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["theirs.json"]  # no temporary left
+
+
+def test_a_file_of_our_own_is_not_chowned(tmp_path, monkeypatch):
+    target = tmp_path / "mine.json"
+    target.write_text("old")
+    monkeypatch.setattr(os, "chown", lambda *a: pytest.fail("chown of our own file"))
+    files.write_text_atomic(target, "new")
+    assert target.read_text() == "new"
+
+
+def test_the_temporary_file_sits_beside_the_target(tmp_path, monkeypatch):
+    made = []
+    real = tempfile.mkstemp
+
+    def spy(*args, **kwargs):
+        made.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", spy)
+    target = tmp_path / "r.json"
+    files.write_text_atomic(target, "x")
+    assert made == [{"prefix": ".r.json.", "suffix": ".tmp", "dir": tmp_path}]
+
+
+def test_a_failed_write_leaves_no_temporary_and_the_old_text(tmp_path, monkeypatch):
+    target = tmp_path / "r.json"
+    target.write_text("old")
+    monkeypatch.setattr(os, "fsync", lambda fd: (_ for _ in ()).throw(KeyboardInterrupt()))
+    with pytest.raises(KeyboardInterrupt):
+        files.write_text_atomic(target, "new")
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_the_new_text_is_synced_before_the_rename(tmp_path, monkeypatch):
+    synced = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(os.fstat(fd).st_size), real(fd)))
+    target = tmp_path / "r.json"
+    files.write_text_atomic(target, "twelve bytes")
+    assert synced == [12]
+
+
+def test_writing_in_place_that_is_refused_is_a_usage_error(tmp_path, monkeypatch):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text("old")
+    os.link(first, second)
+    import builtins
+
+    real_open = builtins.open
+
+    def closed(path, mode="r", *args, **kwargs):
+        if "+" in mode:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", closed)
+    with pytest.raises(UsageError) as info:
+        files.write_text_atomic(second, "new")
+    assert info.value.message == f"cannot write {second}: Permission denied"
+    assert info.value.remedy == "give another file"
+
+
+def test_in_place_writes_are_synced_and_truncated(tmp_path, monkeypatch):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text("a long old text")
+    os.link(first, second)
+    synced = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(os.fstat(fd).st_size), real(fd)))
+    files.write_text_atomic(first, "ab")
+    assert synced == [2] and second.read_text() == "ab"
+
+
+def test_umask_is_read_without_changing_it():
+    old = os.umask(0o037)
+    try:
+        assert files._umask() == 0o037
+        assert files._umask() == 0o037
+    finally:
+        os.umask(old)
