@@ -195,6 +195,7 @@ def test_record_warnings_see_the_conditions_and_the_devices_maximum_clock():
 
 def test_break_even():
     assert break_even_iterations(100.0, 14.0, 4.0) == pytest.approx(10.0)
+    assert break_even_iterations(100.0, 4.5, 4.0) == pytest.approx(200.0)  # under 1 us saved
     assert break_even_iterations(100.0, 4.0, 4.0) is None
     assert break_even_iterations(100.0, 4.0, 5.0) is None
 
@@ -428,6 +429,18 @@ def test_judge_refuses_mixing_ab_records_and_needs_one_or_the_other():
                                     "record")
     assert caught.value.remedy == ("graphbench compare BASE.json NEW.json; an A/B record comes "
                                    "from graphbench run --ab BASE.cu")
+
+
+def test_judge_and_gate_use_the_given_specs():
+    from graphbench.analyze.specs import parse_spec
+
+    record = ab(None)
+    specs = [parse_spec("graph.wall:50%")]
+    assert [v.metric for v in judge(None, record, specs).verdicts] == ["graph.wall"]
+    assert len(judge(None, record, None).verdicts) > 1  # the A/B defaults
+    base = with_runs(make_record(), *(make_run(seed=s) for s in range(3)))
+    gated = gate(base, make_record(seed=5), specs)
+    assert [v.metric for v in gated.verdicts if v.gated] == ["graph.wall"]
 
 
 def test_judge_compares_against_the_baseline():
@@ -707,6 +720,12 @@ def test_loop_escapes_go_by_name_only():
         (), (("k0", 1.0), ("k7", 1.0)))
 
 
+def test_a_graph_rung_that_runs_its_kernels_twice_escapes_by_count():
+    twice = trace([iteration() * 2], 1)
+    found = A.capture_escapes(attribution({"graph": twice, "loop": twice}))
+    assert found == {"graph": A.Escape((), (("k1", 1.0), ("k2", 1.0), ("k3", 1.0)))}
+
+
 def test_capture_escapes_only_on_graph_rungs():
     bad = trace([[("k1", 1, 1)]], 1)
     rungs = {"individual": bad, "driver": bad, "custom": bad, "graph": bad, "unrolled": bad}
@@ -799,6 +818,25 @@ def test_loop_rung_conditional_with_zero_gaps():
     assert found.escape is None and found.kernels_per_iteration == 3.0
 
 
+def test_a_loop_kernel_inside_a_stage_splits_its_idle_from_the_conditionals():
+    # k2, then the loop kernel, then k3 (stage b's second kernel) after it
+    body = [("k1", 30, 400), ("k2", 40, 300), ("loop_count", 50, 100), ("k3", 60, 200)] * 2
+    found = F.rung_figures(record_with({"loop": trace([body], 2)}), "loop")
+    a, b = found.stages
+    assert b.gpu_us == pytest.approx(0.5)
+    assert b.gap_us == pytest.approx(0.04)  # k3's 60 ns are the conditional's
+    assert a.gap_us == pytest.approx(0.03)
+    assert found.loop_us == pytest.approx((50 + 100 + 60) / 1000)
+    assert found.accounted_us == pytest.approx(found.period_us)
+
+
+def test_a_period_of_exactly_zero_has_no_shares():
+    body = [("k1", 100, 1000), ("k2", -900, 10), ("k3", 0, 10),
+            ("k1", 10, 10), ("k2", 0, 10), ("k3", 0, 850)]
+    found = F.rung_figures(record_with({"graph": trace([body], 2)}), "graph")
+    assert found.period_us == 0.0 and [s.share for s in found.stages] == [0.0, 0.0]
+
+
 def test_overlap_and_a_period_of_under_one_microsecond():
     body = [("k1", 100, 200), ("k2", -50, 100), ("k3", 0, 100)] * 3
     found = F.rung_figures(record_with({"graph": trace([body], 3)}), "graph")
@@ -838,12 +876,12 @@ def test_busy_us_of_a_mode():
 
 
 def test_timeline_takes_the_iteration_nearest_the_median():
-    # periods 1.1, 1.0, 1.5, 1.2 us after the first: median 1.15, nearest 1.1 and 1.2
-    gaps = [0, 100, 0, 500, 200]
+    # periods 1.5, 1.0, 1.1, 1.3, 1.05 us after the first: median 1.1
+    gaps = [0, 500, 0, 100, 300, 50]
     body = []
     for gap in gaps:
         body += [("k1", gap, 400), ("k2", 0, 300), ("k3", 0, 300)]
-    record = record_with({"graph": trace([body], 5)})
+    record = record_with({"graph": trace([body], 6)})
     found = F.timeline(record, "graph")
     assert found.mode == "graph" and found.period_us == pytest.approx(1.1)
     assert [(s.stage, s.start_us, s.end_us) for s in found.segments] == [

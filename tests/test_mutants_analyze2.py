@@ -258,6 +258,7 @@ def test_points_at_a_depth_and_shape():
     assert points_at(found, 2, ("auto", None)) == [points[1]]
     assert points_at(found, 1, ("1056", 128)) == [points[2]]
     assert points_at(found, 2, ("1056", 128)) == []
+    assert several_shapes(sweep(points, elements=(1024,), depths=(1, 2), grids=("auto", "1056")))
     assert several_shapes(found) and not several_shapes(sweep(points[:1], elements=(1024,),
                                                               depths=(1,)))
     assert short_shape(("auto", None)) == "autox256" and short_shape(("1056", 128)) == "1056x128"
@@ -300,6 +301,12 @@ def test_fits_in_l2_at_the_boundary_and_from_the_first_points_bytes():
     assert row.fits_in_l2 is None and row.crossover.status == "below-at-smallest"
     (row,) = crossover_table(sweep(points, l2=None, **config))
     assert row.fits_in_l2 is None
+
+
+def test_crossover_rows_name_their_shape():
+    points = [point(n, 1, {"individual": 3.0, "graph": 1.0}, grid="1056") for n in (1024, 4096)]
+    rows = crossover_table(sweep(points, elements=(1024, 4096), depths=(1,), grids=("1056",)))
+    assert [(r.mode, r.shape) for r in rows] == [("graph", ("1056", None))]
 
 
 def test_a_rung_missing_at_some_points_is_judged_where_it_ran():
