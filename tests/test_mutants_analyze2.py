@@ -317,3 +317,47 @@ def test_a_rung_missing_at_some_points_is_judged_where_it_ran():
                                  threshold=1.5))
     fused = next(r for r in rows if r.mode == "fused")
     assert fused.crossover == Crossover("crossover", 2.0 ** 13.5, (4096, 16384))
+
+
+# --------------------------------------------------------------- intervals
+
+from graphbench.analyze import intervals as I  # noqa: E402
+
+
+def test_interval_of_no_rounds_and_of_non_finite_values():
+    empty = I.median_interval([], 0.9)
+    assert np.isnan(empty.estimate) and (empty.low, empty.high) == (-np.inf, np.inf)
+    assert (empty.confidence, empty.n, empty.effective_n, empty.autocorrelation) == (0.9, 0, 0.0,
+                                                                                     0.0)
+    assert empty.valid is False and empty.reason == "no rounds"
+    assert empty.relative_half_width == np.inf
+    bad = I.median_interval([1.0, np.nan, 2.0, 3.0], 0.95)
+    assert np.isnan(bad.estimate) and (bad.low, bad.high) == (-np.inf, np.inf)
+    assert (bad.confidence, bad.n, bad.effective_n, bad.autocorrelation) == (0.95, 4, 0.0, 0.0)
+    assert bad.valid is False and bad.reason == "non-finite values"
+    assert I.median_interval([1.0, np.inf, 2.0]).reason == "non-finite values"
+
+
+@pytest.mark.parametrize("confidence", [0.0, 1.0, 1.5, -0.1])
+def test_confidence_must_be_strictly_between_0_and_1(confidence):
+    with pytest.raises(ValueError, match=rf"confidence must be in \(0, 1\), got {confidence}"):
+        I.median_interval([1.0, 2.0, 3.0], confidence)
+
+
+def test_lag1_needs_finite_values():
+    with pytest.raises(ValueError, match="^lag-1 autocorrelation needs finite values$"):
+        I.lag1_autocorrelation([1.0, np.nan, 2.0])
+
+
+def test_single_precision_samples_are_analysed_in_double():
+    rng = np.random.default_rng(7)
+    values = (10 + np.cumsum(rng.standard_normal(40)) * 0.1).astype(np.float32)
+    as_double = values.astype(np.float64)
+    assert I.lag1_autocorrelation(values) == I.lag1_autocorrelation(as_double)
+    single, double = I.median_interval(values), I.median_interval(as_double)
+    assert (single.estimate, single.low, single.high, single.effective_n) == \
+        (double.estimate, double.low, double.high, double.effective_n)
+    from graphbench.analyze.stats import median
+
+    close = np.array([1.0, 1 + 2**-23], dtype=np.float32)  # their mean needs double precision
+    assert median(close) == 1 + 2**-24
