@@ -361,3 +361,108 @@ def test_single_precision_samples_are_analysed_in_double():
 
     close = np.array([1.0, 1 + 2**-23], dtype=np.float32)  # their mean needs double precision
     assert median(close) == 1 + 2**-24
+
+
+def _reference_interval(x, confidence):
+    """The module docstring's interval, written out plainly, one series at a
+    time, with scipy's t quantile and the exact arcsin sum."""
+    from scipy import stats
+    from statistics import NormalDist
+
+    x = [float(v) for v in x]
+    n, ordered = len(x), sorted(x)
+
+    def quantile(p):
+        position = min(max((n + 1) * p - 1, 0), n - 1)
+        below = min(int(np.floor(position)), n - 1)
+        above = min(below + 1, n - 1)
+        return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
+
+    middle = quantile(0.5)
+    if n >= 3:
+        mean = sum(x) / n
+        total = sum((v - mean) ** 2 for v in x)
+        steps = sum((b - a) ** 2 for a, b in zip(x, x[1:]))
+        rho_hat = 1 - steps / (2 * total) if total > 0 and max(x) > min(x) else 0.0
+        z = [NormalDist().inv_cdf(1 - (1 - p) / 2) for p in (0.95, 0.99, confidence)]
+        k = max(0.0, 10 + 50 * (z[2] - z[0]) / (z[1] - z[0]))
+        rho = (rho_hat + 1 / n) / max(1 - 3 / n, 1 / n) + k / n ** 2
+        rho = min(max(rho, 0.0), 0.99)
+        tau = 1 + 4 / np.pi * float(np.arcsin(rho ** np.arange(1, 5000)).sum())
+        effective = n / tau
+    else:
+        effective = 0.0
+    df = max(effective - 1, 2.0)
+    offset = stats.t.ppf(1 - (1 - confidence) / 2, df) / (2 * np.sqrt(max(effective, 1.0)))
+
+    def bound(p):
+        if n < 2:
+            return middle
+        edge = 1 / (n + 1)
+        reach = abs(p - 0.5) / (0.5 - edge)
+        if reach > 1:
+            return middle + ((ordered[0] if p < 0.5 else ordered[-1]) - middle) * reach
+        return quantile(min(max(p, edge), 1 - edge))
+
+    valid = bool(effective >= 1.5 and offset <= 2.0)
+    low, high = (bound(0.5 - offset), bound(0.5 + offset)) if valid else (-np.inf, np.inf)
+    return middle, low, high, effective, valid
+
+
+def _series():
+    rng = np.random.default_rng(11)
+    out = [[5.0, 1.0, 3.0], [2.0, 9.0, 4.0, 4.5], [1.0, 2.0], [7.0], [3.0] * 6,
+           [1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.0], list(range(12)), [4.0, 1.0] * 7]
+    for n, rho in ((5, 0.0), (9, 0.3), (16, 0.6), (40, 0.9), (120, 0.5), (60, -0.4)):
+        e, v = rng.standard_normal(n), [0.0]
+        for i in range(n):
+            v.append(rho * v[-1] + e[i])
+        out.append([100.0 + 3.0 * a for a in v[1:]])
+    return out
+
+
+@pytest.mark.parametrize("confidence", [0.8, 0.95, 0.99, 0.999])
+def test_the_interval_is_the_documented_one(confidence):
+    for values in _series():
+        found = I.median_interval(values, confidence)
+        middle, low, high, effective, valid = _reference_interval(values, confidence)
+        where = f"{len(values)} values at {confidence}: {values[:4]}"
+        assert found.estimate == pytest.approx(middle, rel=1e-12), where
+        assert found.valid is valid, where
+        assert found.effective_n == pytest.approx(effective, rel=2e-3, abs=1e-12), where
+        assert found.low == pytest.approx(low, rel=1e-3, abs=1e-9), where
+        assert found.high == pytest.approx(high, rel=1e-3, abs=1e-9), where
+        assert found.n == len(values) and found.confidence == confidence
+        assert found.autocorrelation == pytest.approx(
+            I.lag1_autocorrelation(values), abs=1e-12), where
+
+
+def test_the_lag1_autocorrelation_is_the_plain_one():
+    for values in _series():
+        x = np.asarray(values, dtype=float)
+        if len(x) < 3 or np.ptp(x) == 0:
+            expected = 0.0
+        else:
+            c = x - x.mean()
+            expected = float(np.sum(c[1:] * c[:-1]) / np.sum(c * c))
+        assert I.lag1_autocorrelation(values) == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_t_quantile_against_scipy():
+    from scipy import stats
+
+    for p in (0.9, 0.975, 0.995, 0.9995):
+        for df in (2.0, 2.5, 3.0, 4.4, 4.6, 5.0, 7.5, 12.0, 40.0, 500.0):
+            assert float(I._t_quantile(p, np.array([df]))[0]) == pytest.approx(
+                stats.t.ppf(p, df), rel=2e-4), (p, df)
+
+
+def test_rows_are_independent_in_the_vector_form():
+    series = [values for values in _series() if len(values) == 12]
+    series.append([float(v) for v in np.linspace(5, 6, 12)[::-1]])
+    series.append([1e300, 2e300, 0.5e300] * 4)
+    rows = I._median_intervals(np.array(series), 0.95)
+    for i, values in enumerate(series):
+        one = I.median_interval(values, 0.95)
+        assert (rows[0][i], rows[1][i], rows[2][i], rows[3][i]) == (
+            one.estimate, one.low, one.high, one.effective_n)
