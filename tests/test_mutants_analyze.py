@@ -84,6 +84,11 @@ def test_short_round_boundary_and_wording():
                               "to the timers' resolution", "raise --iters to at least 251")
 
 
+def test_short_round_remedy_rounds_up_to_a_whole_millisecond():
+    (short,) = W.mode_warnings("graph", [4.0000001] * 5, 100)
+    assert short.remedy == "raise --iters to at least 250"  # 250 x 4.0000001 us > 1 ms
+
+
 def test_clock_drop_boundary_and_wording():
     assert W.condition_warnings([Condition(sm_clock_mhz=1000), Condition(sm_clock_mhz=900)]) == []
     (drop,) = W.condition_warnings([Condition(sm_clock_mhz=1000), Condition(sm_clock_mhz=899),
@@ -258,14 +263,20 @@ def test_summarize_every_field():
     one = summarize([7.0])
     assert one.stdev == 0.0 and one.cv == 0.0 and one.n == 1
     assert math.isnan(summarize([0.0, 0.0]).cv)
-    with pytest.raises(ValueError, match="cannot summarize an empty sample"):
+    with pytest.raises(ValueError, match="^cannot summarize an empty sample$"):
         summarize([])
+
+
+def test_single_precision_samples_are_summarized_in_double():
+    values = np.array([1.0, 1 + 2**-23, 1 + 2**-22, 1.0], dtype=np.float32)
+    assert summarize(values) == summarize(values.astype(np.float64))
+    assert summarize(values).median == 1 + 2**-24
 
 
 def test_median_and_paired_ratios():
     assert median([3, 1, 2, 10]) == 2.5
     assert paired_ratios([4.0, 9.0], [2.0, 3.0]) == [2.0, 3.0]
-    with pytest.raises(ValueError, match="paired samples must have the same length"):
+    with pytest.raises(ValueError, match="^paired samples must have the same length$"):
         paired_ratios([1.0], [1.0, 2.0])
 
 
@@ -348,6 +359,10 @@ def test_difference_notes_each_kind():
 def test_difference_notes_tolerances_and_unknowns():
     base = make_record()
     assert difference_notes(base, with_clock(make_record(), 2019.6)) == []  # within 2%
+    at_1000 = with_clock(base, 1000.0)
+    assert difference_notes(at_1000, with_clock(make_record(), 1020.0)) == []  # exactly 2%
+    assert difference_notes(at_1000, with_clock(make_record(), 1020.1)) == [
+        "measured SM clock differs (1000 vs 1020 MHz): GPU time moves with it"]  # of the base
     assert difference_notes(base, with_clock(make_record(), None)) == []
     assert difference_notes(with_clock(base, None), with_clock(make_record(), 1000.0)) == []
     one_harness = dataclasses.replace(base, pipeline=dataclasses.replace(
@@ -622,6 +637,8 @@ def test_fit_line_and_node_costs():
     assert fit_node_costs(dataclasses.replace(samples, graph_memory_bytes=())
                           ).memory_per_node_bytes is None
     assert fit_node_costs(None) is None
+    two = NodeCostSamples(nodes=(10, 20), capture_us=(20.0, 30.0), instantiate_us=(5.0, 7.0))
+    assert fit_node_costs(two).capture.per_node_us == pytest.approx(1.0)  # two counts: a line
     one_count = NodeCostSamples(nodes=(10, 10), capture_us=(1.0, 2.0), instantiate_us=(1.0, 1.0),
                                 graph_memory_bytes=())
     assert fit_node_costs(one_count) is None
