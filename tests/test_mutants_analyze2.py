@@ -5,6 +5,7 @@ a sweep's crossover table on points built to cross where the test says."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -363,9 +364,10 @@ def test_single_precision_samples_are_analysed_in_double():
     assert median(close) == 1 + 2**-24
 
 
-def _reference_interval(x, confidence):
+def _reference_interval(x, confidence, own_parts=False):
     """The module docstring's interval, written out plainly, one series at a
-    time, with scipy's t quantile and the exact arcsin sum."""
+    time, with scipy's t quantile and the exact arcsin sum (own_parts: with
+    the module's t quantile and tau table, to compare to rounding error)."""
     from scipy import stats
     from statistics import NormalDist
 
@@ -389,11 +391,15 @@ def _reference_interval(x, confidence):
         rho = (rho_hat + 1 / n) / max(1 - 3 / n, 1 / n) + k / n ** 2
         rho = min(max(rho, 0.0), 0.99)
         tau = 1 + 4 / np.pi * float(np.arcsin(rho ** np.arange(1, 5000)).sum())
+        if own_parts:
+            tau = float(np.interp(rho, *I._sign_table()))
         effective = n / tau
     else:
         effective = 0.0
     df = max(effective - 1, 2.0)
-    offset = stats.t.ppf(1 - (1 - confidence) / 2, df) / (2 * np.sqrt(max(effective, 1.0)))
+    t = float(I._t_quantile(1 - (1 - confidence) / 2, np.array([df]))[0]) if own_parts else \
+        stats.t.ppf(1 - (1 - confidence) / 2, df)
+    offset = t / (2 * np.sqrt(max(effective, 1.0)))
 
     def bound(p):
         if n < 2:
@@ -437,6 +443,64 @@ def test_the_interval_is_the_documented_one(confidence):
             I.lag1_autocorrelation(values), abs=1e-12), where
 
 
+@pytest.mark.parametrize("confidence", [0.8, 0.95, 0.99])
+def test_the_interval_is_the_documented_one_to_rounding(confidence):
+    for values in _series():
+        found = I.median_interval(values, confidence)
+        middle, low, high, effective, valid = _reference_interval(values, confidence, True)
+        assert found.valid is valid
+        assert found.effective_n == pytest.approx(effective, rel=1e-9, abs=1e-12)
+        assert (found.low, found.high) == pytest.approx((low, high), rel=1e-9, abs=1e-9)
+
+
+def test_three_rounds_are_too_few_effective_rounds():
+    found = I.median_interval([5.0, 1.0, 3.0], 0.95)
+    assert not found.valid and found.reason == (
+        f"{found.effective_n:.1f} effective rounds, too few at 0.95")
+    assert I.median_interval([5.0, 1.0], 0.99).reason == "2 rounds, fewer than 3"
+
+
+def test_scaling_gives_one_exponent_per_row_even_of_no_values():
+    scaled, exponent = I._scaled(np.empty((3, 0)))
+    assert scaled.shape == (3, 0) and exponent.tolist() == [0, 0, 0]
+    assert exponent.dtype.kind == "i"
+    scaled, exponent = I._scaled(np.array([[3.0, -6.0], [0.25, 0.125]]))
+    assert exponent.tolist() == [3, -1] and scaled.tolist() == [[0.375, -0.75], [0.5, 0.25]]
+
+
+def _hill(p, df):
+    """Hill (1970), Algorithm 396, as the module's docstring names it, one value."""
+    from statistics import NormalDist
+
+    tail = 2 * (1 - p)
+    if abs(df - 2) < 1e-12:
+        return math.sqrt(2 / (tail * (2 - tail)) - 2)
+    a = 1 / (df - 0.5)
+    b = 48 / (a * a)
+    c = ((20700 * a / b - 98) * a - 16) * a + 96.36
+    d = ((94.5 / (b + c) - 3) / b + 1) * math.sqrt(a * math.pi / 2) * df
+    y = (d * tail) ** (2 / df)
+    if y > 0.05 + a:
+        x = NormalDist().inv_cdf(1 - tail / 2)
+        if df < 5:
+            c += 0.3 * (df - 4.5) * (x + 0.6)
+        c = (((0.05 * d * x - 5) * x - 7) * x - 2) * x + b + c
+        y = (((((0.4 * x * x + 6.3) * x * x + 36) * x * x + 94.5) / c - x * x - 3) / b + 1) * x
+        y = math.expm1(a * y * y)
+    else:
+        y = ((1 / (((df + 6) / (df * y) - 0.089 * d - 0.822) * (df + 2) * 3) + 0.5 / (df + 4))
+             * y - 1) * (df + 1) / (df + 2) + 1 / y
+    return math.sqrt(df * y)
+
+
+def test_the_t_quantile_is_hills_algorithm():
+    dfs = [2.0, 2.0000001, 2.3, 2.5, 3.0, 4.0, 4.6, 5.0, 6.0, 10.0, 50.0, 1000.0]
+    for p in (0.55, 0.7, 0.8, 0.85, 0.9, 0.95, 0.975, 0.99, 0.9995):
+        found = I._t_quantile(p, np.array(dfs))
+        for df, q in zip(dfs, found):
+            assert q == pytest.approx(_hill(p, df), rel=1e-12), (p, df)
+
+
 def test_the_lag1_autocorrelation_is_the_plain_one():
     for values in _series():
         x = np.asarray(values, dtype=float)
@@ -458,11 +522,22 @@ def test_the_t_quantile_against_scipy():
 
 
 def test_rows_are_independent_in_the_vector_form():
-    series = [values for values in _series() if len(values) == 12]
-    series.append([float(v) for v in np.linspace(5, 6, 12)[::-1]])
-    series.append([1e300, 2e300, 0.5e300] * 4)
+    rng = np.random.default_rng(5)
+    series = []
+    for location, scale, rho in ((100.0, 1.0, 0.3), (5.0, 0.01, 0.6), (1e6, 300.0, 0.0),
+                                 (0.002, 1e-4, 0.8), (50.0, 5.0, -0.3)):
+        e, v = rng.standard_normal(30), [0.0]
+        for i in range(30):
+            v.append(rho * v[-1] + e[i])
+        series.append([location + scale * a for a in v[1:]])
+    series.append([1 / 3] * 30)  # constant: no autocorrelation, whatever its rounding
+    series.append([float(v) for v in np.linspace(5, 6, 30)[::-1]])
     rows = I._median_intervals(np.array(series), 0.95)
     for i, values in enumerate(series):
         one = I.median_interval(values, 0.95)
-        assert (rows[0][i], rows[1][i], rows[2][i], rows[3][i]) == (
-            one.estimate, one.low, one.high, one.effective_n)
+        assert (rows[0][i], rows[1][i], rows[2][i], rows[3][i], rows[4][i], rows[5][i]) == (
+            one.estimate, one.low, one.high, one.effective_n, one.autocorrelation, one.valid), i
+        middle, low, high, effective, valid = _reference_interval(values, 0.95)
+        assert one.effective_n == pytest.approx(effective, rel=2e-3) and one.valid is valid, i
+        assert (one.low, one.high) == pytest.approx((low, high), rel=1e-3), i
+    assert I.lag1_autocorrelation(series[5]) == 0.0
