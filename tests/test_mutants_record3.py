@@ -182,9 +182,11 @@ def test_a_file_of_another_owner_is_handed_on_or_rewritten_in_place(tmp_path, mo
                             real.st_size, 0, 0, 0))
     handed = []
     monkeypatch.setattr(files, "existing", lambda path, option="": other)
-    monkeypatch.setattr(os, "chown", lambda path, uid, gid: handed.append((uid, gid)))
+    monkeypatch.setattr(os, "chown", lambda path, uid, gid: handed.append(
+        (os.path.dirname(path), os.path.basename(path).startswith(".theirs.json."), uid, gid)))
     files.write_text_atomic(target, "new")
-    assert handed == [(4242, 4343)]  # the new file gets the old one's owner
+    # the new file, beside the old, gets the old one's owner
+    assert handed == [(str(tmp_path), True, 4242, 4343)]
     assert target.read_text() == "new" and os.stat(target).st_ino != real.st_ino
     assert stat.S_IMODE(os.stat(target).st_mode) == 0o640
     monkeypatch.setattr(os, "chown", denied)  # and when it cannot be handed on
@@ -273,3 +275,73 @@ def test_umask_is_read_without_changing_it():
         assert files._umask() == 0o037
     finally:
         os.umask(old)
+
+
+def test_a_path_ending_in_x_keeps_its_name_in_the_remedy():
+    with pytest.raises(UsageError) as info:
+        files.check_path_text("outX/", "--csv")
+    assert info.value.remedy == "give a file name in it, such as outX/out"
+
+
+def test_only_write_bits_make_a_file_writable(tmp_path):
+    target = tmp_path / "x.json"
+    target.write_text("x")
+    target.chmod(0o555)  # read and execute for all: still read-only
+    with pytest.raises(UsageError, match="is read-only"):
+        files.check_writable(target, "--json")
+
+
+def test_writes_name_their_output(tmp_path):
+    with pytest.raises(UsageError) as info:
+        files.write_text_atomic("", "x")
+    assert info.value.message == "output '': an empty path"
+    with pytest.raises(UsageError) as info:
+        files.write_text_atomic(tmp_path, "x")
+    assert info.value.message == f"output {tmp_path} is a directory"
+    target = tmp_path / "ro.json"
+    target.write_text("x")
+    target.chmod(0o444)
+    with pytest.raises(UsageError) as info:
+        files.write_text_atomic(target, "x")
+    assert info.value.message == f"output {target} is read-only"
+
+
+def test_a_character_device_is_written_as_a_stream():
+    assert files.write_text_atomic("/dev/null", "gone") == files.Path("/dev/null")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_a_new_file_with_no_umask_is_readable_and_writable_by_all(tmp_path):
+    old = os.umask(0)
+    try:
+        target = files.write_text_atomic(tmp_path / "new.json", "x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o666
+
+
+def test_an_in_place_write_of_nothing_empties_the_file(tmp_path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text("old text")
+    os.link(first, second)
+    files.write_text_atomic(first, "")
+    assert second.read_bytes() == b""
+
+
+def test_a_sweep_finds_its_point_by_size_depth_and_shape():
+    from conftest import make_record
+
+    from graphbench.config import SweepConfig
+    from graphbench.record.model import HostInfo, SweepRecord, ToolInfo
+
+    points = (make_record(elements=1024, depth=1), make_record(elements=1024, depth=2),
+              make_record(elements=4096, depth=1),
+              make_record(elements=1024, depth=1, grid="1056", block=128))
+    sweep = SweepRecord(ToolInfo("graphbench", "0"), "2026", HostInfo(),
+                        SweepConfig((1024, 4096), (1, 2)), None, points, True)
+    assert sweep.point(1024, 1) is points[0]  # the first of any shape
+    assert sweep.point(1024, 2) is points[1] and sweep.point(4096, 1) is points[2]
+    assert sweep.point(1024, 1, ("1056", 128)) is points[3]
+    assert sweep.point(1024, 1, ("auto", None)) is points[0]
+    assert sweep.point(4096, 2) is None and sweep.point(4096, 1, ("1056", 128)) is None
+    assert sweep.point(2048, 1) is None
