@@ -345,3 +345,105 @@ def test_a_sweep_finds_its_point_by_size_depth_and_shape():
     assert sweep.point(1024, 1, ("auto", None)) is points[0]
     assert sweep.point(4096, 2) is None and sweep.point(4096, 1, ("1056", 128)) is None
     assert sweep.point(2048, 1) is None
+
+
+# --- parse, codec and legacy: what each refusal says -----------------------------
+
+from graphbench.record import codec, legacy  # noqa: E402
+from graphbench.record.parse import parse_json  # noqa: E402
+
+
+def refusal(call):
+    with pytest.raises(RecordError) as info:
+        call()
+    return info.value.message, info.value.remedy
+
+
+def test_parse_refusals_and_their_remedies():
+    assert refusal(lambda: parse_json('{"a": ', "t.json")) == (
+        "t.json is not valid JSON (Expecting value at line 1)",
+        "was it truncated? re-run graphbench with --json")
+    assert refusal(lambda: parse_json("1" * 5000, "t.json")) == (
+        "t.json holds an integer of thousands of digits, which no graphbench record does", "")
+    assert refusal(lambda: parse_json("[" * 100000 + "]" * 100000, "t.json")) == (
+        "t.json is nested too deeply to be a graphbench record", "")
+    assert refusal(lambda: parse_json('{"a": [1, NaN]}', "t.json")) == (
+        "t.json: a[1]: bare NaN is not JSON", "a record stores finite numbers only")
+    assert refusal(lambda: parse_json("Infinity", "t.json")) == (
+        "t.json: the record: bare Infinity is not JSON", "a record stores finite numbers only")
+    assert refusal(lambda: parse_json('"\\udc00"', "t.json")) == (
+        "t.json: the record: a string with a lone surrogate, not text",
+        "was the file written by graphbench?")
+
+
+def test_schema_refusals_name_the_remedy(tmp_path):
+    assert refusal(lambda: codec.load_document(
+        {"schema": codec.RUN_SCHEMA, "schema_version": 99}, "t.json"))[1] == \
+        "use the graphbench version that wrote it"
+    from conftest import make_record
+
+    from graphbench.config import SweepConfig
+    from graphbench.record.model import HostInfo, SweepRecord, ToolInfo
+
+    sweep = SweepRecord(ToolInfo("graphbench", "0"), "2026", HostInfo(),
+                        SweepConfig((4096,), (1,)), None, (make_record(elements=4096),), True)
+    path = codec.write_record(tmp_path / "s.json", sweep)
+    assert refusal(lambda: codec.read_run(path)) == (
+        f"{path} is a sweep record, not a run record",
+        "give a record written by graphbench run --json")
+
+
+def test_a_records_summary_block_reaches_every_point(tmp_path):
+    import json
+
+    from conftest import make_record
+
+    from graphbench.config import SweepConfig
+    from graphbench.record.model import HostInfo, SweepRecord, ToolInfo
+
+    point = make_record(elements=4096)
+    sweep = SweepRecord(ToolInfo("graphbench", "0"), "2026", HostInfo(),
+                        SweepConfig((4096,), (1,)), None, (point,), True)
+    marker = lambda run: {"elements": run.config.elements}  # noqa: E731
+    written = json.loads(codec.write_record(tmp_path / "s.json", sweep, marker).read_text())
+    assert [p["summary"] for p in written["points"]] == [{"elements": 4096}]
+    assert "summary" not in written
+    run = json.loads(codec.write_record(tmp_path / "r.json", point, marker).read_text())
+    assert run["summary"] == {"elements": 4096}
+    assert "summary" not in json.loads(codec.write_record(tmp_path / "n.json", point)
+                                       .read_text())
+
+
+def test_writing_refuses_non_finite_numbers(tmp_path):
+    with pytest.raises(ValueError):
+        codec.write_json(tmp_path / "x.json", {"a": float("nan")})
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_a_pipeline_files_record_must_store_its_working_set():
+    import dataclasses
+
+    from conftest import make_record
+
+    record = make_record()
+    bare = dataclasses.replace(record, pipeline=dataclasses.replace(
+        record.pipeline, working_set_bytes=None, file="mine.py"))
+    assert refusal(lambda: legacy.with_working_sets(bare)) == (
+        "pipeline.working_set_bytes: required field is missing",
+        "a record of a pipeline file stores it; remake the record")
+
+
+def test_a_built_in_records_working_set_follows_its_depth_and_stages():
+    import dataclasses
+
+    from conftest import make_record
+
+    from graphbench.pipeline.files import load_pipeline, plan
+
+    for depth, stages in ((1, ("add", "mul", "sub")), (3, ("add", "mul", "sub")),
+                          (2, ("add", "mul"))):
+        record = make_record(depth=depth, stages=stages, elements=4096)
+        bare = dataclasses.replace(record, pipeline=dataclasses.replace(
+            record.pipeline, working_set_bytes=None))
+        filled = legacy.with_working_sets(bare).pipeline.working_set_bytes
+        assert filled == plan(load_pipeline(None, depth, stages).spec, 4096).buffer_bytes
