@@ -1,0 +1,97 @@
+"""Mutation tests for what users type and what pipeline files hold (issue 19
+item 9): counts, option values and pipeline files. Messages and remedies are
+what a user reads when an input is refused, so they are checked whole."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphbench.cli import values
+from graphbench.counts import parse_count
+from graphbench.errors import UsageError
+from graphbench.pipeline import files
+from graphbench.pipeline.spec import SpecError
+
+
+def refused(call, error=UsageError):
+    with pytest.raises(error) as info:
+        call()
+    return info.value.message, info.value.remedy
+
+
+# ------------------------------------------------------------------ counts
+
+def test_a_bad_count_says_what_was_expected_with_examples():
+    assert refused(lambda: parse_count("abc", "--iters")) == (
+        "--iters must be a whole number, got 'abc'", "e.g. 4096, 2^20 or 1e6")
+    assert refused(lambda: parse_count("2^x", "--iters", "a size")) == (
+        "--iters must be a size, got '2^x'", "e.g. 4096, 2^20 or 1e6")
+
+
+# ----------------------------------------------------------- option values
+
+def test_too_many_processes_has_a_remedy():
+    assert refused(lambda: values.parse_processes("1001")) == (
+        "--processes 1001 is more than 1000 processes",
+        "each one starts a fresh interpreter and CUDA context; use a few (3 to 10) for a "
+        "baseline")
+
+
+def test_number_messages_name_the_expected_form():
+    assert refused(lambda: values.parse_fraction("lots", "--max-noise"))[0] == (
+        "--max-noise must be a percentage such as 1% or 0.01, got 'lots'")
+    assert refused(lambda: values.parse_seconds("soon", "--max-time"))[0] == (
+        "--max-time must be a number of seconds, got 'soon'")
+    assert refused(lambda: values.parse_seconds("\uff11", "--max-time"))[0] == (
+        "--max-time must be a number of seconds in ASCII digits, got '\uff11'")
+
+
+def test_ranges_multiply_up_to_the_top():
+    assert values.parse_grid("4..64", "--elements") == (4, 8, 16, 32, 64)
+    assert values.parse_grid("4..100:x3", "--elements") == (4, 12, 36)
+    assert values.parse_grid("5..5", "--elements") == (5,)
+
+
+def test_a_range_factor_is_a_lower_case_x():
+    assert values.parse_grid("2^4..2^8:x4", "--elements") == (16, 64, 256)
+    with pytest.raises(UsageError):
+        values.parse_grid("2^4..2^8:X4", "--elements")
+
+
+def test_a_bad_range_has_examples():
+    assert refused(lambda: values.parse_grid("64..4", "--elements")) == (
+        "--elements range '64..4' must run upwards with a factor of 2 or more",
+        "e.g. 2^12..2^24 or 2^12..2^24:x4")
+
+
+def test_a_bad_device_is_named_as_the_device_option():
+    assert refused(lambda: values.parse_device_spec("gpu"))[0] == (
+        "--device must be an id, a list such as 0,1, or all; got 'gpu'")
+    assert refused(lambda: values.parse_device_spec(","))[0] == (
+        "--device needs a device id, a list such as 0,1, or all")
+    assert refused(lambda: values.parse_device_spec("-1"))[0] == "--device must be 0 or more, got '-1'"
+
+
+# --------------------------------------------------------- pipeline files
+
+def test_a_pipeline_files_code_keeps_its_file_name(tmp_path):
+    path = tmp_path / "double.py"
+    path.write_text(
+        "from graphbench.pipeline.spec import Pipeline, Stage, buffer, count\n"
+        "def reference(inputs, n):\n"
+        "    return {'out': inputs['x'] * 2}\n"
+        "def pipeline():\n"
+        "    return Pipeline(name='double', source='__global__ void twice() {}',\n"
+        "                    buffers=[buffer('x', role='input'), buffer('out')],\n"
+        "                    stages=[Stage('twice', args=('x', 'out', count('n')))],\n"
+        "                    reference=reference)\n")
+    loaded = files.load_pipeline(str(path))
+    assert loaded.spec.reference.__code__.co_filename == str(path)  # tracebacks name it
+
+
+def test_a_nul_byte_is_not_python_source(tmp_path):
+    path = tmp_path / "nul.py"
+    path.write_bytes(b"x = 1\0\n")
+    message, _ = refused(lambda: files.load_pipeline(str(path)), SpecError)
+    # Python 3.11.4+ raises SyntaxError (no line number) for it, older ones ValueError
+    assert message.startswith(f"{path}:") and "null bytes" in message
