@@ -95,3 +95,26 @@ def test_a_nul_byte_is_not_python_source(tmp_path):
     message, _ = refused(lambda: files.load_pipeline(str(path)), SpecError)
     # Python 3.11.4+ raises SyntaxError (no line number) for it, older ones ValueError
     assert message.startswith(f"{path}:") and "null bytes" in message
+
+
+# --------------------------------------------------------- size expressions
+
+from graphbench.pipeline.spec import evaluate_size  # noqa: E402
+
+
+@pytest.mark.parametrize("expr, n, message, remedy", [
+    (2.5, 5, "buffer x: size 2.5 is not an integer expression in n",
+     'write e.g. "n", "n // 4" or 1024'),
+    ("n / 2", 5, "buffer x: size 'n / 2' is not an integer expression in n ('n / 2' is not "
+     "allowed)", 'use n, integers and + - * // % **, e.g. "n // 4"'),
+    ("2 ** 64 * 2 ** 64", 5, "buffer x: size '2 ** 64 * 2 ** 64' is not an integer expression "
+     "in n (far too large)", 'use n, integers and + - * // % **, e.g. "n // 4"'),
+    ("n ** 65", 5, "buffer x: size 'n ** 65' is not an integer expression in n (an exponent "
+     "must be 0 to 64)", 'use n, integers and + - * // % **, e.g. "n // 4"'),
+    ("n - 5000", 4096, "buffer x: size 'n - 5000' is -904 at n = 4,096, not positive",
+     "choose a larger --elements or another size expression"),
+    ("2 ** 48 + n", 4096, "buffer x: size '2 ** 48 + n' is more than 2^48 at n = 4,096",
+     "no GPU holds that many; check the expression"),
+])
+def test_size_refusals_say_what_and_what_to_do(expr, n, message, remedy):
+    assert refused(lambda: evaluate_size(expr, n, "buffer x"), SpecError) == (message, remedy)
