@@ -118,3 +118,57 @@ from graphbench.pipeline.spec import evaluate_size  # noqa: E402
 ])
 def test_size_refusals_say_what_and_what_to_do(expr, n, message, remedy):
     assert refused(lambda: evaluate_size(expr, n, "buffer x"), SpecError) == (message, remedy)
+
+
+# ------------------------------------------------------------ kernel source
+
+def test_kernel_source_is_text_or_a_file_beside_the_pipeline(tmp_path):
+    pipeline_file = tmp_path / "p.py"
+    assert files.kernel_source_text("__global__ void k() {}", pipeline_file) == \
+        "__global__ void k() {}"
+    assert files.kernel_source_text("// two\n// lines", pipeline_file) == "// two\n// lines"
+    (tmp_path / "k.cu").write_bytes("\ufeff__global__ void k() {}\n".encode("utf-8"))
+    assert files.kernel_source_text("k.cu", pipeline_file) == "__global__ void k() {}\n"
+    elsewhere = tmp_path / "sub" / "q.py"
+    assert files.kernel_source_text(str(tmp_path / "k.cu"), elsewhere) == \
+        "__global__ void k() {}\n"
+
+
+def test_kernel_source_refusals(tmp_path):
+    pipeline_file = tmp_path / "p.py"
+    long = "k" * 4097
+    assert refused(lambda: files.kernel_source_text(long, pipeline_file), SpecError)[0] == (
+        f"{pipeline_file}: Pipeline source {'k' * 4097!r:.57}... is neither CUDA text nor a file "
+        "name")
+    assert refused(lambda: files.kernel_source_text("k\0.cu", pipeline_file), SpecError)[0] == (
+        f"{pipeline_file}: Pipeline source 'k\\x00.cu' is neither CUDA text nor a file name")
+    at_limit = refused(lambda: files.kernel_source_text("k" * 4096, pipeline_file), SpecError)[0]
+    assert "cannot read kernel source" in at_limit  # a path the OS is asked about
+    assert refused(lambda: files.kernel_source_text("none.cu", pipeline_file), SpecError)[0] == (
+        f"{pipeline_file}: cannot read kernel source 'none.cu': No such file or directory")
+    (tmp_path / "bad.cu").write_bytes(b"\xff\xfe")
+    message = refused(lambda: files.kernel_source_text("bad.cu", pipeline_file), SpecError)[0]
+    assert message.startswith(f"{pipeline_file}: cannot read kernel source 'bad.cu': 'utf-8' "
+                              "codec can't decode")
+
+
+def test_a_long_value_is_cut_to_sixty_characters_in_messages():
+    from graphbench.pipeline.spec import _short
+
+    assert _short("x" * 58) == repr("x" * 58)  # 60 with its quotes: kept
+    cut = _short("x" * 59)
+    assert len(cut) == 60 and cut == repr("x" * 59)[:57] + "..."
+
+
+def test_a_pipeline_file_runs_as_a_module_of_its_own(tmp_path):
+    path = tmp_path / "mod.py"
+    path.write_text(
+        "import sys\n"
+        "from graphbench.pipeline.spec import Pipeline, Stage, buffer\n"
+        "def pipeline():\n"
+        "    module = sys.modules[__name__]\n"
+        "    return Pipeline(name='m', source='__global__ void k() {}',\n"
+        "                    buffers=[buffer('x', role='input'), buffer('out')],\n"
+        "                    stages=[Stage('k', args=('x', 'out'))],\n"
+        "                    reference=lambda inputs, n: {}, description=module.__file__)\n")
+    assert files.load_pipeline(str(path)).spec.description == str(path)
