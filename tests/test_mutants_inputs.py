@@ -172,3 +172,41 @@ def test_a_pipeline_file_runs_as_a_module_of_its_own(tmp_path):
         "                    stages=[Stage('k', args=('x', 'out'))],\n"
         "                    reference=lambda inputs, n: {}, description=module.__file__)\n")
     assert files.load_pipeline(str(path)).spec.description == str(path)
+
+
+PARAMETRIC = (
+    "from graphbench.pipeline.spec import Pipeline, Stage, buffer\n"
+    "def pipeline(depth=1, stages=('add',)):\n"
+    "    return Pipeline(name='p', source='__global__ void k() {}',\n"
+    "                    buffers=[buffer('x', role='input'), buffer('out')],\n"
+    "                    stages=[Stage('k', args=('x', 'out'))],\n"
+    "                    reference=lambda inputs, n: {}, description=f'{depth} {stages}')\n")
+
+
+def test_pipeline_gets_the_depth_and_stages_it_takes(tmp_path):
+    path = tmp_path / "param.py"
+    path.write_text(PARAMETRIC)
+    assert files.load_pipeline(str(path), 3, ("add", "mul")).spec.description == \
+        "3 ('add', 'mul')"
+    assert files.load_pipeline(str(path), 2, None).spec.description == "2 ('add',)"
+
+
+def test_pipeline_without_stages_refuses_them(tmp_path):
+    path = tmp_path / "plain.py"
+    path.write_text(PARAMETRIC.replace("depth=1, stages=('add',)", "depth=1")
+                    .replace("{stages}", "-"))
+    assert files.load_pipeline(str(path), 2).spec.description == "2 -"
+    assert refused(lambda: files.load_pipeline(str(path), 1, ("add", "mul")), SpecError) == (
+        f"{path}: pipeline() takes no stages", "leave out --stages for this pipeline")
+
+
+def test_a_file_without_a_pipeline_function(tmp_path):
+    remedy = "define def pipeline(): return graphbench.pipeline.spec.Pipeline(...)"
+    path = tmp_path / "none.py"
+    path.write_text("x = 1\n")
+    assert refused(lambda: files.load_pipeline(str(path)), SpecError) == (
+        f"{path} defines no pipeline() function", remedy)
+    path = tmp_path / "five.py"
+    path.write_text("pipeline = 5\n")
+    assert refused(lambda: files.load_pipeline(str(path)), SpecError) == (
+        f"{path}: pipeline is 5, not a function defined in the file", remedy)
