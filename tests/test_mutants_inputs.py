@@ -210,3 +210,75 @@ def test_a_file_without_a_pipeline_function(tmp_path):
     path.write_text("pipeline = 5\n")
     assert refused(lambda: files.load_pipeline(str(path)), SpecError) == (
         f"{path}: pipeline is 5, not a function defined in the file", remedy)
+
+
+SHIPPED_NAMES = "add_mul_sub, softmax, jacobi, reduction, torch_mlp, cupy_chain"
+PATH_REMEDY = f"give a path to a .py file or one of {SHIPPED_NAMES}"
+
+
+def test_pipeline_path_refusals_name_the_shipped_pipelines():
+    assert refused(lambda: files.pipeline_path(" "), SpecError) == (
+        "--pipeline ' ' names no file", PATH_REMEDY)
+    assert refused(lambda: files.pipeline_path("x" * 4097), SpecError) == (
+        "--pipeline path of 4,097 characters is longer than any file name (4096)", PATH_REMEDY)
+    at_limit = refused(lambda: files.pipeline_path("x" * 4096), SpecError)
+    assert at_limit == (f"pipeline file {'x' * 4096!r:.57}...: File name too long", PATH_REMEDY)
+    assert refused(lambda: files.pipeline_path("nope.py"), SpecError) == (
+        "pipeline file 'nope.py' not found", PATH_REMEDY)
+
+
+def test_an_unreadable_pipeline_file_is_named(tmp_path):
+    path = tmp_path / "bad.py"
+    path.write_bytes(b"\xff\xfe = 1\n")
+    message = refused(lambda: files.load_pipeline(str(path)), SpecError)[0]
+    assert message.startswith(f"cannot read pipeline file {path}: 'utf-8' codec can't decode")
+
+
+ONCE = (
+    "import builtins\n"
+    "builtins.graphbench_test_loads = getattr(builtins, 'graphbench_test_loads', 0) + 1\n"
+    "from graphbench.pipeline.spec import Pipeline, Stage, buffer\n"
+    "def pipeline(depth=1):\n"
+    "    return Pipeline(name='o', source='__global__ void k() {}',\n"
+    "                    buffers=[buffer('x', role='input'), buffer('out')],\n"
+    "                    stages=[Stage('k', args=('x', 'out'))],\n"
+    "                    reference=lambda inputs, n: {}, description=__file__)\n")
+
+
+def test_a_pipeline_file_runs_once_per_process_and_per_path(tmp_path, monkeypatch):
+    import builtins
+
+    monkeypatch.setattr(builtins, "graphbench_test_loads", 0, raising=False)
+    first, second = tmp_path / "a" / "once.py", tmp_path / "b" / "once.py"
+    for path in (first, second):
+        path.parent.mkdir()
+        path.write_text(ONCE)
+    assert files.load_pipeline(str(first), 1).spec.description == str(first)
+    assert files.load_pipeline(str(first), 2).spec.description == str(first)
+    assert builtins.graphbench_test_loads == 1  # another depth, the same run of the file
+    assert files.load_pipeline(str(second), 1).spec.description == str(second)
+    assert builtins.graphbench_test_loads == 2  # the same text at another path runs anew
+    loaded = files.load_pipeline(str(first), 1)
+    import hashlib
+
+    assert loaded.file_sha256 == hashlib.sha256(ONCE.encode()).hexdigest()
+    assert loaded.source == "__global__ void k() {}" and loaded.path == first
+
+
+def test_pipeline_errors_carry_the_files_name_and_remedy(tmp_path):
+    path = tmp_path / "raises.py"
+    path.write_text("from graphbench.pipeline.spec import SpecError\n"
+                    "def pipeline():\n"
+                    "    raise SpecError('no buffers', 'add one')\n")
+    assert refused(lambda: files.load_pipeline(str(path)), SpecError) == (
+        f"{path}: no buffers", "add one")
+    path = tmp_path / "number.py"
+    path.write_text("def pipeline():\n    return 5\n")
+    assert refused(lambda: files.load_pipeline(str(path)), SpecError) == (
+        f"{path}: pipeline() returned int, not a Pipeline",
+        "return graphbench.pipeline.spec.Pipeline(...) or "
+        "graphbench.pipeline.callables.CallablePipeline(...)")
+    path = tmp_path / "nosource.py"
+    path.write_text(PARAMETRIC.replace("source='__global__ void k() {}'", "source='  '"))
+    assert refused(lambda: files.load_pipeline(str(path)), SpecError)[0] == (
+        f"{path}: Pipeline source must be CUDA text or a .cu path, got '  '")
