@@ -417,7 +417,8 @@ def _reference_interval(x, confidence, own_parts=False):
 
 def _series():
     rng = np.random.default_rng(11)
-    out = [[5.0, 1.0, 3.0], [2.0, 9.0, 4.0, 4.5], [1.0, 2.0], [7.0], [3.0] * 6,
+    out = [[5.0, 1.0, 3.0], [2.02, -1.06, 0.37],  # the second: 1.7 effective rounds, valid at 0.8
+           [2.0, 9.0, 4.0, 4.5], [1.0, 2.0], [7.0], [3.0] * 6,
            [1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.0], list(range(12)), [4.0, 1.0] * 7]
     for n, rho in ((5, 0.0), (9, 0.3), (16, 0.6), (40, 0.9), (120, 0.5), (60, -0.4)):
         e, v = rng.standard_normal(n), [0.0]
