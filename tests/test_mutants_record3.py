@@ -447,3 +447,45 @@ def test_a_built_in_records_working_set_follows_its_depth_and_stages():
             record.pipeline, working_set_bytes=None))
         filled = legacy.with_working_sets(bare).pipeline.working_set_bytes
         assert filled == plan(load_pipeline(None, depth, stages).spec, 4096).buffer_bytes
+
+
+def test_a_long_wrong_value_is_cut_to_forty_characters():
+    from graphbench.record.decode import decode
+    from graphbench.record.model import Environment
+
+    kept = refusal(lambda: decode(Environment, {"pinned_cpu": "x" * 38}, "env"))[0]
+    assert kept == f'env.pinned_cpu: expected a whole number, got "{"x" * 38}"'
+    cut = refusal(lambda: decode(Environment, {"pinned_cpu": "x" * 39}, "env"))[0]
+    assert cut == f'env.pinned_cpu: expected a whole number, got "{"x" * 36}...'
+
+
+def test_a_version_2_record_reads_its_graph_lifecycle(tmp_path):
+    import json
+
+    from conftest import make_record, make_run
+
+    record = make_record()
+    two = dataclasses_replace_runs(record, record.runs[0], make_run(seed=1, extras=False))
+    document = json.loads(codec.write_record(tmp_path / "r.json", two).read_text())
+    document["schema_version"] = 2
+    for run in document["runs"]:
+        lifecycles = run.pop("lifecycles", {})
+        if lifecycles:
+            run["graph_lifecycle"] = lifecycles["graph"]
+    assert "graph_lifecycle" in document["runs"][0]
+    assert "graph_lifecycle" not in document["runs"][1]
+    read = codec.load_document(document, "v2.json")
+    assert read.runs[0].lifecycles == record.runs[0].lifecycles
+    assert read.runs[1].lifecycles == {}
+
+
+def dataclasses_replace_runs(record, *runs):
+    import dataclasses
+
+    return dataclasses.replace(record, runs=tuple(runs))
+
+
+def test_a_version_1_sweep_needs_a_list_of_points():
+    document = {"schema": "graphbench/sweep", "schema_version": 1, "config": {}, "points": 5}
+    assert refusal(lambda: codec.load_document(document, "s.json"))[0] == (
+        "points: expected a list (schema version 1)")
