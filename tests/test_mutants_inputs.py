@@ -93,7 +93,7 @@ def test_a_nul_byte_is_not_python_source(tmp_path):
     path = tmp_path / "nul.py"
     path.write_bytes(b"x = 1\0\n")
     message, _ = refused(lambda: files.load_pipeline(str(path)), SpecError)
-    # Python 3.11.4+ raises SyntaxError (no line number) for it, older ones ValueError
+    # this Python (3.11.7, as 3.12) raises SyntaxError with no line number, older ones ValueError
     assert message.startswith(f"{path}:") and "null bytes" in message
 
 
