@@ -199,7 +199,7 @@ def test_an_unreadable_version_is_named_with_the_ones_read(version):
 def test_a_version_1_record_s_problem_is_named_with_its_file():
     with pytest.raises(RecordError) as info:
         codec.load_document({**minimal_v1(), "config": {}}, "old.json")
-    assert info.value.message.startswith("old.json") or "config.seed" in info.value.message
+    assert info.value.message.startswith("old.json: ") and "config.seed" in info.value.message
 
 
 @pytest.mark.parametrize("values, zero_ok, bad", [

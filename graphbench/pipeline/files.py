@@ -85,8 +85,10 @@ def _run_file(text: str, path: Path) -> dict:
     try:
         code = compile(text, str(path), "exec")
     except SyntaxError as exc:
+        if exc.lineno is None:  # Python 3.11 and later: a NUL byte, with no line
+            raise SpecError(f"{path}: not Python source ({exc.msg})") from None
         raise SpecError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None
-    except ValueError as exc:  # a NUL byte in the source
+    except ValueError as exc:  # a NUL byte in the source (Python before 3.11)
         raise SpecError(f"{path}: not Python source ({exc})") from None
     # a real module in sys.modules: torch.compile imports the module a function
     # was defined in by its __module__ name

@@ -129,14 +129,14 @@ def load_document(data, source: str) -> RunRecord | SweepRecord:
         raise RecordError(f"{source} has schema version {version!r}; this graphbench reads "
                           f"versions {', '.join(map(str, READABLE_VERSIONS))}",
                           "use the graphbench version that wrote it")
-    if version == 1:
-        from graphbench.record.codec_v1 import upgrade
-
-        data = upgrade(data, source)
-    if version in (1, 2):
-        data = upgrade_v2(data)
     cls = RunRecord if schema == RUN_SCHEMA else SweepRecord
-    try:
+    try:  # every problem below is named with the file it is in
+        if version == 1:
+            from graphbench.record.codec_v1 import upgrade
+
+            data = upgrade(data, source)
+        if version in (1, 2):
+            data = upgrade_v2(data)
         record = decode(cls, data, "")
         check_consistent(record)
         return with_working_sets(record)
