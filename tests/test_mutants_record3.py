@@ -488,4 +488,4 @@ def dataclasses_replace_runs(record, *runs):
 def test_a_version_1_sweep_needs_a_list_of_points():
     document = {"schema": "graphbench/sweep", "schema_version": 1, "config": {}, "points": 5}
     assert refusal(lambda: codec.load_document(document, "s.json"))[0] == (
-        "points: expected a list (schema version 1)")
+        "s.json: points: expected a list (schema version 1)")  # named with its file
