@@ -95,6 +95,25 @@ def test_a_loop_body_traced_once_per_launch_is_no_escape(record):
     assert "loop" not in capture_escapes(sparse.runs[0].attribution)
 
 
+def test_a_loop_body_traced_once_per_launch_gets_its_conditional_cost_from_device_time(record):
+    import statistics
+
+    sparse = once_per_launch(record, "loop")
+    loop = figures(sparse, "loop")
+    trace = sparse.runs[0].attribution.rungs["loop"]
+    body = {}
+    for k in trace.kernels:
+        if k.name.startswith("vec_"):
+            body.setdefault(k.name, []).append((k.end_ns - k.start_ns) / 1000)
+    expected = statistics.median(sparse.samples("loop", "device")) - sum(
+        statistics.median(v) for v in body.values())
+    assert loop.stages == () and loop.loop_from_events
+    assert loop.loop_us == pytest.approx(expected)
+    text = to_text(attribution_report(sparse), width=200)
+    assert f"loop conditional: {loop.loop_us:.2f} us per iteration (the loop's device time" in text
+    assert not figures(record, "loop").loop_from_events  # a full trace: from the trace itself
+
+
 def test_a_loop_body_lacking_a_kernel_is_an_escape_in_the_figures_and_the_checks(record):
     sparse = without(once_per_launch(record, "loop"), "loop", "vec_mul")
     assert figures(sparse, "loop").escape.missing == (("vec_mul", 1.0),)

@@ -64,6 +64,7 @@ class RungFigures:
     escape: Escape | None
     untraced_wall_us: float | None
     traced_wall_us: float | None
+    loop_from_events: bool = False     # loop_us from CUDA-event device time (stage_figures.loop_cost)
 
     @property
     def accounted_us(self) -> float:

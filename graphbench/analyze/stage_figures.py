@@ -94,15 +94,43 @@ def rung_figures(record: RunRecord, mode: str) -> RungFigures:
     body = sum(1 for k in trace.kernels if k.name not in harness)
     has_loop = bool(complete) and any(p.stage == -1 for p in complete[0][0])
     expected = sum(len(names) for _, names in expected_stages(attribution, trace.workload))
+    from_events = not complete and _device_loop(mode)
     return RungFigures(
         mode=mode, iterations=len(complete), kernels_per_iteration=body / runs,
         expected_kernels=expected,
         stages=stage_figures(attribution, trace, complete) if complete else (),
         period_us=median([p for _, p in complete]) if complete else None,
-        loop_us=median([_loop_part(it) for it, _ in complete]) if has_loop else None,
+        loop_us=loop_cost(record, mode, trace, harness) if from_events else
+        median([_loop_part(it) for it, _ in complete]) if has_loop else None,
+        loop_from_events=from_events and loop_cost(record, mode, trace, harness) is not None,
         escape=rung_escape(attribution, mode),
         untraced_wall_us=median(trace.untraced_wall_us) if trace.untraced_wall_us else None,
         traced_wall_us=median(trace.traced_wall_us) if trace.traced_wall_us else None)
+
+
+def _device_loop(mode: str) -> bool:
+    from graphbench.ladder import rung
+
+    found = rung(mode)
+    return bool(found and found.launches == "per-iters")
+
+
+def loop_cost(record: RunRecord, mode: str, trace: RungTrace, harness: set) -> float | None:
+    """The conditional node's GPU cost per iteration where CUPTI lists the
+    loop's body fewer times than it ran (on the H200: once per launch): the
+    loop's device time per iteration in the timed rounds (CUDA events around
+    launches of --iters iterations each) less one iteration's body kernels,
+    each at its median traced duration. None without device times or body."""
+    device = record.samples(mode, "device") if mode in record.mode_names else ()
+    durations: dict[str, list[float]] = {}
+    for kernel in trace.kernels:
+        if kernel.name not in harness:
+            durations.setdefault(kernel.name, []).append(
+                (kernel.end_ns - kernel.start_ns) / NS_PER_US)
+    names = [n for _, ns in expected_stages(record_attribution(record), trace.workload) for n in ns]
+    if not device or not names or any(n not in durations for n in names):
+        return None
+    return median(device) - sum(median(durations[n]) for n in names)
 
 
 def record_rung_is_graph(mode: str) -> bool:

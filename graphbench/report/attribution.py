@@ -83,7 +83,10 @@ def rung_lines(record: RunRecord, figures: RungFigures) -> Text:
         elif busy:  # launched from the host: its gaps are the host's, busy has none
             line += f" (busy {us(busy)} us: the same GPU work replayed back to back)"
         text.append(line)
-    if figures.loop_us is not None:
+    if figures.loop_us is not None and figures.loop_from_events:
+        text.append(f"\nloop conditional: {us(figures.loop_us)} us per iteration (the loop's "
+                    f"device time per iteration in the timed rounds, less its body's kernels)")
+    elif figures.loop_us is not None:
         text.append(f"\nloop conditional (loop_count and the gaps around it): "
                     f"{us(figures.loop_us)} us per iteration")
     if figures.untraced_wall_us and figures.traced_wall_us:
