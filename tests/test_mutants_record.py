@@ -5,7 +5,6 @@ item 9: mutation testing of graphbench/record)."""
 from __future__ import annotations
 
 import os
-import stat
 
 import pytest
 
@@ -40,12 +39,6 @@ def test_a_writable_file_a_stream_and_a_new_file_pass(tmp_path):
     assert not list(tmp_path.glob("**/.graphbench-check.*"))  # the probe is removed
 
 
-def test_streams_are_fifos_character_devices_and_sockets():
-    assert files.is_stream(stat.S_IFIFO | 0o600)
-    assert files.is_stream(stat.S_IFCHR | 0o600)
-    assert files.is_stream(stat.S_IFSOCK | 0o600)
-    assert not files.is_stream(stat.S_IFREG | 0o600)
-    assert not files.is_stream(stat.S_IFDIR | 0o700)
 
 
 def test_a_file_in_the_way_of_the_folder_is_named(tmp_path):

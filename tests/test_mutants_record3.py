@@ -130,15 +130,21 @@ def test_a_folder_on_the_path_that_is_a_file(tmp_path):
         "directory"
 
 
-def test_the_folder_probe_finds_the_nearest_existing_folder_and_cleans_up(tmp_path, monkeypatch):
-    made = []
-    real = tempfile.mkstemp
+@pytest.fixture
+def mkstemp_calls(monkeypatch):
+    """The keyword arguments of every tempfile.mkstemp call, which still runs."""
+    made, real = [], tempfile.mkstemp
 
     def spy(*args, **kwargs):
         made.append(kwargs)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(tempfile, "mkstemp", spy)
+    return made
+
+
+def test_the_folder_probe_finds_the_nearest_existing_folder_and_cleans_up(tmp_path, mkstemp_calls):
+    made = mkstemp_calls
     files.check_folder(tmp_path / "a" / "b" / "x.json", "--json")
     assert made == [{"prefix": ".graphbench-check.", "dir": tmp_path}]
     assert list(tmp_path.iterdir()) == []  # the probe is gone, no folder made
@@ -204,15 +210,8 @@ def test_a_file_of_our_own_is_not_chowned(tmp_path, monkeypatch):
     assert target.read_text() == "new"
 
 
-def test_the_temporary_file_sits_beside_the_target(tmp_path, monkeypatch):
-    made = []
-    real = tempfile.mkstemp
-
-    def spy(*args, **kwargs):
-        made.append(kwargs)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(tempfile, "mkstemp", spy)
+def test_the_temporary_file_sits_beside_the_target(tmp_path, mkstemp_calls):
+    made = mkstemp_calls
     target = tmp_path / "r.json"
     files.write_text_atomic(target, "x")
     assert made == [{"prefix": ".r.json.", "suffix": ".tmp", "dir": tmp_path}]
