@@ -107,8 +107,16 @@ def test_a_loop_body_traced_once_per_launch_gets_its_conditional_cost_from_devic
             body.setdefault(k.name, []).append((k.end_ns - k.start_ns) / 1000)
     expected = statistics.median(sparse.samples("loop", "device")) - sum(
         statistics.median(v) for v in body.values())
-    assert loop.stages == () and loop.loop_from_events
-    assert loop.loop_us == pytest.approx(expected)
+    assert loop.loop_from_events and loop.loop_us == pytest.approx(expected)
+    device = statistics.median(sparse.samples("loop", "device"))
+    names = ["vec_add", "vec_mul", "vec_sub"]
+    assert [s.kernels for s in loop.stages] == [(n,) for n in names]  # from the listed iteration
+    assert [s.gpu_us for s in loop.stages] == pytest.approx(
+        [statistics.median(body[n]) for n in names])
+    assert all(s.gap_us is None for s in loop.stages)  # its gaps are the conditional's
+    assert [s.share for s in loop.stages] == pytest.approx(
+        [statistics.median(body[n]) / device for n in names])
+    assert loop.iterations == len({k.batch for k in trace.kernels})  # one listed per launch
     text = to_text(attribution_report(sparse), width=200)
     assert f"loop conditional: {loop.loop_us:.2f} us per iteration (the loop's device time" in text
     assert not figures(record, "loop").loop_from_events  # a full trace: from the trace itself

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphbench.analyze.attribution import (NS_PER_US, Placed, RungFigures, StageFigures,
-                                            expected_stages, iterations, rung_escape)
+                                            batches, expected_stages, iterations, rung_escape)
 from graphbench.analyze.stats import median
 from graphbench.ladder import ladder_order
 from graphbench.record.model import RunRecord
@@ -95,14 +95,17 @@ def rung_figures(record: RunRecord, mode: str) -> RungFigures:
     has_loop = bool(complete) and any(p.stage == -1 for p in complete[0][0])
     expected = sum(len(names) for _, names in expected_stages(attribution, trace.workload))
     from_events = not complete and _device_loop(mode)
+    listed = listed_iterations(attribution, trace, harness) if from_events else []
+    loop = loop_cost(record, mode, trace, harness) if from_events else None
     return RungFigures(
-        mode=mode, iterations=len(complete), kernels_per_iteration=body / runs,
+        mode=mode, iterations=len(complete) or len(listed), kernels_per_iteration=body / runs,
         expected_kernels=expected,
-        stages=stage_figures(attribution, trace, complete) if complete else (),
+        stages=stage_figures(attribution, trace, complete) if complete else
+        listed_stage_figures(attribution, trace, listed, record, mode) if listed else (),
         period_us=median([p for _, p in complete]) if complete else None,
-        loop_us=loop_cost(record, mode, trace, harness) if from_events else
+        loop_us=loop if from_events else
         median([_loop_part(it) for it, _ in complete]) if has_loop else None,
-        loop_from_events=from_events and loop_cost(record, mode, trace, harness) is not None,
+        loop_from_events=loop is not None,
         escape=rung_escape(attribution, mode),
         untraced_wall_us=median(trace.untraced_wall_us) if trace.untraced_wall_us else None,
         traced_wall_us=median(trace.traced_wall_us) if trace.traced_wall_us else None)
@@ -113,6 +116,38 @@ def _device_loop(mode: str) -> bool:
 
     found = rung(mode)
     return bool(found and found.launches == "per-iters")
+
+
+def listed_iterations(attribution: Attribution, trace: RungTrace, harness: set) -> list[list]:
+    """The device loop's iterations CUPTI did list (on the H200 one per
+    launch): each batch's body kernels in start order, cut into whole
+    iterations, each kernel with its stage; [] where a batch does not cut."""
+    plan = [i for i, (_, names) in enumerate(expected_stages(attribution, trace.workload))
+            for _ in names]
+    if not plan:
+        return []
+    out = []
+    for batch in batches(trace):
+        body = [k for k in batch if k.name not in harness]
+        if not body or len(body) % len(plan):
+            return []
+        out += [list(zip(plan, body[i:i + len(plan)])) for i in range(0, len(body), len(plan))]
+    return out
+
+
+def listed_stage_figures(attribution: Attribution, trace: RungTrace, listed: list[list],
+                         record: RunRecord, mode: str) -> tuple[StageFigures, ...]:
+    """Per-stage GPU time from the listed iterations; no gaps (the loop's
+    are the conditional node's), shares of the loop's device time per iteration."""
+    device = record.samples(mode, "device") if mode in record.mode_names else ()
+    period = median(device) if device else 0.0
+    out = []
+    for index, (stage, names) in enumerate(expected_stages(attribution, trace.workload)):
+        gpu = median([sum((k.end_ns - k.start_ns) / NS_PER_US for i, k in iteration
+                          if i == index) for iteration in listed])
+        out.append(StageFigures(index + 1, stage, names, gpu, None, 0.0,
+                                gpu / period if period > 0 else 0.0))
+    return tuple(out)
 
 
 def loop_cost(record: RunRecord, mode: str, trace: RungTrace, harness: set) -> float | None:

@@ -84,6 +84,9 @@ def rung_lines(record: RunRecord, figures: RungFigures) -> Text:
             line += f" (busy {us(busy)} us: the same GPU work replayed back to back)"
         text.append(line)
     if figures.loop_us is not None and figures.loop_from_events:
+        if figures.stages:
+            text.append("\nCUPTI listed the device loop's body once per launch: the stage "
+                        "times are those iterations'; their gaps are the conditional's")
         text.append(f"\nloop conditional: {us(figures.loop_us)} us per iteration (the loop's "
                     f"device time per iteration in the timed rounds, less its body's kernels)")
     elif figures.loop_us is not None:
