@@ -178,3 +178,325 @@ def test_between_processes_widens_detectable_and_the_reach_but_not_the_interval(
     assert gpus.detectable == pytest.approx(
         reach + math.hypot(t_quantile(0.95, df) * se * margin, Z_POWER * gpu), rel=1e-5)
     assert gpus.scope == "between 4 baseline and 3 current process(es), two physical GPUs"
+
+
+# --- record/decode: the flat fast path ---
+
+from graphbench.errors import RecordError  # noqa: E402
+from graphbench.record import decode as decode_module  # noqa: E402
+from graphbench.record.decode import MAX_INT, decode  # noqa: E402
+from graphbench.record.machine import DeviceInfo, HostInfo, ToolInfo  # noqa: E402
+from graphbench.record.model import BusyReading, Check, Condition, SubmitReading  # noqa: E402
+
+NONE = type(None)
+
+
+def test_flat_lists_each_field_s_plain_types_the_required_names_and_the_defaults():
+    accepted, required, defaults = decode_module._flat(BusyReading)
+    assert accepted == {"us": frozenset({float}), "hold_us": frozenset({float, NONE}),
+                        "covered": frozenset({bool, NONE}),
+                        "sm_clock_mhz": frozenset({float, NONE})}
+    assert required == frozenset({"us"}) and type(required) is frozenset
+    assert defaults == {"hold_us": None, "covered": None, "sm_clock_mhz": None}
+    accepted, required, defaults = decode_module._flat(ToolInfo)
+    assert accepted == {"name": frozenset({str}), "version": frozenset({str}),
+                        "git_commit": frozenset({str, NONE}), "git_dirty": frozenset({bool, NONE})}
+    assert required == {"name", "version"} and defaults == {"git_commit": None, "git_dirty": None}
+    assert decode_module._flat(HostInfo) == (
+        {"hostname": frozenset({str}), "platform": frozenset({str}), "processor": frozenset({str})},
+        frozenset(), {"hostname": "", "platform": "", "processor": ""})
+
+
+def test_a_class_with_a_structured_field_or_its_own_checks_is_not_flat():
+    assert decode_module._flat(Condition) is None   # busy, submit: dicts of readings
+
+    @dataclasses.dataclass(frozen=True)
+    class Checked:
+        us: float
+
+        def __post_init__(self):
+            if self.us > 5:
+                raise ValueError("too big")
+
+    assert decode_module._flat(Checked) is None
+
+    @dataclasses.dataclass(frozen=True)
+    class Late:        # a structured field after plain ones
+        us: float
+        names: tuple[str, ...] = ()
+
+    assert decode_module._flat(Late) is None
+
+
+def _instance(cls, entries):
+    return decode_module._flat_instance(cls, decode_module._flat(cls), entries)
+
+
+def test_flat_instance_takes_only_dicts_of_plain_known_finite_values_with_every_required_one():
+    made = _instance(BusyReading, {"us": 2.5, "covered": True})
+    assert type(made) is BusyReading and made == BusyReading(2.5, None, True, None)
+    assert vars(made) == {"us": 2.5, "hold_us": None, "covered": True, "sm_clock_mhz": None}
+    assert _instance(BusyReading, {"us": 2.5, "hold_us": None}) == BusyReading(2.5)
+    for refused in ([("us", 2.5)], {"us": 2.5, "extra": 1.0}, {"us": 2}, {"us": "2.5"},
+                    {"us": math.inf}, {"us": -math.inf}, {"us": math.nan}, {"hold_us": 1.0},
+                    {"us": 1.0, "covered": 1}, {"us": None}):
+        assert _instance(BusyReading, refused) is None, refused
+
+    class Mapping(dict):
+        pass
+
+    assert _instance(BusyReading, Mapping(us=2.5)) is None
+    whole = {"name": "graph", "passed": True, "elements": MAX_INT, "bad_elements": -MAX_INT,
+             "max_abs_error": 0.0, "first_bad_index": None}
+    assert _instance(Check, whole) == Check("graph", True, MAX_INT, -MAX_INT, 0.0, None)
+    assert _instance(Check, {**whole, "elements": MAX_INT + 1}) is None
+    assert _instance(Check, {**whole, "bad_elements": -MAX_INT - 1}) is None
+    assert _instance(Check, {**whole, "first_bad_index": 3}).first_bad_index == 3
+    assert _instance(HostInfo, {}) == HostInfo()
+
+
+def test_values_the_fast_path_refuses_are_read_or_refused_by_the_checked_path_by_name():
+    hint = dict[str, BusyReading]
+    read = decode(hint, {"a": {"us": 1}, "b": {"us": 2.0, "extra": 1}}, "runs[0].busy")
+    assert read == {"a": BusyReading(1.0), "b": BusyReading(2.0)}
+    assert type(read["a"].us) is float and list(read) == ["a", "b"]
+    with pytest.raises(RecordError) as info:
+        decode(hint, {"a": {"us": 1.0}, "b": {"us": "x"}}, "runs[0].busy")
+    assert info.value.message == 'runs[0].busy.b.us: expected a number, got "x"'
+    with pytest.raises(RecordError) as info:
+        decode(hint, {"a": {"hold_us": 1.0}}, "c")
+    assert info.value.message == "c.a.us: required field is missing"
+    with pytest.raises(RecordError) as info:
+        decode(hint, {"w": 3}, "c")
+    assert info.value.message == "c.w: expected an object, got 3"
+    with pytest.raises(RecordError) as info:
+        decode(hint, [1], "c")
+    assert info.value.message == "c: expected an object, got a list"
+    assert decode(dict[str, SubmitReading], {"m": {"us": 0.5, "covered": False}}, "") == \
+        {"m": SubmitReading(0.5, False)}
+    # a dict of structured values takes the general way
+    assert decode(dict[str, Condition], {"x": {"busy": {"w": {"us": 1.0}}}}, "") == \
+        {"x": Condition(busy={"w": BusyReading(1.0)})}
+
+
+def test_a_flat_class_read_alone_skips_init_and_a_refused_one_is_named():
+    device = decode(DeviceInfo, {"index": 0, "name": "H200", "compute_capability": "9.0",
+                                 "arch": "sm_90", "l2_bytes": 52428800}, "device")
+    assert device == DeviceInfo(0, "H200", "9.0", "sm_90", l2_bytes=52428800)
+    with pytest.raises(RecordError) as info:
+        decode(DeviceInfo, {"index": 0, "name": "H200", "compute_capability": "9.0"}, "device")
+    assert info.value.message == "device.arch: required field is missing"
+    with pytest.raises(RecordError) as info:
+        decode(DeviceInfo, {"index": 0.5, "name": "H200", "compute_capability": "9.0",
+                            "arch": "sm_90"}, "device")
+    assert info.value.message.startswith("device.index: ")
+
+
+# --- record/model: series gathered once, busy and cycles by workload ---
+
+from conftest import make_run, with_runs  # noqa: E402
+
+from graphbench.record import model as model_module  # noqa: E402
+from graphbench.record.model import ModeSamples  # noqa: E402
+
+
+def _two_process_record():
+    record = make_record({"individual": 14.0, "graph": 4.3, "fused": 4.6}, rounds=3)
+    first, second = record.runs[0], make_run({"individual": 14.0, "graph": 4.3, "fused": 4.6},
+                                             rounds=3, seed=1, config=record.config)
+    c1 = (Condition(busy={"stages": BusyReading(2.0, sm_clock_mhz=1000.0),
+                          "fused": BusyReading(1.5)},
+                    submit={"graph": SubmitReading(0.5)}),
+          Condition(busy={"stages": BusyReading(3.0)}, submit={"individual": SubmitReading(7.0)}))
+    c2 = (Condition(busy={"stages": BusyReading(4.0, sm_clock_mhz=1500.0),
+                          "fused": BusyReading(1.25, sm_clock_mhz=2000.0)},
+                    submit={"graph": SubmitReading(0.75)}),)
+    return with_runs(record, dataclasses.replace(first, conditions=c1),
+                     dataclasses.replace(second, conditions=c2))
+
+
+def test_busy_and_cycles_are_the_workload_s_readings_over_every_process():
+    record = _two_process_record()
+    assert record.conditions == record.runs[0].conditions + record.runs[1].conditions
+    assert len(record.conditions) == 3
+    assert record.samples("individual", "busy") == (2.0, 3.0, 4.0)
+    assert record.samples("graph", "busy") == (2.0, 3.0, 4.0)
+    assert record.samples("fused", "busy") == (1.5, 1.25)
+    assert record.samples("graph", "cycles") == (2000.0, 6000.0)   # 2 * 1000, 4 * 1500
+    assert record.samples("fused", "cycles") == (2500.0,)
+    assert record.samples("individual", "cycles") == (2000.0, 6000.0)
+    assert record.samples("graph", "held_submit") == (0.5, 0.75)
+    assert record.samples("individual", "held_submit") == (7.0,)
+    assert record.samples("fused", "held_submit") == ()
+    assert record.busy_readings("fused") == (BusyReading(1.5), BusyReading(1.25, None, None, 2000.0))
+    for metric in ("wall", "submit", "device"):
+        key = f"{metric}_us"
+        assert record.samples("graph", metric) == \
+            getattr(record.runs[0].modes["graph"], key) + getattr(record.runs[1].modes["graph"], key)
+    assert record.samples("graph", "wall") != record.samples("graph", "device")
+
+
+def test_a_mode_only_one_process_ran_has_that_process_s_series():
+    record = _two_process_record()
+    first, second = record.runs
+    extra = ModeSamples((1.0, 2.0, 3.0), (0.5,) * 3, (0.9,) * 3, "stages")
+    lone = with_runs(record, dataclasses.replace(first, modes={**first.modes, "pdl": extra}),
+                     second)
+    assert lone.samples("pdl", "wall") == (1.0, 2.0, 3.0)
+    assert type(lone.samples("pdl", "wall")) is tuple
+    assert lone.samples("nope", "wall") == ()
+    assert lone.samples("nope", "busy") == ()
+    assert lone.workload("nope") is None
+    listed = with_runs(record, dataclasses.replace(first, modes={"graph": dataclasses.replace(
+        first.modes["graph"], wall_us=[5.0, 6.0, 7.0])}))
+    assert listed.samples("graph", "wall") == (5.0, 6.0, 7.0)
+    assert type(listed.samples("graph", "wall")) is tuple
+
+
+def test_series_are_made_once_per_record_and_key():
+    record = _two_process_record()
+    assert record.samples("graph", "wall") is record.samples("graph", "wall")
+    assert record.conditions is record.conditions
+    assert record.busy_readings("graph") is record.busy_readings("individual")
+    assert record.samples("graph", "busy") is record.samples("individual", "busy")
+    calls = []
+
+    def make():
+        calls.append(1)
+        return (1.0,)
+
+    holder = SimpleNamespace()
+    assert model_module._memo(holder, "_t", "k", make) == (1.0,)
+    assert model_module._memo(holder, "_t", "k", make) == (1.0,)
+    assert model_module._memo(holder, "_t", "j", make) == (1.0,)
+    assert calls == [1, 1]
+    assert holder._t == {"k": (1.0,), "j": (1.0,)}
+    assert model_module._memo(holder, "_u", "k", lambda: (2.0,)) == (2.0,)
+    # a replaced record gathers its own
+    other = dataclasses.replace(record, runs=record.runs[:1])
+    assert other.samples("graph", "busy") == (2.0, 3.0)
+    assert record.samples("graph", "busy") == (2.0, 3.0, 4.0)
+
+
+def test_busy_series_of_readings_by_metric():
+    readings = (BusyReading(2.0, sm_clock_mhz=1000.0), BusyReading(3.0),
+                BusyReading(0.5, sm_clock_mhz=0.0), BusyReading(4.0, sm_clock_mhz=10.0))
+    assert model_module._busy_series(readings, "busy") == (2.0, 3.0, 0.5, 4.0)
+    assert model_module._busy_series(readings, "cycles") == (2000.0, 40.0)
+
+
+# --- stopping: drift, the watched series ---
+
+from graphbench.analyze.stopping import drift, series_noise, watched_series  # noqa: E402
+
+
+def test_drift_compares_the_outer_thirds_medians():
+    # 12 rounds: thirds of 4; first third median 1.0, last 2.0, overall 1.5
+    values = [1.0] * 4 + [1.5] * 4 + [2.0] * 4
+    assert drift(values) == pytest.approx(1 / 1.5, rel=1e-12)
+    # quarters would read 1.0 and 2.0 as well, so a series whose thirds and quarters differ
+    values = [1.0, 1.0, 1.0, 3.0, 2.0, 2.0, 2.0, 2.0, 3.0, 3.0, 3.0, 1.0]
+    # thirds: [1,1,1,3] median 1.0, [3,3,3,1] median 3.0; overall median 2.0
+    assert drift(values) == 1.0
+    assert drift([1.0, 2.0, 3.0, 4.0, 5.0]) == 0.0        # under 6 rounds
+    assert drift([0.0] * 3 + [1.0] * 0 + [0.0] * 3) == math.inf
+
+
+def test_series_noise_takes_the_drift_where_it_is_larger():
+    rng = np.random.default_rng(0)
+    values = [float(x) * (1.05 if i >= 80 else 1.0)
+              for i, x in enumerate(1 + 0.01 * rng.standard_normal(120))]
+    hw = median_interval(values, 0.95).relative_half_width
+    assert 0 < hw < 0.035 < drift(values)
+    assert series_noise(values) == drift(values)
+    assert series_noise(values[:80]) == median_interval(values[:80], 0.95).relative_half_width
+
+
+def test_watched_series_needs_both_individual_and_graph_for_the_speedup():
+    assert watched_series({"individual": [2.0, 4.0]}) == [[2.0, 4.0]]
+    assert watched_series({"graph": [2.0, 4.0], "fused": [1.0]}) == [[2.0, 4.0], [1.0]]
+    assert watched_series({"individual": [2.0, 4.0], "graph": [1.0, 2.0]}) == [[2.0, 2.0]]
+
+
+# --- compare: verdict_on's change, the shared-busy note, the clock check ---
+
+from graphbench.analyze.compare import compare_records, shared_busy_note, verdict_on  # noqa: E402
+
+
+def test_a_valid_change_s_estimate_is_reported_not_the_pooled_medians_ratio():
+    base, cur = [(1.0, 1.0, 9.0)], [(2.0, 2.0, 2.0)]    # pooled medians 1.0 and 2.0
+    verdict = verdict_on(parse_spec("graph.wall:50%"), Change(0.25, 0.2, 0.3, 0.1), base, cur,
+                         True)
+    assert verdict.change == 0.25 and (verdict.baseline, verdict.current) == (1.0, 2.0)
+    assert (verdict.change_low, verdict.change_high) == (0.2, 0.3)
+    invalid = verdict_on(parse_spec("graph.wall:50%"), decide_module.unjudgeable("why"), base,
+                         cur, True)
+    assert invalid.change == 1.0 and invalid.change_low is None and invalid.detectable is None
+
+
+def test_the_shared_busy_note_needs_two_modes_on_one_workload():
+    record = make_record({"individual": 14.0, "graph": 4.3, "fused": 4.6}, rounds=3)
+    assert shared_busy_note(record, "graph.busy") == "GPU time of individual, graph (one series)"
+    assert shared_busy_note(record, "fused.busy") == ""
+    assert shared_busy_note(record, "graph.wall") == ""
+
+
+def _clocked(busy_us, clock, seed, rounds=10):
+    """Three processes whose every busy reading is busy_us (scattered 0.01%) at `clock`."""
+    rng = np.random.default_rng(seed)
+    base = make_record({"individual": 14.0, "graph": 4.3}, rounds=rounds)
+    runs = []
+    for p in range(3):
+        run = make_run({"individual": 14.0, "graph": 4.3}, rounds=rounds, seed=seed + p,
+                       config=base.config)
+        conditions = tuple(dataclasses.replace(c, busy={w: BusyReading(
+            busy_us * (1 + 1e-4 * rng.standard_normal()), 100.0, True, clock)
+            for w in c.busy}) for c in run.conditions)
+        runs.append(dataclasses.replace(run, conditions=conditions))
+    return with_runs(base, *runs)
+
+
+def test_a_busy_change_the_cycles_do_not_show_is_not_gateable_when_the_clock_moved():
+    base = _clocked(3.0, 1980.0, 10)
+    slower = compare_records(base, _clocked(3.15, 1980.0 / 1.05, 20), [parse_spec("graph.busy:2%")])
+    (verdict,) = slower.verdicts
+    assert verdict.verdict == NOT_GATEABLE
+    assert verdict.note.startswith("SM clock differs (1980 vs 1886 MHz): slower in time but "
+                                   "same in cycles (")
+
+
+def test_within_the_clock_agreement_time_alone_decides():
+    base = _clocked(3.0, 2000.0, 10)
+    # 1.5% more time at a clock 0.9% lower: cycles +0.6%, short of the 1% threshold
+    (verdict,) = compare_records(base, _clocked(3.045, 2000.0 * 0.991, 20),
+                                 [parse_spec("graph.busy:1%")]).verdicts
+    assert verdict.verdict == SLOWER
+    (cycles,) = compare_records(base, _clocked(3.045, 2000.0 * 0.991, 20),
+                                [parse_spec("graph.cycles:1%")]).verdicts
+    assert cycles.verdict != SLOWER
+
+
+def test_without_a_measured_clock_the_busy_verdict_stands():
+    base, cur = _clocked(3.0, None, 10), _clocked(3.15, None, 20)
+    (verdict,) = compare_records(base, cur, [parse_spec("graph.busy:2%")]).verdicts
+    assert verdict.verdict == SLOWER
+
+
+# --- summary: the lag-1 autocorrelation of the first process only ---
+
+from graphbench.analyze.intervals import lag1_autocorrelation  # noqa: E402
+from graphbench.analyze.summary import mode_summary  # noqa: E402
+
+
+def test_autocorrelation_is_the_first_process_s_even_with_two():
+    record = make_record({"individual": 14.0, "graph": 4.3}, rounds=8)
+    second = make_run({"individual": 14.0, "graph": 4.3}, rounds=8, seed=5, config=record.config)
+    second = dataclasses.replace(second, modes={m: dataclasses.replace(
+        s, wall_us=tuple(w * (1 + 0.2 * i) for i, w in enumerate(s.wall_us)))
+        for m, s in second.modes.items()})
+    two = with_runs(record, record.runs[0], second)
+    summary = mode_summary(two, "graph")
+    assert summary.autocorrelation["wall"] == \
+        lag1_autocorrelation(record.runs[0].modes["graph"].wall_us)
+    assert summary.autocorrelation["wall"] != lag1_autocorrelation(two.samples("graph", "wall"))
+    assert summary.wall.n == 16
