@@ -500,3 +500,91 @@ def test_autocorrelation_is_the_first_process_s_even_with_two():
         lag1_autocorrelation(record.runs[0].modes["graph"].wall_us)
     assert summary.autocorrelation["wall"] != lag1_autocorrelation(two.samples("graph", "wall"))
     assert summary.wall.n == 16
+
+
+# --- record/codec: the paused collector, times by min and max, version-1 problems named ---
+
+from graphbench.record import codec  # noqa: E402
+
+
+def _written(tmp_path, record=None):
+    path = tmp_path / "run.json"
+    codec.write_json(path, codec.run_document(record or make_record(rounds=3)))
+    return path
+
+
+def test_reading_a_record_pauses_the_collector_and_restores_it(tmp_path, monkeypatch):
+    path = _written(tmp_path)
+    seen = []
+    real = codec.load_document
+
+    def spy(data, source):
+        seen.append(gc.isenabled())
+        return real(data, source)
+
+    monkeypatch.setattr(codec, "load_document", spy)
+    assert gc.isenabled()
+    record = codec.read_record(path)
+    assert seen == [False] and gc.isenabled()
+    assert record.samples("graph", "wall") == make_record(rounds=3).samples("graph", "wall")
+    gc.disable()
+    try:
+        codec.read_record(path)
+        assert seen == [False, False] and not gc.isenabled()   # left as it was
+    finally:
+        gc.enable()
+    path.write_text('{"schema": "graphbench/run", "schema_version": 99}')
+    with pytest.raises(RecordError):
+        codec.read_record(path)
+    assert gc.isenabled()
+    with codec._no_collection():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(ZeroDivisionError):
+        with codec._no_collection():
+            1 / 0
+    assert gc.isenabled()
+
+
+def test_times_are_checked_whole_by_min_and_max():
+    check = codec._check_times
+    check([], "t")
+    check([1e-9, codec.MAX_US], "t")
+    check([0.0, 1.0], "t", allow_zero=True)
+    for values, allow_zero, message in (
+            ([1.0, 0.0], False, "t[1]: a time of 0.0 us, not positive"),
+            ([1.0, -1.0], True, "t[1]: a time of -1.0 us, not 0 or more"),
+            ([-2.0, 1.0], False, "t[0]: a time of -2.0 us, not positive"),
+            ([1.0, 2e12], False, "t[1]: a time of 2e+12 us, beyond any measured figure "
+                                 "(at most 1e+12 us)"),
+            ([0.0, 2e12], True, "t[1]: a time of 2e+12 us, beyond any measured figure "
+                                "(at most 1e+12 us)")):
+        with pytest.raises(RecordError) as info:
+            check(values, "t", allow_zero=allow_zero)
+        assert info.value.message == message
+
+
+def test_a_zero_or_huge_reading_in_a_run_is_refused_with_its_process():
+    record = make_record(rounds=3)
+    run = record.runs[0]
+    for us, message in ((0.0, "runs[0]: a measured time that is not positive"),
+                        (2e12, "runs[0]: a measured time beyond 1e+12 us")):
+        conditions = (dataclasses.replace(run.conditions[0], busy={
+            w: dataclasses.replace(r, us=us) for w, r in run.conditions[0].busy.items()}),
+            *run.conditions[1:])
+        bad = with_runs(record, dataclasses.replace(run, conditions=conditions))
+        with pytest.raises(RecordError) as info:
+            codec.check_consistent(bad)
+        assert info.value.message == message
+    codec.check_consistent(record)
+
+
+def test_a_version_1_record_s_upgrade_problem_is_named_with_its_file():
+    document = {"schema": "graphbench/run", "schema_version": 1, "tool": {}, "device": {},
+                "config": {},
+                "modes": {"graph": {"samples": {"wall_us": [1.0]}}},
+                "verification": {"checks": []}}
+    with pytest.raises(RecordError) as info:
+        codec.load_document(document, "old.json")
+    assert info.value.message == \
+        "old.json: config.seed: required field is missing (schema version 1)"
