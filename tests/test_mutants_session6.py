@@ -588,3 +588,53 @@ def test_a_version_1_record_s_upgrade_problem_is_named_with_its_file():
         codec.load_document(document, "old.json")
     assert info.value.message == \
         "old.json: config.seed: required field is missing (schema version 1)"
+
+
+def test_a_time_of_exactly_the_ceiling_is_accepted_on_the_checked_path_too():
+    with pytest.raises(RecordError) as info:
+        codec._check_times([codec.MAX_US, 0.0], "t")
+    assert info.value.message == "t[1]: a time of 0.0 us, not positive"
+
+
+def test_a_run_with_no_readings_and_no_one_off_costs_is_consistent():
+    record = make_record({"individual": 14.0}, rounds=2)
+    run = make_run({"individual": 14.0}, rounds=2, extras=False, config=record.config)
+    bare = with_runs(record, dataclasses.replace(run, conditions=()))
+    codec.check_consistent(bare)
+    assert bare.samples("individual", "busy") == () and bare.conditions == ()
+
+
+def test_eight_independent_pairs_are_enough_for_an_ab_verdict():
+    # lag-1 autocorrelation -0.72: read as independent, so 8 pairs are worth 8
+    ratios = [0.9991674366539524, 0.9898822933895502, 1.0090634574811204, 0.9955472890298861,
+              1.0140427884592211, 0.9853555190131366, 1.0046272979416695, 0.9998076177392009]
+    assert median_interval(ratios, 0.99).effective_n == 8.0
+    change = ratio_change(ratios)
+    assert change.valid and change.margin == 1 + 1 / math.sqrt(14)
+    assert change.scope == "within one process, 8 pairs"
+
+
+def test_whole_numbers_in_a_list_stay_integers():
+    grid = decode(tuple[int, ...], [16, 1, 1], "pipeline.grid")
+    assert grid == (16, 1, 1) and [type(v) for v in grid] == [int, int, int]
+    assert [type(v) for v in decode(tuple[float, ...], [1, 2.5], "x")] == [float, float]
+    record = make_record(rounds=3)
+    again = codec.load_document(json.loads(json.dumps(codec.run_document(record))), "r.json")
+    assert [type(v) for v in again.pipeline.grid] == [int, int, int]
+
+
+def test_a_clock_check_between_two_gpus_allows_for_their_spread_in_cycles_too():
+    from conftest import device_info
+
+    def on(gpu, busy_us, clock, seed):
+        record = _clocked(busy_us, clock, seed)
+        return dataclasses.replace(record, device=device_info(uuid=gpu))
+
+    base = on("GPU-a", 3.0, 2000.0, 10)
+    # time +5%, cycles +2% (clock 1.02 / 1.05 of the base's): across two GPUs a 2% change
+    # in cycles is within their spread, so the two disagree and the pair is not gateable
+    cur = on("GPU-b", 3.15, 2000.0 * 1.02 / 1.05, 20)
+    (verdict,) = compare_records(base, cur, [parse_spec("graph.busy:10%")]).verdicts
+    assert verdict.verdict == NOT_GATEABLE
+    assert verdict.note.startswith("SM clock differs (2000 vs 1943 MHz): changed in time but "
+                                   "same in cycles (+2.0%)")
