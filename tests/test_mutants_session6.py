@@ -638,3 +638,34 @@ def test_a_clock_check_between_two_gpus_allows_for_their_spread_in_cycles_too():
     assert verdict.verdict == NOT_GATEABLE
     assert verdict.note.startswith("SM clock differs (2000 vs 1943 MHz): changed in time but "
                                    "same in cycles (+2.0%)")
+
+
+# --- compare.verdict_for: mismatches joined, speedups gated across hardware, host-bound ---
+
+from conftest import device_info  # noqa: E402
+
+
+def _processes(seed, host_probe_us=300.0, **config):
+    record = make_record({"individual": 14.0, "graph": 4.3}, rounds=10, **config)
+    runs = [make_run({"individual": 14.0, "graph": 4.3}, rounds=10, seed=seed + p,
+                     host_probe_us=host_probe_us, config=record.config) for p in range(3)]
+    return with_runs(record, *runs)
+
+
+def test_every_config_mismatch_is_named_in_the_incompatible_verdict():
+    base, cur = _processes(1), _processes(2, elements=1000, depth=16)
+    (verdict,) = compare_records(base, cur, [parse_spec("graph.wall:5%")]).verdicts
+    assert verdict.verdict == decide_module.INCOMPATIBLE and verdict.gated
+    assert verdict.note == "elements 4096 vs 1000; depth 1 vs 16"
+
+
+def test_a_speedup_is_gated_on_other_hardware_and_refused_when_the_host_speed_differs():
+    base = _processes(1)
+    other = dataclasses.replace(_processes(2), device=device_info("NVIDIA A100"))
+    verdicts = {v.metric: v for v in compare_records(
+        base, other, [parse_spec("speedup:5%"), parse_spec("graph.wall:5%")]).verdicts}
+    assert verdicts["speedup"].gated and not verdicts["graph.wall"].gated
+    slow_host = _processes(2, host_probe_us=400.0)
+    (speedup,) = compare_records(base, slow_host, [parse_spec("speedup:5%")]).verdicts
+    assert speedup.verdict == NOT_GATEABLE
+    assert speedup.note == "host CPU speed differs (probe 300 vs 400 us)"
