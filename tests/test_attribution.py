@@ -122,6 +122,42 @@ def test_a_loop_body_traced_once_per_launch_gets_its_conditional_cost_from_devic
     assert not figures(record, "loop").loop_from_events  # a full trace: from the trace itself
 
 
+def with_loop_device(record, values):
+    run = record.runs[0]
+    loop = replace(run.modes["loop"], device_us=tuple(values))
+    return replace(record, runs=(replace(run, modes={**run.modes, "loop": loop}),))
+
+
+def test_a_sparse_loop_trace_numbers_its_stages_and_survives_odd_device_times(record):
+    from graphbench.analyze.stage_figures import loop_cost
+
+    sparse = once_per_launch(record, "loop")
+    assert [s.index for s in figures(sparse, "loop").stages] == [1, 2, 3]
+    zero = figures(with_loop_device(sparse, [0.0] * 5), "loop")
+    assert [s.share for s in zero.stages] == [0.0, 0.0, 0.0]  # no device time: no share
+    trace = sparse.runs[0].attribution.rungs["loop"]
+    harness = set(sparse.runs[0].attribution.harness_kernels)
+    assert loop_cost(with_loop_device(sparse, []), "loop", trace, harness) is None
+    untimed = figures(with_loop_device(sparse, []), "loop")
+    assert untimed.loop_us is None and [s.share for s in untimed.stages] == [0.0] * 3
+    short = figures(with_loop_device(sparse, [0.5] * 5), "loop")  # shorter than a microsecond
+    assert [s.share for s in short.stages] == pytest.approx([s.gpu_us / 0.5 for s in short.stages])
+    assert all(s.overlap_us == 0.0 for s in short.stages)  # no overlap is claimed
+
+
+def test_a_loop_batch_that_does_not_cut_into_iterations_gives_no_stage_times(record):
+    sparse = once_per_launch(record, "loop")
+    run = sparse.runs[0]
+    trace = run.attribution.rungs["loop"]
+    dropped = next(k for k in trace.kernels if k.name == "vec_mul")  # one batch loses a kernel
+    cut = replace(trace, kernels=tuple(k for k in trace.kernels if k is not dropped))
+    attribution = replace(run.attribution, rungs={**run.attribution.rungs, "loop": cut})
+    odd = replace(sparse, runs=(replace(run, attribution=attribution),))
+    loop = figures(odd, "loop")
+    assert loop.stages == () and loop.loop_from_events  # the cost is still measured
+    assert "no per-stage figures" in to_text(attribution_report(odd), width=200)
+
+
 def test_a_loop_body_lacking_a_kernel_is_an_escape_in_the_figures_and_the_checks(record):
     sparse = without(once_per_launch(record, "loop"), "loop", "vec_mul")
     assert figures(sparse, "loop").escape.missing == (("vec_mul", 1.0),)
