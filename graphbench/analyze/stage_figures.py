@@ -94,7 +94,7 @@ def rung_figures(record: RunRecord, mode: str) -> RungFigures:
     body = sum(1 for k in trace.kernels if k.name not in harness)
     has_loop = bool(complete) and any(p.stage == -1 for p in complete[0][0])
     expected = sum(len(names) for _, names in expected_stages(attribution, trace.workload))
-    from_events = not complete and _device_loop(mode)
+    from_events = not complete and device_loop(mode)
     listed = listed_iterations(attribution, trace, harness) if from_events else []
     loop = loop_cost(record, mode, trace, harness) if from_events else None
     return RungFigures(
@@ -111,7 +111,8 @@ def rung_figures(record: RunRecord, mode: str) -> RungFigures:
         traced_wall_us=median(trace.traced_wall_us) if trace.traced_wall_us else None)
 
 
-def _device_loop(mode: str) -> bool:
+def device_loop(mode: str) -> bool:
+    """The device-loop rung: one launch runs --iters iterations."""
     from graphbench.ladder import rung
 
     found = rung(mode)

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from graphbench.analyze.attribution import RungFigures
 from graphbench.analyze.stage_figures import (Timeline, all_rung_figures, busy_us,
-                                             record_rung_is_graph, timelines)
+                                             device_loop, record_rung_is_graph, timelines)
 from graphbench.record.model import RunRecord
 from graphbench.report.tables import simple_table, us
 
@@ -46,13 +46,6 @@ def _has_overlap(figures: RungFigures) -> bool:
     return any(s.overlap_us > 0 for s in figures.stages)
 
 
-def _device_loop(mode: str) -> bool:
-    from graphbench.ladder import rung
-
-    found = rung(mode)
-    return bool(found) and found.launches == "per-iters"
-
-
 def one_launch_per_iteration(mode: str) -> bool:
     """A graph replayed from the host once per iteration (graph, graph-pdl)."""
     from graphbench.ladder import rung
@@ -69,7 +62,7 @@ def rung_lines(record: RunRecord, figures: RungFigures) -> Text:
     if not figures.stages:  # no table above says which rung this is
         count = f"{figures.mode}: {count}; no per-stage figures: " + (
             "CUPTI listed the device loop's body fewer times than it ran"
-            if _device_loop(figures.mode) and not figures.escape
+            if device_loop(figures.mode) and not figures.escape
             else "its traced kernels do not split into whole iterations")
     text.append(count)
     if figures.period_us is not None:
