@@ -135,9 +135,9 @@ def test_a_sparse_loop_trace_numbers_its_stages_and_survives_odd_device_times(re
     assert [s.index for s in figures(sparse, "loop").stages] == [1, 2, 3]
     zero = figures(with_loop_device(sparse, [0.0] * 5), "loop")
     assert [s.share for s in zero.stages] == [0.0, 0.0, 0.0]  # no device time: no share
-    trace = sparse.runs[0].attribution.rungs["loop"]
-    harness = set(sparse.runs[0].attribution.harness_kernels)
-    assert loop_cost(with_loop_device(sparse, []), "loop", trace, harness) is None
+    attribution = sparse.runs[0].attribution
+    assert loop_cost(with_loop_device(sparse, []), attribution, "loop",
+                     set(attribution.harness_kernels)) is None
     untimed = figures(with_loop_device(sparse, []), "loop")
     assert untimed.loop_us is None and [s.share for s in untimed.stages] == [0.0] * 3
     short = figures(with_loop_device(sparse, [0.5] * 5), "loop")  # shorter than a microsecond

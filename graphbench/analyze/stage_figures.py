@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from graphbench.analyze.attribution import (NS_PER_US, Placed, RungFigures, StageFigures,
                                             batches, expected_stages, iterations, rung_escape)
 from graphbench.analyze.stats import median
-from graphbench.ladder import ladder_order
+from graphbench.ladder import ladder_order, rung
 from graphbench.record.model import RunRecord
 from graphbench.record.trace import Attribution, RungTrace
 
@@ -96,7 +96,7 @@ def rung_figures(record: RunRecord, mode: str) -> RungFigures:
     expected = sum(len(names) for _, names in expected_stages(attribution, trace.workload))
     from_events = not complete and device_loop(mode)
     listed = listed_iterations(attribution, trace, harness) if from_events else []
-    loop = loop_cost(record, mode, trace, harness) if from_events else None
+    loop = loop_cost(record, attribution, mode, harness) if from_events else None
     return RungFigures(
         mode=mode, iterations=len(complete) or len(listed), kernels_per_iteration=body / runs,
         expected_kernels=expected,
@@ -113,8 +113,6 @@ def rung_figures(record: RunRecord, mode: str) -> RungFigures:
 
 def device_loop(mode: str) -> bool:
     """The device-loop rung: one launch runs --iters iterations."""
-    from graphbench.ladder import rung
-
     found = rung(mode)
     return bool(found and found.launches == "per-iters")
 
@@ -140,7 +138,7 @@ def listed_stage_figures(attribution: Attribution, trace: RungTrace, listed: lis
                          record: RunRecord, mode: str) -> tuple[StageFigures, ...]:
     """Per-stage GPU time from the listed iterations; no gaps (the loop's
     are the conditional node's), shares of the loop's device time per iteration."""
-    device = record.samples(mode, "device") if mode in record.mode_names else ()
+    device = record.samples(mode, "device")  # empty for a mode the record lacks
     period = median(device) if device else 0.0
     out = []
     for index, (stage, names) in enumerate(expected_stages(attribution, trace.workload)):
@@ -151,27 +149,26 @@ def listed_stage_figures(attribution: Attribution, trace: RungTrace, listed: lis
     return tuple(out)
 
 
-def loop_cost(record: RunRecord, mode: str, trace: RungTrace, harness: set) -> float | None:
+def loop_cost(record: RunRecord, attribution: Attribution, mode: str, harness: set
+              ) -> float | None:
     """The conditional node's GPU cost per iteration where CUPTI lists the
     loop's body fewer times than it ran (on the H200: once per launch): the
     loop's device time per iteration in the timed rounds (CUDA events around
     launches of --iters iterations each) less one iteration's body kernels,
     each at its median traced duration. None without device times or body."""
-    device = record.samples(mode, "device") if mode in record.mode_names else ()
+    device, trace = record.samples(mode, "device"), attribution.rungs[mode]
     durations: dict[str, list[float]] = {}
     for kernel in trace.kernels:
         if kernel.name not in harness:
             durations.setdefault(kernel.name, []).append(
                 (kernel.end_ns - kernel.start_ns) / NS_PER_US)
-    names = [n for _, ns in expected_stages(record_attribution(record), trace.workload) for n in ns]
+    names = [n for _, ns in expected_stages(attribution, trace.workload) for n in ns]
     if not device or not names or any(n not in durations for n in names):
         return None
     return median(device) - sum(median(durations[n]) for n in names)
 
 
 def record_rung_is_graph(mode: str) -> bool:
-    from graphbench.ladder import rung
-
     found = rung(mode)
     return bool(found and found.graph)
 

@@ -57,8 +57,9 @@ def decode(hint, value, path: str):
         return tuple(decode(item, v, f"{path}[{i}]") for i, v in enumerate(items))
     if shape[0] == "dict":
         entries = _expect(value, dict, "an object", path)
-        if _shape(shape[1])[0] == "dataclass" and _flat(shape[1]) is not None:
-            return _flat_entries(shape[1], _flat(shape[1]), entries, path)  # every round's readings
+        flat = _flat(shape[1]) if _shape(shape[1])[0] == "dataclass" else None
+        if flat is not None:
+            return _flat_entries(shape[1], flat, entries, path)  # every round's readings
         return {k: decode(shape[1], v, _join(path, k)) for k, v in entries.items()}
     return _decode_scalar(hint, value, path)
 
