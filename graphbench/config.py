@@ -21,6 +21,12 @@ DEFAULT_STAGES = ("add", "mul", "sub")  # the built-in pipeline's chain (pipelin
 ALL_MODES = ORDER  # every rung; --modes all runs LADDER (torch-compile is opt-in)
 TOLERANCE = 1e-5  # rtol = atol for float32 values of order one
 RUN, SWEEP = "run", "sweep"
+# The stop rule's noise figure is the median's interval for correlated rounds:
+# below 10 rounds it is almost never valid, and none is stated below 20
+# (graphbench.analyze.intervals.MIN_ROUNDS: a slow host phase could last the
+# whole run), so the default waits for 20; records of older runs keep 10-19
+MIN_ROUNDS_FLOOR = 10
+DEFAULT_MIN_ROUNDS = 20
 
 
 def option(default, flag: str, parse: str, help: str, commands=(RUN, SWEEP), metavar=None,
@@ -68,8 +74,9 @@ class RunConfig:
     max_noise: float = option(0.01, "--max-noise", "fraction", "stop when the speedup's 95%% CI "
                               "half-width is within PCT of its median: 1%% or 0.01 (a bare "
                               "number is a fraction: 0.5 means 50%%; default 1%%)")
-    min_rounds: int = option(10, "--min-rounds", "count", "rounds before the noise target is "
-                             "checked (default {default})")
+    min_rounds: int = option(DEFAULT_MIN_ROUNDS, "--min-rounds", "count", "rounds before the noise target is "
+                             "checked (default {default}: no interval is stated from fewer, "
+                             "since a slow host phase could last the whole run)")
     max_time: float = option(2.0, "--max-time", "seconds", "sampling time budget per run "
                              "(default {default:g} s)", sweep=1.0)
     flush_l2: bool = option(False, "--flush-l2", "flag", "clear the L2 cache before every "
@@ -197,9 +204,6 @@ LIMIT_REMEDY = {"elements": "no GPU holds that many elements", "iters": "",
                 "rounds": "", "min_rounds": "", "unroll": "a longer graph is a different benchmark", "depth": "a deeper chain is a different "
                 "benchmark", "warmup_rounds": "", "max_time": "a day is the longest budget"}
 MAX_SWEEP_POINTS = 1000
-# The stop rule's noise figure is the median's interval for correlated rounds:
-# below 10 rounds it is almost never valid (graphbench.analyze.intervals)
-MIN_ROUNDS_FLOOR = 10
 DEFAULT_THRESHOLD = 1.1
 
 

@@ -47,7 +47,7 @@ def test_run_help_has_examples_and_defaults_from_the_config(capsys):
     assert "examples:" in out and "exit codes" in out
     defaults = RunConfig()
     assert f"vector length (default {defaults.elements};" in out
-    assert f"(default {defaults.min_rounds})" in out
+    assert f"(default {defaults.min_rounds}:" in out
 
 
 def test_sweep_options_come_from_the_same_fields_with_their_own_defaults():

@@ -67,9 +67,24 @@ def test_an_interval_of_independent_rounds_is_close_to_the_order_statistic_one()
     from scipy import stats
 
     exact = stats.quantile_test(values, q=float(np.median(values))).confidence_interval(0.95)
-    interval, (low, high) = median_interval(values), (exact.low, exact.high)
+    interval = median_interval(values, shared_phases=True)
+    low, high = exact.low, exact.high
     assert interval.valid and interval.low <= interval.estimate <= interval.high
     assert 0.7 < (interval.high - interval.low) / (high - low) < 1.5
+
+
+def test_the_host_phase_allowance_widens_short_runs_only():
+    from scipy import stats
+
+    values = np.random.default_rng(5).normal(10, 0.3, 200)
+    ratios = []
+    for n in (30, 200):
+        exact = stats.quantile_test(values[:n], q=float(np.median(values[:n])))
+        exact = exact.confidence_interval(0.95)
+        interval = median_interval(values[:n])
+        assert interval.valid
+        ratios.append((interval.high - interval.low) / (exact.high - exact.low))
+    assert 1.3 < ratios[0] < 2.5 and 0.7 < ratios[1] < 1.3
 
 
 def test_correlated_rounds_widen_and_can_leave_the_data_range():

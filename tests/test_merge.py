@@ -28,8 +28,8 @@ def test_merging_concatenates_the_runs_in_process_order():
 
 
 def test_merged_noise_sees_the_spread_between_processes():
-    fast = [make_record({"individual": 12.5, "graph": 6.2}, seed=i, rounds=20) for i in range(2)]
-    slow = [make_record({"individual": 17.0, "graph": 6.3}, seed=10 + i, rounds=20)
+    fast = [make_record({"individual": 12.5, "graph": 6.2}, seed=i, rounds=60) for i in range(2)]
+    slow = [make_record({"individual": 17.0, "graph": 6.3}, seed=10 + i, rounds=60)
             for i in range(2)]
     merged = merge_runs(fast + slow)
     assert max(summarize_run(r).noise for r in fast + slow) < 0.01

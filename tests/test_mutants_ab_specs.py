@@ -68,14 +68,14 @@ def test_a_verdict_on_paired_ratios_carries_its_figures():
     assert verdict.baseline == pytest.approx(float(np.median(base)))
     assert verdict.current == pytest.approx(float(np.median(cand)))
     ratios = [c / b for c, b in zip(cand, base)]
-    gate = median_interval(ratios, 0.99)
+    gate = median_interval(ratios, 0.99, shared_phases=True)
     assert verdict.change == pytest.approx(gate.estimate - 1)
     assert verdict.change_low == pytest.approx(gate.low - 1)
     assert verdict.change_high == pytest.approx(gate.high - 1)
     assert verdict.scope == "within one process, 30 pairs"
     assert verdict.note == (f"paired ratio {gate.estimate:.3f} (99% interval {gate.low:.3f}.."
                             f"{gate.high:.3f}, 30 pairs)")
-    power = median_interval(ratios, 0.9)
+    power = median_interval(ratios, 0.9, shared_phases=True)
     margin = 1 + 1 / (2 * (gate.effective_n - 1)) ** 0.5  # for the noise estimate's own error
     assert verdict.detectable == pytest.approx(
         (max(gate.high - gate.estimate, gate.estimate - gate.low)
@@ -111,14 +111,14 @@ def test_correlated_pairs_below_min_effective_pairs_are_not_gateable():
     for i in range(1, 40):
         ar[i] = 0.9 * ar[i - 1] + 0.002 * rng.standard_normal()
     ratios = list(1.05 + ar)
-    gate = median_interval(ratios, 0.99)
+    gate = median_interval(ratios, 0.99, shared_phases=True)
     assert gate.valid and gate.effective_n < MIN_EFFECTIVE_PAIRS
     change = ratio_change(ratios)
     assert not change.valid
     assert change.reason.startswith(f"40 pairs are worth only {gate.effective_n:.1f} independent")
     assert change.estimate == pytest.approx(gate.estimate - 1)
     white = list(1.0 + 0.002 * rng.standard_normal(40))
-    assert ratio_change(white).valid and median_interval(white, 0.99).effective_n >= 8
+    assert ratio_change(white).valid and median_interval(white, 0.99, shared_phases=True).effective_n >= 8
 
 
 def test_candidate_modes_pair_each_mode_with_its_base():
@@ -195,13 +195,14 @@ def test_watched_series_follow_what_is_gated():
 def test_stop_rules():
     assert FixedRounds(5).reason_to_stop(4, 0.0, {}) is None
     assert FixedRounds(5).reason_to_stop(5, 0.0, {}) == FIXED
-    quiet = {"fused": [1.0] * 12}
-    rule = NoiseTarget(0.01, 10, 2.0)
-    assert rule.reason_to_stop(9, 0.0, quiet) is None
-    assert rule.reason_to_stop(10, 0.0, {"fused": [1.0] * 10}) == NOISE_TARGET
-    noisy = {"fused": list(1 + 0.2 * np.sin(np.arange(12)))}
-    assert rule.reason_to_stop(12, 1.9, noisy) is None
-    assert rule.reason_to_stop(12, 2.0, noisy) == TIME_BUDGET
+    quiet = {"fused": [1.0] * 22}
+    rule = NoiseTarget(0.01, 20, 2.0)
+    assert rule.reason_to_stop(19, 0.0, quiet) is None
+    assert rule.reason_to_stop(20, 0.0, {"fused": [1.0] * 20}) == NOISE_TARGET
+    noisy = {"fused": list(1 + 0.2 * np.sin(np.arange(22)))}
+    assert rule.reason_to_stop(22, 1.9, noisy) is None
+    assert rule.reason_to_stop(22, 2.0, noisy) == TIME_BUDGET
+    assert NoiseTarget().min_rounds == 20
     assert stop_rule(SimpleNamespace(rounds=7, max_noise=0.5, min_rounds=3, max_time=1.0,
                                      ab_source=None)) == FixedRounds(7)
     assert stop_rule(SimpleNamespace(rounds=None, max_noise=0.5, min_rounds=3, max_time=1.0,
@@ -237,7 +238,7 @@ def test_ab_ratios_worth_fewer_than_8_independent_pairs_are_not_gateable():
     for _ in range(24):
         state = 0.6 * state + rng.standard_normal()
         series.append(1.0 + 0.001 * state)
-    interval = median_interval(series, 0.99)
+    interval = median_interval(series, 0.99, shared_phases=True)
     assert interval.valid and 4 < interval.effective_n < MIN_EFFECTIVE_PAIRS
     change = ratio_change(series)
     assert not change.valid and "independent ones" in change.reason

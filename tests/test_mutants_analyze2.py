@@ -91,7 +91,8 @@ def test_speedup_interval_when_valid():
     interval = median_interval(list(graph.per_round), 0.95)
     assert interval.valid and graph.interval == (interval.low, interval.high) and graph.why == ""
     short = S.speedups({m: w[:2] for m, w in walls.items()})["graph"]
-    assert short.interval is None and short.why == "2 rounds, fewer than 3"
+    assert short.interval is None and short.why == (
+        "2 rounds: under 20, a slow host phase can last the whole run")
 
 
 def test_run_speedups_scope_by_process_count():
@@ -109,9 +110,11 @@ def test_run_speedups_between_three_processes():
     found = S.run_speedups(record)["graph"]
     medians = [S.speedups({m: run.modes[m].wall_us for m in run.modes})["graph"].stats.median
                for run in record.runs]
-    assert found.interval == S.between_process_interval(medians)["interval"]
-    assert found.scope == "between 3 processes (t interval of their medians)" and found.why == ""
     pooled = S.speedups({m: record.samples(m, "wall") for m in record.mode_names})["graph"]
+    expected = S.between_process_interval(medians, pooled.interval)
+    assert found.interval == expected["interval"] and found.scope == expected["scope"]
+    assert found.scope.startswith("between 3 processes (t interval of their medians")
+    assert found.why == ""
     assert found.stats == pooled.stats and found.per_round == pooled.per_round
     legacy = dataclasses.replace(record, legacy_processes=LegacyProcesses(3, {}))
     assert S.run_speedups(legacy)["graph"].scope.startswith("over the rounds of 3 processes")
@@ -126,6 +129,14 @@ def test_between_process_interval_is_a_t_interval():
     assert found["interval"] == pytest.approx((2.75 - half, 2.75 + half), rel=1e-12)
     assert found["why"] == "" and found["scope"] == "between 4 processes (t interval of " \
         "their medians)"
+    inside = S.between_process_interval(medians, (2.7, 2.8))
+    assert inside == found
+    wider = S.between_process_interval(medians, (1.0, 2.8))
+    assert wider["interval"] == (1.0, found["interval"][1])
+    assert wider["scope"] == ("between 4 processes (t interval of their medians, widened to "
+                              "their pooled rounds' interval)")
+    assert S.between_process_interval(medians, (2.7, 9.0))["interval"] == (
+        found["interval"][0], 9.0)
 
 
 # ------------------------------------------------------------- the summary
@@ -364,10 +375,11 @@ def test_single_precision_samples_are_analysed_in_double():
     assert median(close) == 1 + 2**-24
 
 
-def _reference_interval(x, confidence, own_parts=False):
+def _reference_interval(x, confidence, own_parts=False, shared_phases=False):
     """The module docstring's interval, written out plainly, one series at a
     time, with scipy's t quantile and the exact arcsin sum (own_parts: with
-    the module's t quantile and tau table, to compare to rounding error)."""
+    the module's t quantile and tau table, to compare to rounding error;
+    shared_phases: without the host-phase floor)."""
     from scipy import stats
     from statistics import NormalDist
 
@@ -393,6 +405,8 @@ def _reference_interval(x, confidence, own_parts=False):
         tau = 1 + 4 / np.pi * float(np.arcsin(rho ** np.arange(1, 5000)).sum())
         if own_parts:
             tau = float(np.interp(rho, *I._sign_table()))
+        if not shared_phases:  # 2.5 up to 60 rounds, then falling linearly to 1 at 150
+            tau = max(tau, 2.5 if n <= 60 else 1.0 if n >= 150 else 2.5 - 1.5 * (n - 60) / 90)
         effective = n / tau
     else:
         effective = 0.0
@@ -410,8 +424,12 @@ def _reference_interval(x, confidence, own_parts=False):
             return middle + ((ordered[0] if p < 0.5 else ordered[-1]) - middle) * reach
         return quantile(min(max(p, edge), 1 - edge))
 
-    valid = bool(effective >= 1.5 and offset <= 2.0)
+    valid = n >= 20
     low, high = (bound(0.5 - offset), bound(0.5 + offset)) if valid else (-np.inf, np.inf)
+    if valid and min(x) >= 0:  # the median of data of one sign has that sign
+        low = max(low, 0.0)
+    if valid and max(x) <= 0:
+        high = min(high, 0.0)
     return middle, low, high, effective, valid
 
 
@@ -419,8 +437,14 @@ def _series():
     rng = np.random.default_rng(11)
     out = [[5.0, 1.0, 3.0], [2.02, -1.06, 0.37],  # the second: 1.7 effective rounds, valid at 0.8
            [2.0, 9.0, 4.0, 4.5], [1.0, 2.0], [7.0], [3.0] * 6,
-           [1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.0], list(range(12)), [4.0, 1.0] * 7]
-    for n, rho in ((5, 0.0), (9, 0.3), (16, 0.6), (40, 0.9), (120, 0.5), (60, -0.4)):
+           [1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.0], list(range(12)), [4.0, 1.0] * 7,
+           [4.0, 1.0] * 12, [3.0] * 22, [1.0] * 10 + [2.0] + [1.0] * 10,
+           [float(v) for v in range(25)],             # a trend: the bounds extrapolate
+           [0.01 * v for v in range(1, 21)],          # positive: the low bound stops at 0
+           [-0.01 * v for v in range(1, 21)],         # negative: the high bound stops at 0
+           [float(v) for v in range(-10, 12)]]        # both signs: neither stops
+    for n, rho in ((5, 0.0), (9, 0.3), (16, 0.6), (40, 0.9), (120, 0.5), (60, -0.4),
+                   (20, 0.95), (30, 0.0), (25, 0.7)):
         e, v = rng.standard_normal(n), [0.0]
         for i in range(n):
             v.append(rho * v[-1] + e[i])
@@ -428,11 +452,13 @@ def _series():
     return out
 
 
+@pytest.mark.parametrize("shared", [True, False])
 @pytest.mark.parametrize("confidence", [0.8, 0.95, 0.99, 0.999])
-def test_the_interval_is_the_documented_one(confidence):
+def test_the_interval_is_the_documented_one(confidence, shared):
     for values in _series():
-        found = I.median_interval(values, confidence)
-        middle, low, high, effective, valid = _reference_interval(values, confidence)
+        found = I.median_interval(values, confidence, shared_phases=shared)
+        middle, low, high, effective, valid = _reference_interval(values, confidence,
+                                                                  shared_phases=shared)
         where = f"{len(values)} values at {confidence}: {values[:4]}"
         assert found.estimate == pytest.approx(middle, rel=1e-12), where
         assert found.valid is valid, where
@@ -444,21 +470,45 @@ def test_the_interval_is_the_documented_one(confidence):
             I.lag1_autocorrelation(values), abs=1e-12), where
 
 
+@pytest.mark.parametrize("shared", [True, False])
 @pytest.mark.parametrize("confidence", [0.8, 0.95, 0.99])
-def test_the_interval_is_the_documented_one_to_rounding(confidence):
+def test_the_interval_is_the_documented_one_to_rounding(confidence, shared):
     for values in _series():
-        found = I.median_interval(values, confidence)
-        middle, low, high, effective, valid = _reference_interval(values, confidence, True)
+        found = I.median_interval(values, confidence, shared_phases=shared)
+        middle, low, high, effective, valid = _reference_interval(values, confidence, True,
+                                                                  shared_phases=shared)
         assert found.valid is valid
         assert found.effective_n == pytest.approx(effective, rel=1e-9, abs=1e-12)
         assert (found.low, found.high) == pytest.approx((low, high), rel=1e-9, abs=1e-9)
 
 
-def test_three_rounds_are_too_few_effective_rounds():
-    found = I.median_interval([5.0, 1.0, 3.0], 0.95)
-    assert not found.valid and found.reason == (
-        f"{found.effective_n:.1f} effective rounds, too few at 0.95")
-    assert I.median_interval([5.0, 1.0], 0.99).reason == "2 rounds, fewer than 3"
+def test_few_effective_rounds_give_a_wide_interval_not_none():
+    values = [1.0 + 0.01 * v for v in range(20)]  # a trend: about one effective round
+    found = I.median_interval(values, 0.95)
+    assert found.valid and found.effective_n < 1.5
+    assert found.low < min(values) and found.high > max(values)
+
+
+def test_no_interval_from_fewer_than_20_rounds():
+    values = [float(v) for v in np.random.default_rng(3).normal(10, 0.1, 20)]
+    assert I.median_interval(values, 0.95).valid
+    for shared in (True, False):
+        short = I.median_interval(values[:19], 0.95, shared_phases=shared)
+        assert not short.valid and short.reason == (
+            "19 rounds: under 20, a slow host phase can last the whole run")
+        assert (short.low, short.high) == (-math.inf, math.inf)
+
+
+def test_the_host_phase_floor_on_tau():
+    assert [I.phase_tau(n) for n in (3, 60, 105, 150, 1000)] == [2.5, 2.5, 1.75, 1.0, 1.0]
+    values = [float(v) for v in np.random.default_rng(4).normal(10, 0.1, 300)]
+    for n in (20, 60, 105, 300):
+        plain = I.median_interval(values[:n], 0.95, shared_phases=True)
+        floored = I.median_interval(values[:n], 0.95)
+        assert floored.effective_n == pytest.approx(
+            min(plain.effective_n, n / I.phase_tau(n)), rel=1e-12)
+    assert I.median_interval([5.0, 1.0], 0.99).reason == (
+        "2 rounds: under 20, a slow host phase can last the whole run")
 
 
 def test_scaling_gives_one_exponent_per_row_even_of_no_values():
@@ -533,12 +583,13 @@ def test_rows_are_independent_in_the_vector_form():
         series.append([location + scale * a for a in v[1:]])
     series.append([1 / 3] * 30)  # constant: no autocorrelation, whatever its rounding
     series.append([float(v) for v in np.linspace(5, 6, 30)[::-1]])
-    rows = I._median_intervals(np.array(series), 0.95)
+    rows = I._median_intervals(np.array(series), 0.95, True)
     for i, values in enumerate(series):
-        one = I.median_interval(values, 0.95)
+        one = I.median_interval(values, 0.95, shared_phases=True)
         assert (rows[0][i], rows[1][i], rows[2][i], rows[3][i], rows[4][i], rows[5][i]) == (
             one.estimate, one.low, one.high, one.effective_n, one.autocorrelation, one.valid), i
-        middle, low, high, effective, valid = _reference_interval(values, 0.95)
+        middle, low, high, effective, valid = _reference_interval(values, 0.95,
+                                                                  shared_phases=True)
         assert one.effective_n == pytest.approx(effective, rel=2e-3) and one.valid is valid, i
         assert (one.low, one.high) == pytest.approx((low, high), rel=1e-3), i
     assert I.lag1_autocorrelation(series[5]) == 0.0

@@ -97,13 +97,13 @@ def test_an_ab_run_samples_at_least_sixty_rounds():
 
 
 def test_the_noise_target_is_met_at_equality():
-    walls = {"graph": [10.0, 10.2, 9.9, 10.1, 10.05, 9.95]}
+    walls = {"graph": [10.0, 10.2, 9.9, 10.1, 10.05, 9.95] * 4}
     noise = headline_noise(walls)
-    assert noise > 0
+    assert 0 < noise < math.inf
     rule = NoiseTarget(noise, 3, 100.0)
-    assert rule.reason_to_stop(6, 0.0, walls) == NOISE_TARGET
-    assert NoiseTarget(noise * 0.999, 3, 100.0).reason_to_stop(6, 0.0, walls) is None
-    assert NoiseTarget(noise * 0.999, 3, 1.0).reason_to_stop(6, 1.0, walls) == TIME_BUDGET
+    assert rule.reason_to_stop(24, 0.0, walls) == NOISE_TARGET
+    assert NoiseTarget(noise * 0.999, 3, 100.0).reason_to_stop(24, 0.0, walls) is None
+    assert NoiseTarget(noise * 0.999, 3, 1.0).reason_to_stop(24, 1.0, walls) == TIME_BUDGET
 
 
 # --- ab: the margin widens detectable and is carried on ---
@@ -115,7 +115,8 @@ def _ratios(n=80, seed=3):
 
 def test_ratio_change_widens_detectable_by_the_noise_margin_of_its_effective_pairs():
     ratios = _ratios()
-    gate, power = median_interval(ratios, 0.99), median_interval(ratios, 0.90)
+    gate, power = (median_interval(ratios, 0.99, shared_phases=True),
+                    median_interval(ratios, 0.90, shared_phases=True))
     assert gate.valid and gate.effective_n >= 8
     margin = 1 + 1 / math.sqrt(2 * max(gate.effective_n - 1, 1))
     plain = max(gate.high - gate.estimate, gate.estimate - gate.low) + \
@@ -604,14 +605,18 @@ def test_a_run_with_no_readings_and_no_one_off_costs_is_consistent():
     assert bare.samples("individual", "busy") == () and bare.conditions == ()
 
 
-def test_eight_independent_pairs_are_enough_for_an_ab_verdict():
-    # lag-1 autocorrelation -0.72: read as independent, so 8 pairs are worth 8
-    ratios = [0.9991674366539524, 0.9898822933895502, 1.0090634574811204, 0.9955472890298861,
-              1.0140427884592211, 0.9853555190131366, 1.0046272979416695, 0.9998076177392009]
-    assert median_interval(ratios, 0.99).effective_n == 8.0
+def test_exactly_the_minimum_of_independent_pairs_is_enough_for_an_ab_verdict(monkeypatch):
+    import graphbench.analyze.ab as ab
+
+    # negatively correlated: read as independent, so 20 pairs are worth 20
+    ratios = [1.0 + 0.01 * (-1) ** i * (1 + 0.1 * (i % 3)) for i in range(20)]
+    assert median_interval(ratios, 0.99, shared_phases=True).effective_n == 20.0
+    monkeypatch.setattr(ab, "MIN_EFFECTIVE_PAIRS", 20)
     change = ratio_change(ratios)
-    assert change.valid and change.margin == 1 + 1 / math.sqrt(14)
-    assert change.scope == "within one process, 8 pairs"
+    assert change.valid and change.margin == 1 + 1 / math.sqrt(38)
+    assert change.scope == "within one process, 20 pairs"
+    monkeypatch.setattr(ab, "MIN_EFFECTIVE_PAIRS", 20.5)
+    assert not ratio_change(ratios).valid
 
 
 def test_whole_numbers_in_a_list_stay_integers():

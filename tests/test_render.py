@@ -85,3 +85,20 @@ def test_busy_before_and_after_the_checks_is_shown_with_which_the_gate_uses():
     text = to_text(run_report(dataclasses.replace(record, runs=(run,))), width=120)
     assert "GPU busy before -> after the checks: stages 3.00 -> 3.51 us (+17%)" in text
     assert "the gate uses the figure before" in text
+
+
+def test_a_wide_speedup_interval_says_how_few_independent_rounds_it_rests_on():
+    from types import SimpleNamespace
+
+    from graphbench.analyze.stats import summarize
+    from graphbench.analyze.summary import SpeedupSummary, speedups
+    from graphbench.report.run import FEW_EFFECTIVE_ROUNDS, speedup_line
+
+    drifting = {"individual": tuple(10.0 + 0.1 * i for i in range(30)), "graph": (4.0,) * 30}
+    entry = speedups(drifting)["graph"]
+    assert entry.interval is not None and entry.effective_rounds < FEW_EFFECTIVE_ROUNDS
+    text = speedup_line(SimpleNamespace(speedup={"graph": entry})).plain
+    assert f"wide: the 30 rounds are worth {entry.effective_rounds:.1f} independent ones" in text
+    steady = SpeedupSummary(summarize([2.0] * 30), (1.9, 2.1), "within one process's rounds",
+                            (2.0,) * 30, "", float(FEW_EFFECTIVE_ROUNDS))
+    assert "wide:" not in speedup_line(SimpleNamespace(speedup={"graph": steady})).plain

@@ -98,6 +98,7 @@ def test_an_ab_run_samples_at_least_60_rounds():
     from graphbench.analyze.stopping import stop_rule
     from graphbench.config import RunConfig
 
-    assert stop_rule(RunConfig()).min_rounds == 10
+    assert stop_rule(RunConfig()).min_rounds == 20
+    assert stop_rule(RunConfig(min_rounds=10)).min_rounds == 10  # records of older runs
     assert stop_rule(RunConfig(ab_source="base.cu")).min_rounds == 60
     assert stop_rule(RunConfig(ab_source="base.cu", min_rounds=80)).min_rounds == 80

@@ -48,7 +48,9 @@ def ratio_change(ratios: list[float]) -> Change:
     """The relative change candidate/base - 1 from the paired ratios' median."""
     if any(not math.isfinite(r) for r in ratios):
         return unjudgeable("a base round took no time: the ratio cannot be formed")
-    gate, power = median_interval(ratios, GATE_LEVEL), median_interval(ratios, POWER_LEVEL)
+    # a pair's two rounds run back to back, so a host phase slows both alike
+    gate = median_interval(ratios, GATE_LEVEL, shared_phases=True)
+    power = median_interval(ratios, POWER_LEVEL, shared_phases=True)
     if not gate.valid:
         return unjudgeable(f"{len(ratios)} pairs: {gate.reason}", gate.estimate - 1)
     if gate.effective_n < MIN_EFFECTIVE_PAIRS:

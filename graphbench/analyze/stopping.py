@@ -19,7 +19,7 @@ from typing import Mapping, Protocol, Sequence
 
 import numpy as np
 
-from graphbench.analyze.intervals import median_interval
+from graphbench.analyze.intervals import MIN_ROUNDS, median_interval
 from graphbench.analyze.stats import paired_ratios
 
 FIXED = "fixed-rounds"
@@ -53,14 +53,20 @@ def drift(values: Sequence[float]) -> float:
     return abs(float(np.median(data[-third:])) - float(np.median(data[:third]))) / abs(middle)
 
 
-def series_noise(values: Sequence[float]) -> float:
-    return max(median_interval(values, 0.95).relative_half_width, drift(values))
+def series_noise(values: Sequence[float], shared_phases: bool = False) -> float:
+    """shared_phases: A/B ratios, whose two sides share a host phase
+    (graphbench.analyze.intervals.median_interval)."""
+    return max(median_interval(values, 0.95, shared_phases).relative_half_width, drift(values))
+
+
+def _ab_candidates(walls: Mapping[str, Sequence[float]]) -> list[str]:
+    return [m for m in walls if not m.endswith(AB_BASE) and m + AB_BASE in walls]
 
 
 def watched_series(walls: Mapping[str, Sequence[float]]) -> list[list[float]]:
     """What the run is for: each A/B pair's ratios, else the graph speedup's
     ratios, else every mode's wall times."""
-    pairs = [m for m in walls if not m.endswith(AB_BASE) and m + AB_BASE in walls]
+    pairs = _ab_candidates(walls)
     if pairs:
         return [paired_ratios(walls[m], walls[m + AB_BASE]) for m in pairs]
     if "individual" in walls and "graph" in walls:
@@ -69,7 +75,8 @@ def watched_series(walls: Mapping[str, Sequence[float]]) -> list[list[float]]:
 
 
 def headline_noise(walls: Mapping[str, Sequence[float]]) -> float:
-    return max(series_noise(series) for series in watched_series(walls))
+    shared = bool(_ab_candidates(walls))
+    return max(series_noise(series, shared) for series in watched_series(walls))
 
 
 @dataclass(frozen=True)
@@ -83,7 +90,7 @@ class FixedRounds:
 @dataclass(frozen=True)
 class NoiseTarget:
     max_noise: float = 0.01
-    min_rounds: int = 10
+    min_rounds: int = MIN_ROUNDS
     max_time_s: float = 2.0
 
     def reason_to_stop(self, rounds_done, elapsed_s, walls):

@@ -3,7 +3,6 @@ one-off costs, verification and warnings; several runs side by side."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import fields
 
 from rich import box
@@ -16,33 +15,9 @@ from graphbench.analyze.stats import Summary
 from graphbench.analyze.summary import RunSummary, summarize_run
 from graphbench.record.model import Check, RunRecord
 from graphbench.report.graph_costs import memory_text, node_cost_line
+from graphbench.report.header import header
 from graphbench.report.shapes import shape_line
 from graphbench.report.tables import Responsive, byte_size, responsive, us
-
-STOP_TEXT = {"fixed-rounds": "fixed round count", "noise-target": "noise target reached",
-             "time-budget": "TIME BUDGET RAN OUT before the noise target"}
-
-
-def header(record: RunRecord, summary: RunSummary) -> Text:
-    dev, cfg = record.device, record.config
-    text = Text.assemble(
-        ("graphbench ", "bold"), (record.tool.version, "dim"), "  ", (dev.name, "bold cyan"),
-        f" (cc {dev.compute_capability}, device {dev.index})",
-        f"\n{cfg.elements:,} elements  x  {cfg.iters:,} iterations  x  {record.rounds} rounds")
-    if record.pipeline.file != "built-in":
-        pipe = record.pipeline
-        text.append(f"\npipeline {pipe.name} ({pipe.file}): {pipe.description}", style="cyan")
-    if record.process_count > 1:
-        text.append(f" from {record.process_count} processes")
-    if summary.noise is not None:
-        reason = record.stop_reason
-        noise = f"{summary.noise:.1%}" if math.isfinite(summary.noise) else \
-            "unknown (too few independent rounds for an interval)"
-        text.append(f"\nstopped: {STOP_TEXT.get(reason, reason)}; noise {noise} "
-                    f"(target {cfg.max_noise:.1%})",
-                    style="yellow" if reason == "time-budget" else "")
-    return text
-
 
 def timing_table(summary: RunSummary) -> Responsive:
     """The launch ladder: one row per rung, most host work first."""
@@ -96,6 +71,9 @@ def unavailable_lines(summary: RunSummary) -> Text | None:
                           for mode, why in summary.unavailable.items()), style="dim")
 
 
+FEW_EFFECTIVE_ROUNDS = 8  # below this the interval is mostly the rounds' correlation
+
+
 def speedup_line(summary: RunSummary) -> Text | None:
     """The headline: the median speedup, and what its interval covers."""
     entry = summary.speedup.get("graph")
@@ -111,6 +89,10 @@ def speedup_line(summary: RunSummary) -> Text | None:
     line.append(f"  95% interval {low:.2f}..{high:.2f} {entry.scope}")
     if entry.scope.startswith("within one process"):
         line.append(" (another process may differ more: --processes 3 or more)", style="dim")
+    few = entry.effective_rounds
+    if few is not None and few < FEW_EFFECTIVE_ROUNDS and entry.scope.startswith("within"):
+        line.append(f"\n  wide: the {s.n} rounds are worth {few:.1f} independent ones (they "
+                    "drift or stay slow together): run longer (--max-time)", style="yellow")
     return line
 
 
