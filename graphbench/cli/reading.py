@@ -4,6 +4,7 @@ offline). Validated arguments -> one library call -> render -> exit code."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 from graphbench.cli import outputs
@@ -15,12 +16,20 @@ from graphbench.errors import EXIT_OK, UsageError
 from graphbench.record.model import RunRecord, SweepRecord
 
 
+def kept_until_exit(records):
+    """`records`, moved out of the collector's sight: they live until the
+    command exits, and the interpreter's last collection over the million
+    objects of 20,000 rounds took 0.5 s after the report was out."""
+    gc.freeze()
+    return records
+
+
 def cmd_report(args) -> int:
     from graphbench.record.codec import read_record
     from graphbench.report.chart import sweep_panels, write_chart
 
     check_outputs(args)
-    records = [(path, read_record(path)) for path in args.files]
+    records = kept_until_exit([(path, read_record(path)) for path in args.files])
     runs = [(p, r) for p, r in records if isinstance(r, RunRecord)]
     sweeps = [(p, r) for p, r in records if isinstance(r, SweepRecord)]
     if args.plot and len(sweeps) != 1:
@@ -87,9 +96,9 @@ def cmd_compare(args) -> int:
 
     check_outputs(args)
     if args.current is None:  # one A/B record
-        return gate(None, read_run(args.baseline), args, None, args.baseline, json_out=args.json,
-                    csv_out=args.csv)
-    baseline, current = read_run(args.baseline), read_run(args.current)
+        return gate(None, kept_until_exit(read_run(args.baseline)), args, None, args.baseline,
+                    json_out=args.json, csv_out=args.csv)
+    baseline, current = kept_until_exit((read_run(args.baseline), read_run(args.current)))
     return gate(baseline, current, args, args.baseline, args.current, json_out=args.json,
                 csv_out=args.csv)
 
