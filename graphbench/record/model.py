@@ -201,10 +201,18 @@ class RunRecord:
             return _memo(self, "_workload_series", (self.workload(mode), metric),
                          lambda: _busy_series(self.busy_readings(mode), metric))
         if metric == "held_submit":
-            return tuple(c.submit[mode].us for c in self.conditions if mode in c.submit)
+            return _memo(self, "_held", None, self._held_submits).get(mode, ())
         series = [getattr(run.modes[mode], f"{metric}_us") for run in self.runs
                   if mode in run.modes]
         return tuple(series[0]) if len(series) == 1 else tuple(x for one in series for x in one)
+
+    def _held_submits(self) -> dict[str, tuple[float, ...]]:
+        """Every mode's held submit readings, in one walk over the conditions."""
+        series: dict[str, list[float]] = {}
+        for condition in self.conditions:
+            for mode, reading in condition.submit.items():
+                series.setdefault(mode, []).append(reading.us)
+        return {mode: tuple(values) for mode, values in series.items()}
 
     def workload(self, mode: str) -> str | None:
         run = next((run for run in self.runs if mode in run.modes), None)
