@@ -74,9 +74,10 @@ class RunConfig:
     max_noise: float = option(0.01, "--max-noise", "fraction", "stop when the speedup's 95%% CI "
                               "half-width is within PCT of its median: 1%% or 0.01 (a bare "
                               "number is a fraction: 0.5 means 50%%; default 1%%)")
-    min_rounds: int = option(DEFAULT_MIN_ROUNDS, "--min-rounds", "count", "rounds before the noise target is "
-                             "checked (default {default}: no interval is stated from fewer, "
-                             "since a slow host phase could last the whole run)")
+    min_rounds: int = option(DEFAULT_MIN_ROUNDS, "--min-rounds", "count", "rounds before the "
+                             "noise target is checked (default {default}: no interval is "
+                             "stated from fewer, since a slow host phase could last the whole "
+                             "run)")
     max_time: float = option(2.0, "--max-time", "seconds", "sampling time budget per run "
                              "(default {default:g} s)", sweep=1.0)
     flush_l2: bool = option(False, "--flush-l2", "flag", "clear the L2 cache before every "

@@ -88,7 +88,8 @@ def speedup_line(summary: RunSummary) -> Text | None:
     low, high = entry.interval
     line.append(f"  95% interval {low:.2f}..{high:.2f} {entry.scope}")
     if entry.scope.startswith("within one process"):
-        line.append(" (another process may differ more: --processes 3 or more)", style="dim")
+        line.append(" (this run's time only: the host's speed moves between runs, so "
+                    "another may land outside it; --processes 3 or more)", style="dim")
     few = entry.effective_rounds
     if few is not None and few < FEW_EFFECTIVE_ROUNDS and entry.scope.startswith("within"):
         line.append(f"\n  wide: the {s.n} rounds are worth {few:.1f} independent ones (they "
