@@ -3,7 +3,8 @@ under 2 s. Makes the record from a committed H200 record, every round with
 its conditions (busy and submit readings): the default ladder's 3 modes
 (results/h200_default.json, about 9 MB at 20,000 rounds) and every rung's 8
 (results/session5/call4/records/inter_all_3.json, about 26 MB), then times
-`report` in fresh processes and prints the medians.
+`report` and `compare` (the record against itself) in fresh processes, and
+prints the medians.
 
     python benchmarks/report_speed.py [rounds] [repeats]
 """
@@ -52,16 +53,18 @@ def main(rounds=20_000, repeats=5):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "big.json"
             path.write_text(json.dumps(big_record(rounds, source)))
-            times = []
+            times = {"report": [], "compare": []}
             for _ in range(repeats):
-                t0 = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "graphbench", "report", str(path)],
-                               cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-                times.append(time.perf_counter() - t0)
+                for command, args in (("report", [str(path)]), ("compare", [str(path)] * 2)):
+                    t0 = time.perf_counter()
+                    subprocess.run([sys.executable, "-m", "graphbench", command, *args],
+                                   cwd=ROOT, stdout=subprocess.DEVNULL)  # compare may exit 2
+                    times[command].append(time.perf_counter() - t0)
             size = path.stat().st_size / 1e6
         print(json.dumps({"record": name, "rounds": rounds, "megabytes": round(size, 1),
-                          "report_s_median": round(statistics.median(times), 2),
-                          "report_s": [round(t, 2) for t in times]}))
+                          **{f"{c}_s_median": round(statistics.median(t), 2)
+                             for c, t in times.items()},
+                          **{f"{c}_s": [round(x, 2) for x in t] for c, t in times.items()}}))
 
 
 if __name__ == "__main__":
