@@ -99,6 +99,9 @@ def test_an_ab_run_samples_at_least_60_rounds():
     from graphbench.config import RunConfig
 
     assert stop_rule(RunConfig()).min_rounds == 20
+    from graphbench.analyze.intervals import MIN_ROUNDS
+    from graphbench.config import DEFAULT_MIN_ROUNDS  # config stays free of numpy, so two names
+    assert DEFAULT_MIN_ROUNDS == MIN_ROUNDS  # the default waits for the first stated interval
     assert stop_rule(RunConfig(min_rounds=10)).min_rounds == 10  # records of older runs
     assert stop_rule(RunConfig(ab_source="base.cu")).min_rounds == 60
     assert stop_rule(RunConfig(ab_source="base.cu", min_rounds=80)).min_rounds == 80
