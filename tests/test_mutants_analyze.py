@@ -103,20 +103,6 @@ def test_clock_drop_ignores_unread_clocks():
     assert W.condition_warnings([Condition(sm_clock_mhz=1000), Condition(sm_clock_mhz=0)]) == []
 
 
-def test_host_speed_boundary_and_wording(monkeypatch):
-    monkeypatch.setattr(W, "HOST_SPEED_SPREAD", 1.5)
-    even = [Condition(host_probe_us=100.0), Condition(host_probe_us=150.0)]
-    assert W.condition_warnings(even) == []  # exactly the spread: not a change
-    monkeypatch.setattr(W, "HOST_SPEED_SPREAD", 1.15)
-    uneven = [Condition(host_probe_us=100.0), Condition(host_probe_us=115.5),
-              Condition(host_probe_us=None), Condition(host_probe_us=0.0)]
-    (speed,) = W.condition_warnings(uneven)
-    assert speed == W.Warning("host-speed", "host", "the host CPU's speed changed during "
-                              "sampling: a fixed CPU probe took 100..116 us", "launch costs are "
-                              "CPU work and move with it (other tenants, power management): use "
-                              "a quiet, dedicated host, and compare runs made side by side")
-
-
 def test_throttle_reasons_are_sorted_and_deduplicated():
     conditions = [Condition(throttle_reasons=("SW_POWER_CAP", "HW_SLOWDOWN")),
                   Condition(throttle_reasons=("HW_SLOWDOWN",))]

@@ -9,6 +9,11 @@ too few rounds support one) and the drift the rounds contain: how far the
 median of the last third of the rounds lies from that of the first third.
 A trend or a level shift therefore raises the noise, and a run never stops
 claiming less noise than the drift it has seen.
+
+Where the host probe was read around every set of rounds, each mode's wall
+rounds are first brought to the run's own median host speed
+(graphbench.analyze.host_speed.steadied): the target applies to the figure
+the run states, not to the host's jitter under it.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Mapping, Protocol, Sequence
 
 import numpy as np
 
+from graphbench.analyze.host_speed import steadied
 from graphbench.analyze.intervals import MIN_ROUNDS, median_interval
 from graphbench.analyze.stats import paired_ratios
 
@@ -36,9 +42,13 @@ MIN_DRIFT_ROUNDS = 6  # thirds of at least two rounds each
 AB_MIN_ROUNDS = 60
 
 
+Probes = "Sequence[float | None] | None"  # the host probe per set of rounds, if read
+
+
 class StopRule(Protocol):
     def reason_to_stop(self, rounds_done: int, elapsed_s: float,
-                       walls: Mapping[str, Sequence[float]]) -> str | None: ...
+                       walls: Mapping[str, Sequence[float]],
+                       probes: Probes = None) -> str | None: ...
 
 
 def drift(values: Sequence[float]) -> float:
@@ -74,16 +84,24 @@ def watched_series(walls: Mapping[str, Sequence[float]]) -> list[list[float]]:
     return [list(values) for values in walls.values()]
 
 
-def headline_noise(walls: Mapping[str, Sequence[float]]) -> float:
+def at_run_speed(walls: Mapping[str, Sequence[float]], probes: Probes) -> dict:
+    """Each mode's wall rounds at the run's own median host speed."""
+    if not probes:
+        return dict(walls)
+    return {mode: steadied(values, probes) for mode, values in walls.items()}
+
+
+def headline_noise(walls: Mapping[str, Sequence[float]], probes: Probes = None) -> float:
     shared = bool(_ab_candidates(walls))
-    return max(series_noise(series, shared) for series in watched_series(walls))
+    return max(series_noise(series, shared)
+               for series in watched_series(at_run_speed(walls, probes)))
 
 
 @dataclass(frozen=True)
 class FixedRounds:
     rounds: int
 
-    def reason_to_stop(self, rounds_done, elapsed_s, walls):
+    def reason_to_stop(self, rounds_done, elapsed_s, walls, probes=None):
         return FIXED if rounds_done >= self.rounds else None
 
 
@@ -93,10 +111,10 @@ class NoiseTarget:
     min_rounds: int = MIN_ROUNDS
     max_time_s: float = 2.0
 
-    def reason_to_stop(self, rounds_done, elapsed_s, walls):
+    def reason_to_stop(self, rounds_done, elapsed_s, walls, probes=None):
         if rounds_done < self.min_rounds:
             return None
-        if headline_noise(walls) <= self.max_noise:
+        if headline_noise(walls, probes) <= self.max_noise:
             return NOISE_TARGET
         if elapsed_s >= self.max_time_s:
             return TIME_BUDGET

@@ -11,6 +11,7 @@ from statistics import median
 from graphbench.analyze.derived import (Breakdown, CacheState, break_even_iterations,
                                         cache_state, time_breakdown)
 from graphbench.analyze.node_costs import NodeCostFit, fit_node_costs
+from graphbench.analyze.host_speed import HostStates, host_states, set_probes, steadied
 from graphbench.analyze.intervals import lag1_autocorrelation, median_interval
 from graphbench.analyze.stats import Summary, paired_ratios, summarize
 from graphbench.analyze.stopping import headline_noise
@@ -82,6 +83,15 @@ class UpdateSummary:
 
 
 @dataclass(frozen=True)
+class HostSummary:
+    """The host's speed states during the run, and each mode's median wall
+    time in each state (fastest first) where the run saw more than one."""
+
+    states: HostStates
+    walls: dict[str, tuple[float, ...]]
+
+
+@dataclass(frozen=True)
 class RunSummary:
     modes: dict[str, ModeSummary]
     speedup: dict[str, SpeedupSummary]
@@ -97,6 +107,7 @@ class RunSummary:
     # by workload: (busy before the checks, the gate's figure; busy after them)
     busy_after_checks: dict[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
     node_costs: NodeCostFit | None = None  # capture and instantiate per node (the graph rung)
+    host: HostSummary | None = None        # None: the record has no host probe readings
 
     @property
     def lifecycle(self) -> LifecycleSummary | None:
@@ -119,7 +130,7 @@ def summarize_run(record: RunRecord) -> RunSummary:
 
 def _summarize_run(record: RunRecord) -> RunSummary:
     modes = {name: mode_summary(record, name) for name in record.mode_names}
-    walls = {name: record.samples(name, "wall") for name in record.mode_names}
+    walls = steady_walls(record)
     noise = headline_noise(walls) if walls else None
     floor = _summaries(FloorSummary, record.extra_samples("launch_floor"))
     return RunSummary(
@@ -131,7 +142,34 @@ def _summarize_run(record: RunRecord) -> RunSummary:
         cache=cache_state(working_set(record), record.device.l2_bytes, record.config.flush_l2),
         warnings=tuple(record_warnings(record, walls, noise)), verified=record.verified,
         unavailable=record.unavailable, busy_after_checks=after_checks(record, modes),
-        node_costs=fit_node_costs(record.node_cost_samples()))
+        node_costs=fit_node_costs(record.node_cost_samples()), host=host_summary(record))
+
+
+def steady_walls(record: RunRecord) -> dict[str, tuple[float, ...]]:
+    """Each mode's wall rounds, every process's at its own median host speed
+    (graphbench.analyze.host_speed.steadied), concatenated in order."""
+    def one(run, name):
+        return steadied(run.modes[name].wall_us, set_probes(run.conditions))
+
+    return {name: tuple(x for run in record.runs if name in run.modes for x in one(run, name))
+            for name in record.mode_names}
+
+
+def host_summary(record: RunRecord) -> HostSummary | None:
+    probes = set_probes(record.conditions)
+    states = host_states(probes)
+    if states is None:
+        return None
+    walls = {}
+    if states.count > 1:
+        for name in record.mode_names:
+            values = record.samples(name, "wall")
+            if len(values) != len(probes):
+                continue
+            by_state = [[v for v, p in zip(values, probes) if p and states.state_of(p) == k]
+                        for k in range(states.count)]
+            walls[name] = tuple(median(group) for group in by_state)
+    return HostSummary(states, walls)
 
 
 def after_checks(record: RunRecord, modes: dict[str, ModeSummary]) -> dict:
@@ -172,15 +210,14 @@ def run_speedups(record: RunRecord) -> dict[str, SpeedupSummary]:
     """Speedups over the pooled rounds; with 3 or more processes their
     interval is the one between the processes' medians, widened to the pooled
     rounds' own interval where that is wider."""
-    walls = {name: record.samples(name, "wall") for name in record.mode_names}
-    pooled = speedups(walls)
+    pooled = speedups(steady_walls(record))
     if record.process_count < MIN_PROCESS_INTERVAL or record.legacy_processes:
         scope = "within one process's rounds" if record.process_count == 1 else (
             f"over the rounds of {record.process_count} processes, not between them (that "
             f"takes {MIN_PROCESS_INTERVAL} or more)")
         return {mode: dataclasses.replace(entry, scope=scope) for mode, entry in pooled.items()}
-    per_process = [speedups({n: dataclasses.replace(record, runs=(run,)).samples(n, "wall")
-                             for n in record.mode_names}) for run in record.runs]
+    per_process = [speedups(steady_walls(dataclasses.replace(record, runs=(run,))))
+                   for run in record.runs]
     return {mode: dataclasses.replace(entry, **between_process_interval(
                 [p[mode].stats.median for p in per_process if mode in p], entry.interval))
             for mode, entry in pooled.items()}
@@ -192,14 +229,17 @@ def between_process_interval(medians: list[float],
     interval of all the processes' rounds) where that reaches further. A slow
     host phase skews process medians: when every process missed it, their t
     interval alone covered the process median 89-93% of the time at 10-30
-    rounds each; the widened one at least 97% (tests/test_calibration.py)."""
+    rounds each; the widened one at least 97% (tests/test_calibration.py).
+    The interval is formed on the logarithms: a speedup is a ratio, and three
+    processes at 2.2x and 3.0x gave "0.00..3.67" on the linear scale."""
     import numpy as np
     from scipy import stats
 
-    half = float(stats.t.ppf(0.975, len(medians) - 1) * np.std(medians, ddof=1)
+    logs = np.log(np.asarray(medians, dtype=float))
+    half = float(stats.t.ppf(0.975, len(medians) - 1) * np.std(logs, ddof=1)
                  / np.sqrt(len(medians)))
-    mean = float(np.mean(medians))
-    low, high = mean - half, mean + half
+    centre = float(np.mean(logs))
+    low, high = float(np.exp(centre - half)), float(np.exp(centre + half))
     scope = f"between {len(medians)} processes (t interval of their medians"
     if pooled is not None and (pooled[0] < low or pooled[1] > high):
         low, high = min(low, pooled[0]), max(high, pooled[1])

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from graphbench.analyze.host_speed import host_states, set_probes
 from graphbench.analyze.stats import summarize
 from graphbench.record.model import Condition, RunRecord
 
@@ -15,7 +16,6 @@ OUTLIER_HIGH = 1.25   # max this many times the median
 OUTLIER_LOW = 0.80    # min this fraction of the median
 CLOCK_DROP = 0.90     # lowest SM clock seen below this fraction of the highest
 MIN_ROUND_S = 1e-3    # a round under 1 ms is too close to timer and event resolution
-HOST_SPEED_SPREAD = 1.15  # slowest host probe this many times the fastest
 CLOCK_BELOW_MAX = 0.97    # SM clock measured during the timed work, against the maximum
 
 
@@ -51,13 +51,16 @@ def condition_warnings(conditions: Sequence[Condition]) -> list[Warning]:
                              f"{min(clocks)} MHz during sampling", "the GPU changed speed (power "
                              "or thermal management); let it cool or check its cooling and power "
                              "limits"))
-    probes = [c.host_probe_us for c in conditions if c.host_probe_us]
-    if probes and max(probes) > HOST_SPEED_SPREAD * min(probes):
-        found.append(Warning("host-speed", "host", "the host CPU's speed changed during "
-                             f"sampling: a fixed CPU probe took {min(probes):.0f}.."
-                             f"{max(probes):.0f} us", "launch costs are CPU work and move with "
-                             "it (other tenants, power management): use a quiet, dedicated host, "
-                             "and compare runs made side by side"))
+    # jitter within one host state is taken out of the rounds (host_speed.steadied);
+    # a change of state during the run is worth a warning: its figures mix both
+    states = host_states(set_probes(conditions))
+    if states and states.count > 1:
+        found.append(Warning("host-speed", "host", "the host CPU changed speed state during "
+                             f"sampling: a fixed CPU probe took about {states.medians[0]:.0f} us "
+                             f"in {states.counts[0]} sets of rounds and {states.medians[1]:.0f} "
+                             f"us in {states.counts[1]}", "launch costs are CPU work and move "
+                             "with it (other tenants, power management): each state's wall "
+                             "time is shown under the table; use a quiet, dedicated host"))
     reasons = sorted({r for c in conditions for r in c.throttle_reasons})
     if reasons:
         found.append(Warning("throttled", "device", "the driver reported clock throttling: "

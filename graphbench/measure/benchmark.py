@@ -26,6 +26,8 @@ from graphbench.config import RunConfig
 from graphbench.measure import provenance
 from graphbench.measure.attribution import attribute
 from graphbench.measure.busy import BusyProbe, Hold, SubmitProbe
+from graphbench.measure.conditions import host_speed_probe_us
+from graphbench.measure.reference import GpuReference
 from graphbench.ladder import KERNELS
 from graphbench.measure.costs import time_launch_floor, time_node_costs
 from graphbench.measure.kernels import (EMPTY_KERNEL, HOLD_KERNEL, L2_FLUSH_KERNEL,
@@ -140,22 +142,29 @@ class Probes:
                 self.busy[mode.workload] = busy_probe(session, mode, self.hold, flush)
         self.submit = {mode.name: SubmitProbe(session.stream, mode, self.hold)
                        for mode in session.modes}
+        self.reference = GpuReference(session, self.hold)
         self.reads = 0
 
-    def read(self) -> Condition:
+    def read(self, host_probe_before_us: float | None = None,
+             host_probe_us: float | None = None) -> Condition:
         """One reading of every probe, in the order of the modes' rounds: an
         A/B run's pairs alternate which build is read first (a fixed order
         put the base build's busy time 0.02-0.03% above the candidate's for
-        identical builds on the H200)."""
+        identical builds on the H200). The host probes come from the
+        sampling loop, taken right around the set of rounds."""
         order = round_order(list(self.busy), self.reads)
         self.reads += 1
         busy = {w: self.busy[w].measure() for w in order}
         return Condition(**self.session.monitor.read(), busy=dict(sorted(busy.items())),
-                         submit={m: probe.measure() for m, probe in self.submit.items()})
+                         submit={m: probe.measure() for m, probe in self.submit.items()},
+                         reference=self.reference.measure(),
+                         host_probe_us=host_probe_us,
+                         host_probe_before_us=host_probe_before_us)
 
     def close(self) -> None:
         for probe in self.busy.values():
             probe.close()
+        self.reference.close()
         self.hold.close()
 
 
@@ -171,7 +180,7 @@ def sample(session: Session, rng, on_round) -> Sampling:
     try:
         return run_rounds({mode.name: mode.step for mode in session.modes}, calls,
                           timer, stop_rule(config), config.warmup_rounds, on_round,
-                          monitor=probes.read)
+                          monitor=probes.read, host_probe=host_speed_probe_us)
     finally:
         probes.close()
         if flusher:

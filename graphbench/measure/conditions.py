@@ -36,12 +36,12 @@ class DeviceMonitor:
             return None
 
     def read(self) -> dict:
-        """One reading, taken after a set of rounds."""
+        """One reading of the device, taken after a set of rounds (the host
+        probes are taken by the sampling loop, right around the set)."""
         reasons = self._query(lambda d: [_reason_name(r) for r in d.current_clock_event_reasons])
         return {
             "sm_clock_mhz": self._query(lambda d: d.get_clock("sm").get_current_mhz()),
             "throttle_reasons": tuple(r for r in reasons or [] if is_throttle(r)),
-            "host_probe_us": host_speed_probe_us(),
         }
 
     def other_processes(self) -> tuple[int, ...] | None:

@@ -153,7 +153,8 @@ def run_rounds(steps: Mapping[str, Step], iters, timer: RoundTimer, stop: StopRu
                warmup_rounds: int = 1, on_round: ProgressFn | None = None,
                before_each: Callable[[], None] | None = None,
                monitor: Callable[[], object] | None = None,
-               clock: Callable[[], float] = time.perf_counter, prefix_calls: int = 0) -> Sampling:
+               clock: Callable[[], float] = time.perf_counter, prefix_calls: int = 0,
+               host_probe: Callable[[], float] | None = None) -> Sampling:
     """Warm up every mode, then time interleaved rounds until `stop` says why to stop.
 
     `iters`: calls of each step per round, one count for all or a count by
@@ -163,7 +164,10 @@ def run_rounds(steps: Mapping[str, Step], iters, timer: RoundTimer, stop: StopRu
     L2 flush); `monitor` reads the device's state after each set of rounds;
     `prefix_calls` untimed calls of a mode's step come right before each of
     its timed rounds (the round's own timer synchronises first), so a round
-    never starts cold from another mode's work."""
+    never starts cold from another mode's work.
+    `host_probe` is read right before and right after every set of rounds,
+    as close to the rounds as it can be: `monitor` then takes the two
+    readings, and the stop rule judges the rounds at the run's own host speed."""
     def before(name):
         if before_each:
             before_each()
@@ -172,7 +176,7 @@ def run_rounds(steps: Mapping[str, Step], iters, timer: RoundTimer, stop: StopRu
 
     with gc_paused():
         return _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before,
-                           monitor, clock)
+                           monitor, clock, host_probe)
 
 
 @contextmanager
@@ -190,14 +194,16 @@ def gc_paused():
 
 
 def _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before_each, monitor,
-                clock) -> Sampling:
+                clock, host_probe) -> Sampling:
     names = list(steps)
     warm_up(steps, iters, timer, warmup_rounds)
     samples: dict[str, list[Sample]] = {name: [] for name in names}
     walls: dict[str, list[float]] = {name: [] for name in names}
     conditions: list = []
+    probes: list[float] | None = [] if host_probe else None
     started, rounds_done = clock(), 0
     while True:
+        before = host_probe() if host_probe else None
         for name in round_order(names, rounds_done):
             before_each(name)
             with RANGES.range(round_name(name, rounds_done)):  # one per round, outside its clock
@@ -205,10 +211,15 @@ def _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before_each,
             samples[name].append(sample)
             walls[name].append(sample.wall_s)
         rounds_done += 1
-        if monitor:
+        if host_probe:
+            after = host_probe()
+            probes.append((before + after) / 2)
+            if monitor:
+                conditions.append(monitor(host_probe_before_us=before, host_probe_us=after))
+        elif monitor:
             conditions.append(monitor())
         elapsed = clock() - started
-        reason = stop.reason_to_stop(rounds_done, elapsed, walls)
+        reason = stop.reason_to_stop(rounds_done, elapsed, walls, probes)
         if on_round:
             on_round(rounds_done, reason)
         if reason:

@@ -14,6 +14,7 @@ from graphbench.record.graph_costs import LifecycleSamples, NodeCostSamples  # n
 from graphbench.record.machine import DeviceInfo, HostInfo, ToolInfo  # noqa: F401 - and these
 
 TIME_METRICS = ("wall", "submit", "device", "busy")
+REFERENCE_WORKLOAD = "stream"  # what relative busy time is over (graphbench.measure.reference)
 
 
 @dataclass(frozen=True)
@@ -53,9 +54,12 @@ class Condition:
     """Device and host readings after one set of rounds."""
     sm_clock_mhz: int | None = None           # NVML's reading
     throttle_reasons: tuple[str, ...] = ()
-    host_probe_us: float | None = None
+    host_probe_us: float | None = None        # the host probe right after the set
+    host_probe_before_us: float | None = None  # ... and right before it (older records: None)
     busy: dict[str, BusyReading] = field(default_factory=dict)      # by workload
     submit: dict[str, SubmitReading] = field(default_factory=dict)  # by mode
+    # the GPU reference's fixed workloads (graphbench.measure.reference), by name
+    reference: dict[str, BusyReading] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -193,13 +197,20 @@ class RunRecord:
     def samples(self, mode: str, metric: str) -> tuple[float, ...]:
         """One metric of one mode over every process, in order: per round for
         wall, submit and device; per set of rounds for busy (the mode's
-        workload's readings), cycles and held_submit."""
+        workload's readings), cycles, relbusy (busy over the GPU reference's
+        reading of the same set) and held_submit."""
         return _memo(self, "_series", (mode, metric), lambda: self._gathered(mode, metric))
 
     def _gathered(self, mode: str, metric: str) -> tuple[float, ...]:
         if metric in ("busy", "cycles"):  # the mode's workload's: modes share them
             return _memo(self, "_workload_series", (self.workload(mode), metric),
                          lambda: _busy_series(self.busy_readings(mode), metric))
+        if metric == "relbusy":
+            workload = self.workload(mode)
+            return tuple(c.busy[workload].us / c.reference[REFERENCE_WORKLOAD].us
+                         for c in self.conditions if workload in c.busy
+                         and REFERENCE_WORKLOAD in c.reference
+                         and c.reference[REFERENCE_WORKLOAD].us > 0)
         if metric == "held_submit":
             return _memo(self, "_held", None, self._held_submits).get(mode, ())
         series = [getattr(run.modes[mode], f"{metric}_us") for run in self.runs

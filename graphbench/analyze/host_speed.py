@@ -1,0 +1,167 @@
+"""The host's speed, from the fixed CPU probe read right before and right
+after every set of rounds, and what it does to host-bound figures.
+
+Launch costs are CPU work. On the H200's host the probe sits in one of two
+speed states (about 520-660 us or 860-1140 us) in phases that outlast a run,
+and individual-launch wall follows it (19 processes: correlation 0.96 of the
+process medians). Three uses, each with its own limit:
+
+- Within a run, each round's figure is brought to the run's own median host
+  speed with a slope fitted on that run's rounds (`within_fit`): the probe
+  moves little there, so the slope is only ever applied over short distances.
+  This removes host jitter from the rounds that the stop rule and the
+  within-run interval judge ("at this run's host speed").
+- Across host states a slope fitted inside one state does not carry: on the
+  H200 the within-state slope of individual wall was 0.006 us/us in the slow
+  state and 0.010 in the fast one, against 0.0092 across states. So a figure
+  is brought to another state only from rounds that saw both states
+  (`across_fit`), never by extrapolating a one-state fit.
+- `host_states` splits a run's probe readings into its speed states, so the
+  report can state each state's figure and the gate can match states.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+# Two readings are one host state within this ratio; the H200 host's two
+# states lie 1.6x apart, and its readings within a state 1.1-1.3x.
+STATE_GAP = 1.35
+MIN_STATE_SHARE = 0.1   # a state of fewer readings than this share is an outlier, not a state
+MIN_FIT_ROUNDS = 20     # as few rounds as an interval is stated from
+
+
+def set_probes(conditions) -> list[float | None]:
+    """One host-speed reading per set of rounds: the mean of the probes right
+    before and right after the set (a record made before the before-probe
+    existed has the after-probe alone); None where the set has none."""
+    out = []
+    for c in conditions:
+        after, before = c.host_probe_us, getattr(c, "host_probe_before_us", None)
+        out.append((after + before) / 2 if after and before else after or before or None)
+    return out
+
+
+@dataclass(frozen=True)
+class HostStates:
+    """A run's host speed states, fastest first: each state's median probe
+    and how many readings fell in it."""
+
+    medians: tuple[float, ...]
+    counts: tuple[int, ...]
+    split: float | None  # readings at or above this probe time are the slower state
+
+    @property
+    def count(self) -> int:
+        return len(self.medians)
+
+    def state_of(self, probe: float) -> int:
+        return 0 if self.split is None or probe < self.split else 1
+
+
+def host_states(probes: Sequence[float | None]) -> HostStates | None:
+    """One or two states from the readings: two when the largest gap in the
+    sorted readings separates groups whose medians lie more than STATE_GAP
+    apart and each holds at least MIN_STATE_SHARE of them. None without readings."""
+    data = np.sort(np.asarray([p for p in probes if p], dtype=float))
+    if data.size == 0:
+        return None
+    whole = HostStates((float(np.median(data)),), (int(data.size),), None)
+    least = max(2, math.ceil(MIN_STATE_SHARE * data.size))
+    if data.size < 2 * least:
+        return whole
+    ratios = data[least:data.size - least + 1] / data[least - 1:data.size - least]
+    cut = least + int(np.argmax(ratios))  # first index of the slower group
+    fast, slow = data[:cut], data[cut:]
+    medians = float(np.median(fast)), float(np.median(slow))
+    if medians[1] < STATE_GAP * medians[0]:
+        return whole
+    return HostStates(medians, (int(fast.size), int(slow.size)),
+                      float(math.sqrt(fast[-1] * slow[0])))
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A figure against the host probe: slope in figure units per probe us,
+    its standard error, the correlation, and how many rounds it used."""
+
+    slope: float
+    slope_se: float
+    correlation: float
+    rounds: int
+
+    @property
+    def significant(self) -> bool:
+        return self.rounds >= MIN_FIT_ROUNDS and self.slope > 3 * self.slope_se
+
+
+NO_FIT = Fit(0.0, math.inf, 0.0, 0)
+
+
+def _paired(values: Sequence[float], probes: Sequence[float | None]):
+    n = min(len(values), len(probes))
+    keep = [(v, p) for v, p in zip(values[:n], probes[:n]) if p]
+    return (np.asarray([k[0] for k in keep], dtype=float),
+            np.asarray([k[1] for k in keep], dtype=float))
+
+
+def _ols(x: np.ndarray, y: np.ndarray, groups: int) -> Fit:
+    """Least squares through the (already centred) points, with the
+    residual degrees of freedom reduced by the groups' own means."""
+    sxx, n = float(np.dot(x, x)), x.size
+    if n - groups - 1 < 2 or sxx <= 0:
+        return NO_FIT
+    slope = float(np.dot(x, y)) / sxx
+    residual = y - slope * x
+    se = math.sqrt(float(np.dot(residual, residual)) / (n - groups - 1) / sxx)
+    syy = float(np.dot(y, y))
+    return Fit(slope, se, float(np.dot(x, y)) / math.sqrt(sxx * syy) if syy > 0 else 0.0, n)
+
+
+def within_fit(values_by_process: Sequence[Sequence[float]],
+               probes_by_process: Sequence[Sequence[float | None]]) -> Fit:
+    """The slope of round figures on the host probe inside each process
+    (each process centred on its own means), pooled over processes."""
+    xs, ys, groups = [], [], 0
+    for values, probes in zip(values_by_process, probes_by_process):
+        y, x = _paired(values, probes)
+        if y.size >= 2:
+            xs.append(x - x.mean())
+            ys.append(y - y.mean())
+            groups += 1
+    if not xs:
+        return NO_FIT
+    return _ols(np.concatenate(xs), np.concatenate(ys), groups)
+
+
+def across_fit(values: Sequence[float], probes: Sequence[float | None]) -> Fit:
+    """The slope over every round as they are (not centred): valid across
+    host states only when the rounds saw both."""
+    y, x = _paired(values, probes)
+    if y.size < 3:
+        return NO_FIT
+    return _ols(x - x.mean(), y - y.mean(), 1)
+
+
+def at_probe(values: Sequence[float], probes: Sequence[float | None], slope: float,
+             target: float) -> tuple[float, ...]:
+    """Each round's figure as it would read at probe time `target`; a round
+    without a reading is kept as it is."""
+    n = min(len(values), len(probes))
+    out = [v - slope * (p - target) if p else v for v, p in zip(values[:n], probes[:n])]
+    return tuple(out) + tuple(values[n:])
+
+
+def steadied(values: Sequence[float], probes: Sequence[float | None]) -> tuple[float, ...]:
+    """The rounds of one run at its own median host speed: host jitter
+    removed where the run's rounds show a significant positive slope, and
+    the rounds unchanged otherwise (a figure that does not follow the host)."""
+    fit = within_fit([values], [probes])
+    readings = [p for p in probes[:len(values)] if p]
+    if not fit.significant or not readings:
+        return tuple(values)
+    return at_probe(values, probes, fit.slope, float(np.median(readings)))

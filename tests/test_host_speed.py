@@ -1,0 +1,87 @@
+"""graphbench.analyze.host_speed: host speed states from the fixed CPU probe,
+the slope of a figure on it, and rounds brought to the run's own host speed."""
+
+import numpy as np
+import pytest
+
+from graphbench.analyze.host_speed import (across_fit, at_probe, host_states, set_probes,
+                                           steadied, within_fit)
+from graphbench.record.model import Condition
+
+
+def test_the_reading_of_a_set_is_the_mean_of_the_probes_around_it():
+    conditions = [Condition(host_probe_us=600.0, host_probe_before_us=620.0),
+                  Condition(host_probe_us=700.0),  # an older record: after the set only
+                  Condition(host_probe_before_us=500.0),
+                  Condition()]
+    assert set_probes(conditions) == [610.0, 700.0, 500.0, None]
+
+
+def test_two_states_are_found_with_their_medians_and_counts():
+    rng = np.random.default_rng(1)
+    fast, slow = rng.uniform(520, 660, 40), rng.uniform(860, 1140, 25)
+    states = host_states(list(rng.permutation(np.r_[fast, slow])))
+    assert states.count == 2 and states.counts == (40, 25)
+    assert states.medians == pytest.approx((np.median(fast), np.median(slow)))
+    assert states.state_of(650) == 0 and states.state_of(870) == 1
+
+
+@pytest.mark.parametrize("probes", [
+    [600.0] * 30,                                   # one state
+    list(np.linspace(520, 660, 30)),                # jitter inside a state
+    [600.0] * 29 + [1100.0],                        # a lone slow reading is an outlier
+    [600.0, 1000.0, 610.0],                         # too few readings to call states
+])
+def test_one_state_where_the_readings_do_not_form_two(probes):
+    states = host_states(probes)
+    assert states.count == 1 and states.split is None and sum(states.counts) == len(probes)
+
+
+def test_no_readings_no_states():
+    assert host_states([None, None]) is None and host_states([]) is None
+
+
+def test_within_fit_recovers_the_slope_inside_each_process_whatever_their_levels():
+    rng = np.random.default_rng(2)
+    values, probes = [], []
+    for level in (10.0, 14.0, 30.0):   # the processes' own levels do not enter the slope
+        p = rng.uniform(550, 650, 200)
+        values.append(level + 0.009 * p + rng.normal(0, 0.05, p.size))
+        probes.append(list(p))
+    fit = within_fit(values, probes)
+    assert fit.slope == pytest.approx(0.009, abs=3 * fit.slope_se)
+    assert fit.significant and fit.rounds == 600 and fit.correlation > 0.8
+
+
+def test_a_figure_that_does_not_follow_the_host_has_no_significant_slope():
+    rng = np.random.default_rng(3)
+    p = rng.uniform(550, 650, 200)
+    fit = within_fit([5.8 + rng.normal(0, 0.05, p.size)], [list(p)])
+    assert not fit.significant
+
+
+def test_across_fit_sees_the_slope_between_states():
+    rng = np.random.default_rng(4)
+    p = np.r_[rng.uniform(520, 660, 50), rng.uniform(860, 1140, 50)]
+    fit = across_fit(8.05 + 0.0091 * p + rng.normal(0, 0.1, p.size), list(p))
+    assert fit.slope == pytest.approx(0.0091, rel=0.05)
+
+
+def test_at_probe_moves_each_round_along_the_slope_and_keeps_unread_rounds():
+    assert at_probe([10.0, 12.0, 7.0], [500.0, 700.0, None], 0.01, 600.0) == (11.0, 11.0, 7.0)
+    assert at_probe([10.0, 12.0], [500.0], 0.01, 600.0) == (11.0, 12.0)
+
+
+def test_steadied_removes_host_jitter_and_keeps_the_median_at_the_runs_speed():
+    rng = np.random.default_rng(5)
+    p = rng.uniform(550, 700, 100)
+    raw = 8.0 + 0.009 * p + rng.normal(0, 0.02, p.size)
+    steady = np.asarray(steadied(list(raw), list(p)))
+    assert np.std(steady) < 0.3 * np.std(raw)
+    assert np.median(steady) == pytest.approx(8.0 + 0.009 * np.median(p), abs=0.02)
+
+
+def test_steadied_leaves_rounds_alone_without_a_significant_slope_or_readings():
+    values = [5.0, 5.1, 4.9, 5.05] * 10
+    assert steadied(values, [600.0] * 40) == tuple(values)     # no leverage: no fit
+    assert steadied(values, [None] * 40) == tuple(values)
