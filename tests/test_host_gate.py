@@ -1,0 +1,85 @@
+"""graphbench.analyze.host_gate: which baseline processes judge a current
+run's host-bound figures, and at what host speed, when the host changed
+speed state between the two."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from conftest import make_record, make_run
+from graphbench.analyze.host_gate import gate_values, is_host_bound
+
+FAST, SLOW = 600.0, 1000.0  # the H200 host's two states, probe us
+
+
+def host_run(rng, centre, rounds=30, slower=0.0, seed=0, switch_to=None):
+    """A process whose individual wall follows the host probe as on the
+    H200 (8.05 + 0.0091 x probe us); graph wall does not. `switch_to`: the
+    host changes to that state half way through."""
+    probes = centre * rng.uniform(0.95, 1.05, rounds)
+    if switch_to:
+        probes[rounds // 2:] = switch_to * rng.uniform(0.95, 1.05, rounds - rounds // 2)
+    individual = (8.05 + 0.0091 * probes) * (1 + slower) + rng.normal(0, 0.05, rounds)
+    graph = 5.8 + rng.normal(0, 0.03, rounds)
+    run = make_run({"individual": 14.0, "graph": 5.8}, rounds=rounds, seed=seed)
+    modes = {"individual": dataclasses.replace(run.modes["individual"],
+                                               wall_us=tuple(map(float, individual))),
+             "graph": dataclasses.replace(run.modes["graph"], wall_us=tuple(map(float, graph)))}
+    conditions = tuple(dataclasses.replace(c, host_probe_us=float(p), host_probe_before_us=float(p))
+                       for c, p in zip(run.conditions, probes))
+    return dataclasses.replace(run, modes=modes, conditions=conditions)
+
+
+def record_of(*centres, seed=0, slower=0.0, switch_to=None):
+    rng = np.random.default_rng(seed)
+    runs = [host_run(rng, c, slower=slower, seed=i, switch_to=switch_to if i == 0 else None)
+            for i, c in enumerate(centres)]
+    return make_record({"individual": 14.0, "graph": 5.8}, rounds=30, runs=runs)
+
+
+def change(gate):
+    base = np.mean([np.median(v) for v in gate.base])
+    return np.mean([np.median(v) for v in gate.cur]) / base - 1
+
+
+def test_which_metrics_are_host_bound():
+    assert all(is_host_bound(m) for m in ("individual.wall", "graph.submit", "graph.device",
+                                           "speedup", "speedup.fused"))
+    assert not any(is_host_bound(m) for m in ("graph.busy", "graph.cycles", "graph.relbusy"))
+
+
+def test_one_state_on_both_sides_is_judged_as_it_is():
+    gate = gate_values(record_of(FAST, FAST, FAST), record_of(FAST, seed=1), "individual.wall")
+    assert not gate.reason and not gate.note and gate.systematic == 0
+    assert len(gate.base) == 3 and abs(change(gate)) < 0.01
+
+
+def test_the_current_is_judged_against_the_baseline_processes_in_its_state():
+    baseline = record_of(FAST, SLOW, SLOW, FAST, SLOW)
+    gate = gate_values(baseline, record_of(SLOW, seed=1), "individual.wall")
+    assert not gate.reason and "3 of 5 baseline processes" in gate.note
+    assert len(gate.base) == 3 and abs(change(gate)) < 0.01
+
+
+def test_no_baseline_process_in_the_currents_state_and_no_slope_is_not_gateable():
+    gate = gate_values(record_of(FAST, FAST, FAST), record_of(SLOW, seed=1), "individual.wall")
+    assert "the baseline saw only one" in gate.reason
+    # the raw change would have been a 30% "regression" of identical code
+    assert change(gate) > 0.2
+
+
+def test_a_baseline_that_saw_both_states_brings_the_current_across():
+    baseline = record_of(FAST, FAST, SLOW, FAST, FAST, switch_to=SLOW)  # too few slow to match
+    same = gate_values(baseline, record_of(SLOW, SLOW, SLOW, seed=1), "individual.wall")
+    assert not same.reason and "fast state" in same.note
+    assert abs(change(same)) < 0.01 and 0 < same.systematic < 0.01
+    slower = gate_values(baseline, record_of(SLOW, SLOW, SLOW, seed=1, slower=0.15),
+                         "individual.wall")
+    assert change(slower) == pytest.approx(0.15 * 17.15 / 13.5, rel=0.1)  # 15% of the slow figure
+
+
+def test_a_figure_that_does_not_follow_the_host_is_carried_across_unchanged():
+    baseline = record_of(FAST, FAST, SLOW, FAST, FAST, switch_to=SLOW)
+    gate = gate_values(baseline, record_of(SLOW, seed=1), "graph.wall")
+    assert not gate.reason and abs(change(gate)) < 0.005 and gate.systematic < 0.005
