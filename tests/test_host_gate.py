@@ -23,12 +23,13 @@ def host_run(rng, centre, rounds=30, slower=0.0, seed=0, switch_to=None):
     individual = (8.05 + 0.0091 * probes) * (1 + slower) + rng.normal(0, 0.05, rounds)
     graph = 5.8 + rng.normal(0, 0.03, rounds)
     run = make_run({"individual": 14.0, "graph": 5.8}, rounds=rounds, seed=seed)
-    modes = {"individual": dataclasses.replace(run.modes["individual"],
+    around = {"probe_before_us": tuple(map(float, probes)),
+              "probe_after_us": tuple(map(float, probes))}
+    modes = {"individual": dataclasses.replace(run.modes["individual"], **around,
                                                wall_us=tuple(map(float, individual))),
-             "graph": dataclasses.replace(run.modes["graph"], wall_us=tuple(map(float, graph)))}
-    conditions = tuple(dataclasses.replace(c, host_probe_us=float(p), host_probe_before_us=float(p))
-                       for c, p in zip(run.conditions, probes))
-    return dataclasses.replace(run, modes=modes, conditions=conditions)
+             "graph": dataclasses.replace(run.modes["graph"], wall_us=tuple(map(float, graph)),
+                                          **around)}
+    return dataclasses.replace(run, modes=modes)
 
 
 def record_of(*centres, seed=0, slower=0.0, switch_to=None):
@@ -62,9 +63,9 @@ def test_the_current_is_judged_against_the_baseline_processes_in_its_state():
     assert len(gate.base) == 3 and abs(change(gate)) < 0.01
 
 
-def test_no_baseline_process_in_the_currents_state_and_no_slope_is_not_gateable():
+def test_no_baseline_process_in_the_currents_state_and_none_that_saw_both_is_not_gateable():
     gate = gate_values(record_of(FAST, FAST, FAST), record_of(SLOW, seed=1), "individual.wall")
-    assert "the baseline saw only one" in gate.reason
+    assert "no process saw both" in gate.reason
     # the raw change would have been a 30% "regression" of identical code
     assert change(gate) > 0.2
 
@@ -72,7 +73,7 @@ def test_no_baseline_process_in_the_currents_state_and_no_slope_is_not_gateable(
 def test_a_baseline_that_saw_both_states_brings_the_current_across():
     baseline = record_of(FAST, FAST, SLOW, FAST, FAST, switch_to=SLOW)  # too few slow to match
     same = gate_values(baseline, record_of(SLOW, SLOW, SLOW, seed=1), "individual.wall")
-    assert not same.reason and "fast state" in same.note
+    assert not same.reason and "fast state" in same.note and "1 process(es)" in same.note
     assert abs(change(same)) < 0.01 and 0 < same.systematic < 0.01
     slower = gate_values(baseline, record_of(SLOW, SLOW, SLOW, seed=1, slower=0.15),
                          "individual.wall")
@@ -83,3 +84,19 @@ def test_a_figure_that_does_not_follow_the_host_is_carried_across_unchanged():
     baseline = record_of(FAST, FAST, SLOW, FAST, FAST, switch_to=SLOW)
     gate = gate_values(baseline, record_of(SLOW, seed=1), "graph.wall")
     assert not gate.reason and abs(change(gate)) < 0.005 and gate.systematic < 0.005
+
+
+def test_a_current_that_saw_both_states_gives_the_slope_itself():
+    current = record_of(SLOW, seed=1, switch_to=FAST)
+    for slower, expected in ((0.0, 0.0), (0.15, 0.15 * 13.5 / 13.5)):
+        gate = gate_values(record_of(FAST, FAST, FAST),
+                           record_of(SLOW, seed=1, switch_to=FAST, slower=slower),
+                           "individual.wall")
+        assert not gate.reason and change(gate) == pytest.approx(expected, abs=0.02)
+    assert current.runs[0].modes["individual"].probe_before_us
+
+
+def test_a_speedup_is_read_by_its_individual_rounds_host_speed():
+    baseline = record_of(FAST, FAST, SLOW, FAST, FAST, switch_to=SLOW)
+    gate = gate_values(baseline, record_of(SLOW, SLOW, SLOW, seed=1), "speedup")
+    assert not gate.reason and abs(change(gate)) < 0.02

@@ -71,16 +71,12 @@ def test_other_processes_and_missed_noise_target():
     assert f"{noise:.1%}" in found["noise-target-missed"].message
 
 
-def test_a_change_of_host_speed_state_is_reported_with_each_state():
-    # the H200 host's two states: about 600 and 1000 us of the fixed probe
+def test_host_speed_states_draw_no_warning():
+    # the host's states are shown on the report's host line (with each state's
+    # figures), not warned about: on the H200 most runs see both
     probes = [600, 610, 590, 620, 605] * 3 + [1000, 1020, 990, 1010, 1005] * 2
-    (warning,) = condition_warnings([Condition(sm_clock_mhz=1980, host_probe_us=us)
-                                     for us in probes])
-    assert warning.code == "host-speed"
-    assert "605 us in 15 sets" in warning.message and "1005 us in 10" in warning.message
-    # jitter inside one state, and a lone slow reading, are no change of state
-    jitter = [300, 310, 420, 305, 330, 290, 315, 300, 310, 305]
-    assert condition_warnings([Condition(host_probe_us=us) for us in jitter]) == []
+    assert condition_warnings([Condition(sm_clock_mhz=1980, host_probe_us=us)
+                               for us in probes]) == []
 
 
 def test_a_hold_that_ended_too_soon_is_reported():

@@ -1,19 +1,22 @@
 """Host-bound figures between two moments: which processes of a stored
 baseline can judge a current run, and at what host speed.
 
-Every process's rounds are first brought to that process's own median host
-speed (graphbench.analyze.host_speed.steadied). Then the two records'
-processes are sorted into the host's speed states, from every set of
-rounds both saw:
-- all in one state: judged as they are;
-- the baseline has processes in each state the current ran in: the current
-  is judged against those alone (3 or more, the least a spread between
-  processes is estimated from);
-- the baseline itself saw both states: its rounds give the slope of the
-  figure on the host probe across states (near zero for a figure that does
-  not follow the host), each process is brought to the baseline's fastest
-  state along it, and the slope's own error times the distance between the
-  two records' host speeds joins the noise as a systematic term;
+Each round carries the host probe read right before and right after it.
+The rounds of both records are sorted into the host's speed states, and:
+- every process of both records in one and the same state: each process's
+  rounds at its own median host speed (graphbench.analyze.host_speed.steadied),
+  judged as they are;
+- the current in one state, and 3 or more baseline processes in that state
+  (the least a spread between processes is estimated from): the current is
+  judged against those alone;
+- processes that saw both states (on the H200 host most do: it changed state
+  every few rounds in some hours and not for minutes in others): their rounds
+  give the slope of the figure on the probe across states, each centred on
+  its own process so that a code change between the records cannot enter it;
+  every round of both records is brought to the host's fast state along it,
+  and the slope's own error, times the distance between the two records'
+  host speeds, joins the noise as a systematic term (a figure that does not
+  follow the host has a slope near zero and is carried across unchanged);
 - otherwise nothing relates the two states and the metric is not gateable:
   a slope fitted inside one state does not carry to the other (on the H200
   host 0.006 us/us inside the slow state, 0.010 inside the fast one, 0.0092
@@ -28,14 +31,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphbench.analyze.host_speed import (MIN_FIT_ROUNDS, HostStates, across_fit, at_probe,
-                                           host_states, set_probes, steadied)
+from graphbench.analyze.host_speed import (MIN_FIT_ROUNDS, HostStates, at_probe, host_states,
+                                           mode_probes, steadied, within_fit)
 from graphbench.analyze.metrics import metric_values
-from graphbench.analyze.summary import speedups, steady_walls
 from graphbench.record.model import RunRecord
 
 HOST_BOUND = ("wall", "submit", "device")  # figures that move with the host CPU's speed
 MIN_MATCHED = 3  # baseline processes in the current's state: a spread needs 3
+MIN_IN_STATE = 5  # rounds of a process in a state before that process counts as seeing it
 
 
 def is_host_bound(metric: str) -> bool:
@@ -56,97 +59,93 @@ class HostGate:
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class Process:
+    """One process's rounds of a metric with the host reading of each."""
+
+    values: tuple[float, ...]
+    probes: tuple[float | None, ...]
+
+    def steady(self) -> tuple[float, ...]:
+        return steadied(self.values, self.probes)
+
+    def states_seen(self, states: HostStates) -> set[int]:
+        counts = [0] * states.count
+        for p in self.probes:
+            if p:
+                counts[states.state_of(p)] += 1
+        return {k for k, n in enumerate(counts) if n >= MIN_IN_STATE}
+
+
+def processes(record: RunRecord, metric: str) -> list[Process]:
+    """The metric's rounds in each process, with their host readings (a
+    speedup's round is read by its individual-launch round, the one that
+    follows the host)."""
+    if record.legacy_processes is not None:
+        return [Process((m,), (None,)) for m in record.legacy_processes.medians.get(metric, ())]
+    out = []
+    for run in record.runs:
+        values = metric_values(dataclasses.replace(record, runs=(run,)), metric)
+        mode = "individual" if metric.startswith("speedup") else metric.partition(".")[0]
+        probes = tuple(mode_probes(run, mode)) if mode in run.modes else ()
+        if values:
+            out.append(Process(tuple(values), (probes + (None,) * len(values))[:len(values)]))
+    return out
+
+
 def steady_process_values(record: RunRecord, metric: str) -> list[tuple[float, ...]]:
     """A host-bound metric's rounds in each process, at that process's own
     median host speed."""
-    if record.legacy_processes is not None:
-        return [(m,) for m in record.legacy_processes.medians.get(metric, ())]
-    out = []
-    for run in record.runs:
-        single = dataclasses.replace(record, runs=(run,))
-        values = _steady(single, run, metric)
-        if values:
-            out.append(tuple(values))
-    return out
-
-
-def _steady(single: RunRecord, run, metric: str) -> tuple[float, ...]:
-    if metric.startswith("speedup"):
-        other = "fused" if metric == "speedup.fused" else "graph"
-        entry = speedups({m: w for m, w in steady_walls(single).items()
-                          if m in ("individual", other)}).get(other)
-        return entry.per_round if entry else ()
-    mode, _, field = metric.partition(".")
-    if mode not in run.modes:
-        return ()
-    return steadied(getattr(run.modes[mode], f"{field}_us"), set_probes(run.conditions))
-
-
-def process_probes(record: RunRecord) -> list[float | None]:
-    """Each process's median host probe reading (None: it has none)."""
-    out = []
-    for run in record.runs:
-        readings = [p for p in set_probes(run.conditions) if p]
-        out.append(float(np.median(readings)) if readings else None)
-    return out
-
-
-def joint_states(baseline: RunRecord, current: RunRecord) -> HostStates | None:
-    return host_states(set_probes(baseline.conditions) + set_probes(current.conditions))
+    return [p.steady() for p in processes(record, metric)]
 
 
 def gate_values(baseline: RunRecord, current: RunRecord, metric: str) -> HostGate:
-    base, cur = steady_process_values(baseline, metric), steady_process_values(current, metric)
-    states = joint_states(baseline, current)
-    if not base or not cur or states is None or states.count == 1 \
-            or baseline.legacy_processes is not None:
-        return HostGate(base, cur)
-    b_probe, c_probe = process_probes(baseline), process_probes(current)
-    if None in b_probe or None in c_probe or len(b_probe) != len(base) \
-            or len(c_probe) != len(cur):
-        return HostGate(base, cur, reason="host speed states differ and a process has no host "
-                        "probe reading to place it")
-    b_state = [states.state_of(p) for p in b_probe]
-    c_state = {states.state_of(p) for p in c_probe}
-    if set(b_state) == c_state and len(c_state) == 1:
-        return HostGate(base, cur)  # both in one state: as they are
-    if len(c_state) == 1:
-        (wanted,) = c_state
-        matched = [v for v, s in zip(base, b_state) if s == wanted]
+    base, cur = processes(baseline, metric), processes(current, metric)
+    states = host_states([p for side in (base, cur) for proc in side for p in proc.probes])
+    as_they_are = HostGate([p.steady() for p in base], [p.steady() for p in cur])
+    if not base or not cur or states is None or states.count == 1:
+        return as_they_are
+    b_seen, c_seen = [p.states_seen(states) for p in base], [p.states_seen(states) for p in cur]
+    single = {frozenset(s) for s in b_seen + c_seen}
+    if len(single) == 1 and len(next(iter(single))) == 1:
+        return as_they_are  # every process in one and the same state
+    c_states = set().union(*c_seen)
+    if len(c_states) == 1 and all(len(s) == 1 for s in c_seen):
+        matched = [p.steady() for p, s in zip(base, b_seen) if s == c_states]
         if len(matched) >= MIN_MATCHED:
-            return HostGate(matched, cur, note=(
+            (wanted,) = c_states
+            return HostGate(matched, as_they_are.cur, note=(
                 f"judged against the {len(matched)} of {len(base)} baseline processes in the "
                 f"current's host speed state (probe about {states.medians[wanted]:.0f} us)"))
-    return _across_states(baseline, base, cur, b_probe, c_probe, states, metric)
+    return _across_states(base, cur, b_seen + c_seen, states, metric)
 
 
-def _across_states(baseline: RunRecord, base, cur, b_probe, c_probe, states: HostStates,
-                   metric: str) -> HostGate:
-    """Bring every process to the baseline's fastest state along the slope
-    the baseline's own rounds show across states."""
-    own = host_states(set_probes(baseline.conditions))
-    if own is None or own.count < 2:
-        return HostGate(base, cur, reason=(
-            f"host speed states differ (probe about {states.medians[0]:.0f} and "
-            f"{states.medians[1]:.0f} us) and the baseline saw only one, so nothing relates "
-            "this figure in one state to the other: make the baseline when the host is in the "
-            "current's state too (its processes then cover both), or run the current again"))
-    values, probes = [], []
-    for run in baseline.runs:
-        raw = metric_values(dataclasses.replace(baseline, runs=(run,)), metric)
-        readings = set_probes(run.conditions)
-        n = min(len(raw), len(readings))
-        values += raw[:n]
-        probes += readings[:n]
-    fit = across_fit(values, probes)
-    if fit.rounds < MIN_FIT_ROUNDS or not math.isfinite(fit.slope_se):
-        return HostGate(base, cur, reason=f"the baseline has too few rounds with host probe "
-                        f"readings ({fit.rounds}) to relate {metric} across host states")
-    target = own.medians[0]
-    base_at = [at_probe(v, [p] * len(v), fit.slope, target) for v, p in zip(base, b_probe)]
-    cur_at = [at_probe(v, [p] * len(v), fit.slope, target) for v, p in zip(cur, c_probe)]
+def _across_states(base: list[Process], cur: list[Process], seen: list[set[int]],
+                   states: HostStates, metric: str) -> HostGate:
+    """Bring every round to the host's fast state along the slope that the
+    processes which saw both states show."""
+    spanning = [p for p, s in zip(base + cur, seen) if len(s) > 1]
+    fit = within_fit([p.values for p in spanning], [p.probes for p in spanning])
+    if not spanning or fit.rounds < MIN_FIT_ROUNDS or not math.isfinite(fit.slope_se):
+        return HostGate([p.steady() for p in base], [p.steady() for p in cur], reason=(
+            f"the host ran in another speed state (probe about {states.medians[0]:.0f} and "
+            f"{states.medians[1]:.0f} us) and no process saw both, so nothing relates this "
+            "figure in one state to the other: run the current again, or make the baseline "
+            "when the host is in the current's state too"))
+    target = states.medians[0]
+
+    def moved(side):
+        return [at_probe(p.values, p.probes, fit.slope, target) for p in side]
+
+    base_at, cur_at = moved(base), moved(cur)
     level = abs(float(np.mean([np.median(v) for v in base_at]))) or math.inf
-    distance = abs(float(np.mean(c_probe)) - float(np.mean(b_probe)))
+    distance = abs(_mean_probe(cur) - _mean_probe(base))
     return HostGate(base_at, cur_at, systematic=fit.slope_se * distance / level,
-                    note=f"both records brought to the host's fast state (probe "
-                         f"{target:.0f} us) along the baseline's slope across states")
+                    note=f"every round brought to the host's fast state (probe {target:.0f} "
+                         f"us) along the slope of {len(spanning)} process(es) that saw both "
+                         "states")
+
+
+def _mean_probe(side: list[Process]) -> float:
+    readings = [p for proc in side for p in proc.probes if p]
+    return float(np.mean(readings)) if readings else 0.0

@@ -46,6 +46,20 @@ def set_probes(conditions) -> list[float | None]:
     return out
 
 
+def mode_probes(run, mode: str) -> list[float | None]:
+    """The host-speed reading of each round of `mode` in one process: its
+    own probes where the record has them, else its set's (older records)."""
+    samples = run.modes.get(mode)
+    if samples is not None and samples.probe_before_us:
+        return list(samples.round_probes)
+    return set_probes(run.conditions)
+
+
+def run_probes(run) -> list[float]:
+    """Every round's reading in one process, all modes together."""
+    return [p for mode in run.modes for p in mode_probes(run, mode) if p]
+
+
 @dataclass(frozen=True)
 class HostStates:
     """A run's host speed states, fastest first: each state's median probe

@@ -10,8 +10,8 @@ median of the last third of the rounds lies from that of the first third.
 A trend or a level shift therefore raises the noise, and a run never stops
 claiming less noise than the drift it has seen.
 
-Where the host probe was read around every set of rounds, each mode's wall
-rounds are first brought to the run's own median host speed
+Where the host probe was read around every round, each mode's wall rounds
+are first brought to the run's own median host speed
 (graphbench.analyze.host_speed.steadied): the target applies to the figure
 the run states, not to the host's jitter under it.
 """
@@ -42,7 +42,8 @@ MIN_DRIFT_ROUNDS = 6  # thirds of at least two rounds each
 AB_MIN_ROUNDS = 60
 
 
-Probes = "Sequence[float | None] | None"  # the host probe per set of rounds, if read
+# each mode's host probe reading per round, where they were read
+Probes = "Mapping[str, Sequence[float | None]] | None"
 
 
 class StopRule(Protocol):
@@ -88,7 +89,7 @@ def at_run_speed(walls: Mapping[str, Sequence[float]], probes: Probes) -> dict:
     """Each mode's wall rounds at the run's own median host speed."""
     if not probes:
         return dict(walls)
-    return {mode: steadied(values, probes) for mode, values in walls.items()}
+    return {mode: steadied(values, probes.get(mode, ())) for mode, values in walls.items()}
 
 
 def headline_noise(walls: Mapping[str, Sequence[float]], probes: Probes = None) -> float:

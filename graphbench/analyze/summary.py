@@ -11,7 +11,8 @@ from statistics import median
 from graphbench.analyze.derived import (Breakdown, CacheState, break_even_iterations,
                                         cache_state, time_breakdown)
 from graphbench.analyze.node_costs import NodeCostFit, fit_node_costs
-from graphbench.analyze.host_speed import HostStates, host_states, set_probes, steadied
+from graphbench.analyze.host_speed import (HostStates, host_states, mode_probes, run_probes,
+                                           steadied)
 from graphbench.analyze.intervals import lag1_autocorrelation, median_interval
 from graphbench.analyze.stats import Summary, paired_ratios, summarize
 from graphbench.analyze.stopping import headline_noise
@@ -149,26 +150,29 @@ def steady_walls(record: RunRecord) -> dict[str, tuple[float, ...]]:
     """Each mode's wall rounds, every process's at its own median host speed
     (graphbench.analyze.host_speed.steadied), concatenated in order."""
     def one(run, name):
-        return steadied(run.modes[name].wall_us, set_probes(run.conditions))
+        return steadied(run.modes[name].wall_us, mode_probes(run, name))
 
     return {name: tuple(x for run in record.runs if name in run.modes for x in one(run, name))
             for name in record.mode_names}
 
 
 def host_summary(record: RunRecord) -> HostSummary | None:
-    probes = set_probes(record.conditions)
-    states = host_states(probes)
+    """The run's host speed states; with two, each mode's median wall time
+    in each (a round belongs to the state of the probes around it)."""
+    states = host_states([p for run in record.runs for p in run_probes(run)])
     if states is None:
         return None
     walls = {}
     if states.count > 1:
         for name in record.mode_names:
-            values = record.samples(name, "wall")
-            if len(values) != len(probes):
-                continue
-            by_state = [[v for v, p in zip(values, probes) if p and states.state_of(p) == k]
-                        for k in range(states.count)]
-            walls[name] = tuple(median(group) for group in by_state)
+            by_state: list[list[float]] = [[] for _ in range(states.count)]
+            for run in record.runs:
+                if name in run.modes:
+                    for value, probe in zip(run.modes[name].wall_us, mode_probes(run, name)):
+                        if probe:
+                            by_state[states.state_of(probe)].append(value)
+            if all(by_state):
+                walls[name] = tuple(median(group) for group in by_state)
     return HostSummary(states, walls)
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from graphbench.analyze.host_speed import host_states, set_probes
 from graphbench.analyze.stats import summarize
 from graphbench.record.model import Condition, RunRecord
 
@@ -51,16 +50,6 @@ def condition_warnings(conditions: Sequence[Condition]) -> list[Warning]:
                              f"{min(clocks)} MHz during sampling", "the GPU changed speed (power "
                              "or thermal management); let it cool or check its cooling and power "
                              "limits"))
-    # jitter within one host state is taken out of the rounds (host_speed.steadied);
-    # a change of state during the run is worth a warning: its figures mix both
-    states = host_states(set_probes(conditions))
-    if states and states.count > 1:
-        found.append(Warning("host-speed", "host", "the host CPU changed speed state during "
-                             f"sampling: a fixed CPU probe took about {states.medians[0]:.0f} us "
-                             f"in {states.counts[0]} sets of rounds and {states.medians[1]:.0f} "
-                             f"us in {states.counts[1]}", "launch costs are CPU work and move "
-                             "with it (other tenants, power management): each state's wall "
-                             "time is shown under the table; use a quiet, dedicated host"))
     reasons = sorted({r for c in conditions for r in c.throttle_reasons})
     if reasons:
         found.append(Warning("throttled", "device", "the driver reported clock throttling: "

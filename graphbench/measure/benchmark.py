@@ -26,7 +26,7 @@ from graphbench.config import RunConfig
 from graphbench.measure import provenance
 from graphbench.measure.attribution import attribute
 from graphbench.measure.busy import BusyProbe, Hold, SubmitProbe
-from graphbench.measure.conditions import host_speed_probe_us
+from graphbench.measure.conditions import round_probe_us
 from graphbench.measure.reference import GpuReference
 from graphbench.ladder import KERNELS
 from graphbench.measure.costs import time_launch_floor, time_node_costs
@@ -90,7 +90,9 @@ def process_run(session: Session, sampling: Sampling | None, checks: list[Check]
     workloads = {mode.name: mode.workload for mode in session.modes}
     modes = {name: ModeSamples(*(tuple(sampling.per_iteration_us(name, metric, iterations[name]))
                                  for metric in ("wall", "submit", "device")),
-                               workload=workloads[name])
+                               workload=workloads[name],
+                               probe_before_us=tuple(a for a, _ in sampling.probes.get(name, ())),
+                               probe_after_us=tuple(b for _, b in sampling.probes.get(name, ())))
              for name in (sampling.samples if sampling else {})}
     return ProcessRun(
         seed=config.seed, rounds=sampling.rounds if sampling else 0,
@@ -180,7 +182,7 @@ def sample(session: Session, rng, on_round) -> Sampling:
     try:
         return run_rounds({mode.name: mode.step for mode in session.modes}, calls,
                           timer, stop_rule(config), config.warmup_rounds, on_round,
-                          monitor=probes.read, host_probe=host_speed_probe_us)
+                          monitor=probes.read, host_probe=round_probe_us)
     finally:
         probes.close()
         if flusher:

@@ -55,12 +55,23 @@ def is_throttle(reason: str) -> bool:
     return any(word in upper for word in THROTTLE_WORDS)
 
 
-def host_speed_probe_us(work: int = 20_000) -> float:
-    """Time a fixed pure-Python workload (about 0.3 ms). Launch costs are CPU
-    work: when this probe slows down, launch-bound figures slow down with it,
-    which the SM clock cannot show."""
+PROBE_UNIT = 20_000  # additions a reported probe time stands for (older records took exactly these)
+ROUND_PROBE_WORK = 5_000  # read between every two rounds, so a quarter of the unit
+
+
+def host_speed_probe_us(work: int = PROBE_UNIT) -> float:
+    """Time a fixed pure-Python workload, stated as microseconds per
+    PROBE_UNIT additions (about 0.3-1 ms) whatever `work` it ran. Launch
+    costs are CPU work: when this probe slows down, launch-bound figures slow
+    down with it, which the SM clock cannot show."""
     start = time.perf_counter()
     total = 0
     for i in range(work):
         total += i
-    return (time.perf_counter() - start) * 1e6
+    return (time.perf_counter() - start) * 1e6 * PROBE_UNIT / work
+
+
+def round_probe_us() -> float:
+    """The probe read between rounds: short, so that reading it before and
+    after every round costs a few percent of the sampling time."""
+    return host_speed_probe_us(ROUND_PROBE_WORK)

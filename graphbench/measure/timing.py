@@ -130,6 +130,8 @@ class Sampling:
     rounds: int
     elapsed_s: float
     conditions: list = field(default_factory=list)  # device readings after each round
+    # by mode: the host probe right before and right after each of its rounds
+    probes: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
 
     def per_iteration_us(self, mode: str, metric: str, iters: int) -> list[float]:
         return [s.per_iteration_us(iters)[metric] for s in self.samples[mode]]
@@ -165,9 +167,10 @@ def run_rounds(steps: Mapping[str, Step], iters, timer: RoundTimer, stop: StopRu
     `prefix_calls` untimed calls of a mode's step come right before each of
     its timed rounds (the round's own timer synchronises first), so a round
     never starts cold from another mode's work.
-    `host_probe` is read right before and right after every set of rounds,
-    as close to the rounds as it can be: `monitor` then takes the two
-    readings, and the stop rule judges the rounds at the run's own host speed."""
+    `host_probe` is read between every two rounds, so each round has a
+    reading right before and right after it (`Sampling.probes`); `monitor`
+    takes the readings before and after its set, and the stop rule judges
+    the rounds at the run's own host speed."""
     def before(name):
         if before_each:
             before_each()
@@ -200,27 +203,35 @@ def _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before_each,
     samples: dict[str, list[Sample]] = {name: [] for name in names}
     walls: dict[str, list[float]] = {name: [] for name in names}
     conditions: list = []
-    probes: list[float] | None = [] if host_probe else None
+    probes: dict[str, list[tuple[float, float]]] | None = \
+        {name: [] for name in names} if host_probe else None
     started, rounds_done = clock(), 0
     while True:
-        before = host_probe() if host_probe else None
+        reading = first = host_probe() if host_probe else None
         for name in round_order(names, rounds_done):
             before_each(name)
             with RANGES.range(round_name(name, rounds_done)):  # one per round, outside its clock
                 sample = timer.time_round(steps[name], calls_of(iters, name))
             samples[name].append(sample)
             walls[name].append(sample.wall_s)
+            if host_probe:
+                before, reading = reading, host_probe()
+                probes[name].append((before, reading))
         rounds_done += 1
-        if host_probe:
-            after = host_probe()
-            probes.append((before + after) / 2)
-            if monitor:
-                conditions.append(monitor(host_probe_before_us=before, host_probe_us=after))
-        elif monitor:
-            conditions.append(monitor())
+        if monitor:
+            conditions.append(monitor(host_probe_before_us=first, host_probe_us=reading)
+                              if host_probe else monitor())
         elapsed = clock() - started
-        reason = stop.reason_to_stop(rounds_done, elapsed, walls, probes)
+        reason = stop.reason_to_stop(rounds_done, elapsed, walls, round_probes(probes))
         if on_round:
             on_round(rounds_done, reason)
         if reason:
-            return Sampling(samples, reason, rounds_done, elapsed, conditions)
+            return Sampling(samples, reason, rounds_done, elapsed, conditions, probes or {})
+
+
+def round_probes(probes: Mapping[str, list[tuple[float, float]]] | None) -> dict | None:
+    """Each mode's host-speed reading per round: the mean of the probes right
+    before and right after it."""
+    if probes is None:
+        return None
+    return {name: [(a + b) / 2 for a, b in pairs] for name, pairs in probes.items()}

@@ -74,6 +74,14 @@ class ModeSamples:
     submit_us: tuple[float, ...]   # enqueue time of the whole round (can back-pressure)
     device_us: tuple[float, ...]
     workload: str = "stages"
+    # the host probe right before and right after each round (older records: empty)
+    probe_before_us: tuple[float, ...] = ()
+    probe_after_us: tuple[float, ...] = ()
+
+    @property
+    def round_probes(self) -> tuple[float, ...]:
+        """Each round's host-speed reading: the mean of the probes around it."""
+        return tuple((a + b) / 2 for a, b in zip(self.probe_before_us, self.probe_after_us))
 
 
 @dataclass(frozen=True)
