@@ -85,3 +85,49 @@ def test_steadied_leaves_rounds_alone_without_a_significant_slope_or_readings():
     values = [5.0, 5.1, 4.9, 5.05] * 10
     assert steadied(values, [600.0] * 40) == tuple(values)     # no leverage: no fit
     assert steadied(values, [None] * 40) == tuple(values)
+
+
+def two_state_record(fast_share=0.5, fast=600.0, slow=1000.0, rounds=60, seed=0):
+    """One process whose rounds alternate between the host's states, with
+    individual wall following the probe (8.05 + 0.0091 x probe) and graph
+    wall not."""
+    import dataclasses
+    from conftest import make_record, make_run
+
+    rng = np.random.default_rng(seed)
+    probes = np.where(rng.uniform(size=rounds) < fast_share, fast, slow) * rng.uniform(0.97, 1.03,
+                                                                                     rounds)
+    run = make_run({"individual": 14.0, "graph": 5.8}, rounds=rounds, seed=seed)
+    around = {"probe_before_us": tuple(map(float, probes)),
+              "probe_after_us": tuple(map(float, probes))}
+    walls = {"individual": 8.05 + 0.0091 * probes + rng.normal(0, 0.03, rounds),
+             "graph": 5.8 + rng.normal(0, 0.02, rounds)}
+    modes = {m: dataclasses.replace(run.modes[m], wall_us=tuple(map(float, w)), **around)
+             for m, w in walls.items()}
+    return make_record({"individual": 14.0, "graph": 5.8}, rounds=rounds,
+                       runs=[dataclasses.replace(run, modes=modes)])
+
+
+def test_a_run_that_saw_both_states_states_its_figures_at_the_reference_speed():
+    from graphbench.analyze.summary import summarize_run
+    from graphbench.report.host import host_lines
+
+    host = summarize_run(two_state_record()).host
+    assert host.states.count == 2 and not host.why_not
+    assert host.at_reference["individual"] == pytest.approx(8.05 + 0.0091 * 600, abs=0.05)
+    assert host.at_reference["graph"] == pytest.approx(5.8, abs=0.02)
+    assert host.speedup_at_reference() == pytest.approx(13.51 / 5.8, rel=0.01)
+    first, second = host_lines(summarize_run(two_state_record()))
+    assert first.startswith("host: two speed states") and "individual wall" in first
+    assert "at the reference host speed (probe 600 us)" in second and "speedup 2.3" in second
+
+
+def test_one_state_or_a_reference_out_of_reach_states_no_reference_figure():
+    from graphbench.analyze.summary import summarize_run
+    from graphbench.report.host import host_lines
+
+    one = summarize_run(two_state_record(fast_share=0.0)).host
+    assert one.at_reference == {} and "one host speed state" in one.why_not
+    assert host_lines(summarize_run(two_state_record(fast_share=0.0))) == [f"host: {one.why_not}"]
+    far = summarize_run(two_state_record(fast=900.0, slow=1400.0)).host
+    assert far.at_reference == {} and "too far" in far.why_not

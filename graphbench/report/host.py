@@ -1,0 +1,33 @@
+"""The run report's host line: the host's speed states during the run, and
+the host-bound figures at the reference host speed where the run can state
+them (graphbench.analyze.summary.host_summary), or why it cannot."""
+
+from __future__ import annotations
+
+from graphbench.analyze.summary import RunSummary
+
+
+def host_lines(summary: RunSummary) -> list[str]:
+    host = summary.host
+    if host is None:
+        return []
+    states = host.states
+    if states.count == 1:
+        return [f"host: {host.why_not}"]
+    seen = (f"host: two speed states, probe about {states.medians[0]:.0f} us "
+            f"({states.counts[0]} readings) and {states.medians[1]:.0f} us ({states.counts[1]})")
+    individual = host.walls.get("individual")
+    if individual:
+        seen += f"; individual wall {individual[0]:.2f} and {individual[1]:.2f} us in them"
+    if not host.at_reference:
+        return [seen, f"  no figure at the reference host speed: {host.why_not}"]
+    shown = ", ".join(f"{name} {us:.2f}" for name, us in host.at_reference.items())
+    line = (f"  at the reference host speed (probe {host.reference_us:.0f} us): wall {shown} us")
+    speedup = host.speedup_at_reference()
+    if speedup:
+        line += f"; graph speedup {speedup:.2f}x"
+    fit = host.fits.get("individual")
+    if fit and fit.significant:
+        line += (f" (individual: {fit.slope * 1e3:.1f} us per ms of probe, r {fit.correlation:.2f},"
+                 f" {fit.rounds} rounds)")
+    return [seen, line]
