@@ -139,10 +139,19 @@ def test_summary_lines_and_verbose_tables_render(record):
     assert max(len(line) for line in verbose.splitlines()) <= 100
 
 
-def test_time_budget_stop_is_shown_as_a_warning():
-    record = make_record(noise=0.3)
+def test_a_run_out_time_budget_is_said_once_with_its_cause():
+    record = make_record(noise=0.3, rounds=30)
     record = dataclasses.replace(record, runs=(dataclasses.replace(record.runs[0],
                                                                    stop_reason="time-budget"),))
-    text = to_text(run_report(record), width=100)
-    assert "TIME BUDGET RAN OUT" in text
-    assert "the time budget ran out with noise" in text
+    text = to_text(run_report(record), width=200)
+    assert text.count("time budget ran out") == 1 and "noise-target" not in text
+    assert "the rounds' spread needs more of them (--max-time)" in text
+    # a drifting run: its second half 8% slower than its first, no spread within each
+    quiet = make_record(noise=0.001, rounds=30)
+    walls = tuple([14.0] * 15 + [15.12] * 15)
+    run = dataclasses.replace(quiet.runs[0], stop_reason="time-budget")
+    modes = {**run.modes, "individual": dataclasses.replace(run.modes["individual"],
+                                                            wall_us=walls)}
+    drifting = dataclasses.replace(quiet, runs=(dataclasses.replace(run, modes=modes),))
+    text = to_text(run_report(drifting), width=200)
+    assert "drifted 8.0% during the run" in text and "--max-noise 9%" in text

@@ -157,10 +157,7 @@ def test_other_processes_skipped_notes_and_missed_noise_target():
          "free device memory, or choose a smaller --elements"),
         ("skipped", "run", "floor: not for this pipeline",
          "this figure does not apply to this pipeline or rung")]
-    assert found[4] == W.Warning("noise-target-missed", "sampling", "the time budget ran out "
-                                 "with noise 2.3%, above the 1.0% target",
-                                 "raise --max-time, or quiet the machine")
-    assert len(found) == 5
+    assert len(found) == 4  # a run-out budget is said in the header, not warned about
 
 
 def test_record_warnings_read_every_mode_and_the_records_iters():

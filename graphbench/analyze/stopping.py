@@ -67,7 +67,13 @@ def drift(values: Sequence[float]) -> float:
 def series_noise(values: Sequence[float], shared_phases: bool = False) -> float:
     """shared_phases: A/B ratios, whose two sides share a host phase
     (graphbench.analyze.intervals.median_interval)."""
-    return max(median_interval(values, 0.95, shared_phases).relative_half_width, drift(values))
+    return max(noise_parts(values, shared_phases))
+
+
+def noise_parts(values: Sequence[float], shared_phases: bool = False) -> tuple[float, float]:
+    """The two parts of a series' noise: the median's relative 95% half-width
+    and the drift."""
+    return median_interval(values, 0.95, shared_phases).relative_half_width, drift(values)
 
 
 def _ab_candidates(walls: Mapping[str, Sequence[float]]) -> list[str]:
@@ -93,9 +99,15 @@ def at_run_speed(walls: Mapping[str, Sequence[float]], probes: Probes) -> dict:
 
 
 def headline_noise(walls: Mapping[str, Sequence[float]], probes: Probes = None) -> float:
+    return max(headline_noise_parts(walls, probes))
+
+
+def headline_noise_parts(walls: Mapping[str, Sequence[float]],
+                         probes: Probes = None) -> tuple[float, float]:
+    """The headline series' (the noisiest's) half-width and drift."""
     shared = bool(_ab_candidates(walls))
-    return max(series_noise(series, shared)
-               for series in watched_series(at_run_speed(walls, probes)))
+    return max((noise_parts(series, shared)
+                for series in watched_series(at_run_speed(walls, probes))), key=max)
 
 
 @dataclass(frozen=True)
@@ -122,8 +134,16 @@ class NoiseTarget:
         return None
 
 
+# --max-time is the budget of the default ladder's three rungs: a run of more
+# rungs gets it per three, so that each rung samples about as long (with every
+# rung on a 2 s budget, --modes all gave each about 21 rounds)
+BUDGET_RUNGS = 3
+
+
 def stop_rule(config) -> StopRule:
     if config.rounds is not None:
         return FixedRounds(config.rounds)
     least = max(config.min_rounds, AB_MIN_ROUNDS) if config.ab_source else config.min_rounds
-    return NoiseTarget(config.max_noise, least, config.max_time)
+    rungs = len([m for m in getattr(config, "modes", None) or () if not m.endswith(AB_BASE)])
+    return NoiseTarget(config.max_noise, least,
+                       config.max_time * max(1.0, rungs / BUDGET_RUNGS))

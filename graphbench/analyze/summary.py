@@ -16,7 +16,7 @@ from graphbench.analyze.host_speed import (REFERENCE_PROBE_US, Fit, HostStates, 
                                            within_fit)
 from graphbench.analyze.intervals import lag1_autocorrelation, median_interval
 from graphbench.analyze.stats import Summary, paired_ratios, summarize
-from graphbench.analyze.stopping import headline_noise
+from graphbench.analyze.stopping import headline_noise_parts
 from graphbench.analyze.warnings import Warning, record_warnings
 from graphbench.ladder import ORDER, launches_per_iteration
 from graphbench.record.codec import to_json
@@ -122,6 +122,7 @@ class RunSummary:
     busy_after_checks: dict[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
     node_costs: NodeCostFit | None = None  # capture and instantiate per node (the graph rung)
     host: HostSummary | None = None        # None: the record has no host probe readings
+    noise_drift: float | None = None       # the part of `noise` that is drift, not spread
 
     @property
     def lifecycle(self) -> LifecycleSummary | None:
@@ -145,7 +146,8 @@ def summarize_run(record: RunRecord) -> RunSummary:
 def _summarize_run(record: RunRecord) -> RunSummary:
     modes = {name: mode_summary(record, name) for name in record.mode_names}
     walls = steady_walls(record)
-    noise = headline_noise(walls) if walls else None
+    parts = headline_noise_parts(walls) if walls else None
+    noise = max(parts) if parts else None
     floor = _summaries(FloorSummary, record.extra_samples("launch_floor"))
     return RunSummary(
         modes=modes, speedup=run_speedups(record), noise=noise,
@@ -156,7 +158,8 @@ def _summarize_run(record: RunRecord) -> RunSummary:
         cache=cache_state(working_set(record), record.device.l2_bytes, record.config.flush_l2),
         warnings=tuple(record_warnings(record, walls, noise)), verified=record.verified,
         unavailable=record.unavailable, busy_after_checks=after_checks(record, modes),
-        node_costs=fit_node_costs(record.node_cost_samples()), host=host_summary(record))
+        node_costs=fit_node_costs(record.node_cost_samples()), host=host_summary(record),
+        noise_drift=parts[1] if parts else None)
 
 
 def steady_walls(record: RunRecord) -> dict[str, tuple[float, ...]]:

@@ -94,8 +94,4 @@ def record_warnings(record: RunRecord, walls: Mapping[str, Sequence[float]],
                       "--elements" if "memory" in note or "GiB" in note else
                       "this figure does not apply to this pipeline or rung")
               for run in record.runs for note in run.skipped]
-    if record.stop_reason == "time-budget":
-        found.append(Warning("noise-target-missed", "sampling", "the time budget ran out with "
-                             f"noise {noise:.1%}, above the {record.config.max_noise:.1%} target",
-                             "raise --max-time, or quiet the machine"))
     return found

@@ -12,7 +12,7 @@ from graphbench.analyze.summary import RunSummary
 from graphbench.record.model import RunRecord
 
 STOP_TEXT = {"fixed-rounds": "fixed round count", "noise-target": "noise target reached",
-             "time-budget": "TIME BUDGET RAN OUT before the noise target"}
+             "time-budget": "time budget ran out before the noise target"}
 
 
 def header(record: RunRecord, summary: RunSummary) -> Text:
@@ -31,9 +31,22 @@ def header(record: RunRecord, summary: RunSummary) -> Text:
         noise = f"{summary.noise:.1%}" if math.isfinite(summary.noise) else \
             "unknown (too few rounds for an interval)"
         text.append(f"\nstopped: {STOP_TEXT.get(reason, reason)}{_judged_by(record, summary)}; "
-                    f"noise {noise} (target {cfg.max_noise:.1%})",
+                    f"noise {noise} (target {cfg.max_noise:.1%}){_why_missed(record, summary)}",
                     style="yellow" if reason == "time-budget" else "")
     return text
+
+
+def _why_missed(record: RunRecord, summary: RunSummary) -> str:
+    """Once, why a run's budget ran out: drift that more rounds would not
+    take away, or a spread that more rounds would."""
+    if record.stop_reason != "time-budget" or not math.isfinite(summary.noise or math.inf):
+        return ""
+    drift = summary.noise_drift or 0.0
+    if drift >= summary.noise:
+        return (f": the rounds drifted {drift:.1%} during the run (the host's speed moved), "
+                f"which more rounds do not take away; --max-noise {math.ceil(drift * 100)}% "
+                "stops on what this host allows")
+    return ": the rounds' spread needs more of them (--max-time)"
 
 
 def _judged_by(record: RunRecord, summary: RunSummary) -> str:
