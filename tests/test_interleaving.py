@@ -1,0 +1,267 @@
+"""Interleaving: each mode's rounds grouped by the mode that ran just before
+it in its set (graphbench.analyze.interleaving), and the report's lines
+where a predecessor moved a rung (graphbench.report.interleaving)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import make_record
+from graphbench.analyze.interleaving import (FIRST, MIN_ROUNDS, chi2_sf, cycle_length, holm,
+                                             interleaving, predecessor_p_value, predecessors)
+from graphbench.measure.timing import round_order
+from graphbench.record.codec import read_record
+from graphbench.record.model import ModeSamples
+from graphbench.report.interleaving import interleaving_lines
+
+RESULTS = Path(__file__).resolve().parents[1] / "results"
+PLAIN = {"individual": 14.0, "graph": 6.0, "fused": 5.6}
+AB = {"individual": 14.0, "individual@base": 14.0, "graph": 6.0, "graph@base": 6.0,
+      "fused": 5.6, "fused@base": 5.6}
+LADDER = {m: 5.0 + i for i, m in enumerate(
+    ("individual", "driver", "pdl", "graph", "graph-pdl", "unrolled", "loop", "fused"))}
+
+
+def ar1(rng, rounds: int, rho: float = 0.5) -> np.ndarray:
+    """Unit-variance AR(1) rounds with lag-1 autocorrelation `rho`."""
+    shocks, values = rng.standard_normal(rounds), np.empty(rounds)
+    values[0] = shocks[0]
+    for i in range(1, rounds):
+        values[i] = rho * values[i - 1] + math.sqrt(1 - rho ** 2) * shocks[i]
+    return values
+
+
+def true_predecessor(names, mode: str, index: int) -> str:
+    """What ran before `mode` in set `index`, read from round_order itself."""
+    ran = round_order(list(names), index)
+    slot = ran.index(mode)
+    return ran[slot - 1] if slot else FIRST
+
+
+def series(walls: dict, rounds: int, noise: float = 0.005, seed: int = 0, rho: float = 0.5,
+           effect: tuple[str, str, float] | None = None) -> dict[str, np.ndarray]:
+    """Every mode's wall per round: AR(1) noise, and `effect` (mode,
+    predecessor, factor) multiplying that mode's rounds after that predecessor."""
+    rng = np.random.default_rng(seed)
+    out = {m: us * (1 + noise * ar1(rng, rounds, rho)) for m, us in walls.items()}
+    if effect:
+        mode, after, factor = effect
+        hit = [true_predecessor(list(walls), mode, i) == after for i in range(rounds)]
+        out[mode] = np.where(hit, out[mode] * factor, out[mode])
+    return out
+
+
+def with_series(walls: dict, *processes: dict[str, np.ndarray]):
+    """A synthetic record whose processes time `processes`' rounds."""
+    base = make_record(walls, rounds=len(next(iter(processes[0].values()))))
+    runs = []
+    for i, rounds in enumerate(processes):
+        count = len(next(iter(rounds.values())))
+        run = make_record(walls, rounds=count, seed=i).runs[0]
+        modes = {m: ModeSamples(*(tuple(map(float, k * v)) for k in (1.0, 0.6, 0.9)),
+                                workload=run.modes[m].workload) for m, v in rounds.items()}
+        runs.append(dataclasses.replace(run, modes=modes))
+    return dataclasses.replace(base, runs=tuple(runs))
+
+
+def effect(analysis, mode: str, metric: str = "wall"):
+    return next(e for e in analysis.pooled.effects if (e.mode, e.metric) == (mode, metric))
+
+
+# --- the order of rounds ---------------------------------------------------------
+
+def test_a_rotation_keeps_each_mode_after_its_cyclic_predecessor_or_first():
+    after = predecessors(list(PLAIN), 6)
+    assert after["graph"] == ("individual", FIRST, "individual") * 2
+    assert after["individual"] == (FIRST, "fused", "fused") * 2
+    assert cycle_length(list(PLAIN)) == 3
+    assert cycle_length(["individual", "graph"]) == 2
+    assert cycle_length(["graph"]) == 1
+
+
+def test_ab_pairs_flip_so_a_mode_has_three_predecessors():
+    names = list(AB)
+    after = predecessors(names, 12)
+    assert set(after["graph"]) == {"individual@base", "graph@base", FIRST}
+    assert after["graph"] == tuple(true_predecessor(names, "graph", i) for i in range(12))
+    assert cycle_length(names) == 6
+
+
+# --- detection -------------------------------------------------------------------
+
+def test_a_predecessor_that_slows_graph_by_5_percent_is_found_and_named():
+    record = with_series(PLAIN, series(PLAIN, 30, effect=("graph", "individual", 1.05)))
+    analysis = interleaving(record)
+    graph = effect(analysis, "graph")
+    assert graph.moved and graph.p_value < 0.01
+    slowest = max(graph.groups, key=lambda g: g.median_us)
+    assert slowest.after == "individual" and slowest.rounds == 20
+    assert graph.spread == pytest.approx(0.05, abs=0.01)
+    assert [e.mode for e in analysis.moved] == ["graph", "graph"]  # wall and device
+    lines = interleaving_lines(record, analysis)
+    assert len(lines) == 1
+    assert re.fullmatch(r"interleaving: graph wall 6\.[23]\d us after individual, (5\.9\d|6\.0\d) "
+                        r"after the probes \(\+[45]\.\d%, significant; device \+[45]\.\d%\); "
+                        r"others within 0\.\d%", lines[0]), lines[0]
+
+
+def test_in_an_ab_record_the_right_one_of_three_predecessors_is_named():
+    record = with_series(AB, series(AB, 36, effect=("graph", "individual@base", 1.05)))
+    graph = effect(interleaving(record), "graph")
+    assert graph.moved
+    assert max(graph.groups, key=lambda g: g.median_us).after == "individual@base"
+    assert {g.after for g in graph.groups} == {"individual@base", "graph@base", FIRST}
+
+
+def test_running_first_after_the_probes_is_a_predecessor_of_its_own():
+    record = with_series(PLAIN, series(PLAIN, 30, effect=("fused", FIRST, 0.95)))
+    fused = effect(interleaving(record), "fused")
+    assert fused.moved
+    assert min(fused.groups, key=lambda g: g.median_us).after == FIRST
+    assert re.match(r"interleaving: fused wall 5\.[56]\d us after graph, 5\.3\d after the probes",
+                    interleaving_lines(record)[0])
+
+
+def test_many_rounds_are_judged_by_chi_square_and_still_found():
+    record = with_series(PLAIN, series(PLAIN, 300, noise=0.01,
+                                       effect=("graph", "individual", 1.01)))
+    graph = effect(interleaving(record), "graph")
+    assert graph.moved and graph.p_value < 1e-4
+
+
+def test_pooled_processes_at_different_speeds_find_the_effect_and_no_other():
+    slow = {m: 1.1 * us for m, us in PLAIN.items()}  # a host 10% slower in one process
+    record = with_series(PLAIN, series(PLAIN, 15, seed=1, effect=("graph", "individual", 1.03)),
+                         series(slow, 15, seed=2, effect=("graph", "individual", 1.03)))
+    analysis = interleaving(record)
+    assert [u.process for u in analysis.processes] == [0, 1]
+    assert analysis.pooled.process is None and analysis.pooled.rounds == 30
+    assert [(e.mode, e.metric) for e in analysis.moved] == [("graph", "wall"), ("graph", "device")]
+
+
+# --- nothing moved, or nothing to tell ------------------------------------------------
+
+def test_rounds_independent_of_their_predecessor_print_nothing():
+    record = with_series(LADDER, series(LADDER, 40, noise=0.01, seed=3))
+    analysis = interleaving(record)
+    assert all(e.p_value is not None for e in analysis.pooled.effects)
+    assert analysis.moved == () and interleaving_lines(record, analysis) == []
+
+
+def test_identical_rounds_are_never_an_effect():
+    flat = {m: np.full(24, us) for m, us in PLAIN.items()}
+    analysis = interleaving(with_series(PLAIN, flat))
+    assert {e.p_value for e in analysis.pooled.effects} == {1.0}
+
+
+def test_too_few_rounds_to_tell():
+    record = with_series(PLAIN, series(PLAIN, MIN_ROUNDS - 1, effect=("graph", "individual", 1.2)))
+    analysis = interleaving(record)
+    assert analysis.pooled.reason == f"too few rounds to tell: 11, fewer than {MIN_ROUNDS}"
+    assert analysis.pooled.effects == () and interleaving_lines(record, analysis) == []
+
+
+def test_a_group_of_two_rounds_is_too_few_to_tell():
+    analysis = interleaving(with_series(LADDER, series(LADDER, 16)))  # first in 2 sets of 16
+    assert {e.reason for e in analysis.pooled.effects} == {
+        "too few rounds to tell: 2 after the probes"}
+    assert all(e.p_value is None and not e.significant for e in analysis.pooled.effects)
+
+
+def test_a_single_mode_always_follows_the_probes():
+    record = with_series({"individual": 14.0}, series({"individual": 14.0}, 30))
+    analysis = interleaving(record)
+    assert analysis.reason.startswith("one mode") and analysis.pooled is None
+    assert interleaving_lines(record) == []
+
+
+def test_records_without_a_known_order_are_not_analysed():
+    merged = interleaving(read_record(RESULTS / "v1" / "h200_baseline.json"))
+    assert merged.reason.startswith("a version-1 merged record")
+    alternating = interleaving(read_record(RESULTS / "v1" / "gates" / "gate_same_1.json"))
+    assert alternating.reason.startswith("recorded before rounds rotated")
+    assert interleaving_lines(read_record(RESULTS / "v1" / "h200_baseline.json")) == []
+
+
+def test_a_process_whose_modes_disagree_in_rounds_is_set_aside():
+    record = with_series(PLAIN, series(PLAIN, 20), series(PLAIN, 20, seed=1))
+    short = dataclasses.replace(record.runs[1], rounds=19)
+    analysis = interleaving(dataclasses.replace(record, runs=(record.runs[0], short)))
+    assert analysis.processes[1].reason.startswith("its modes' rounds differ")
+    assert analysis.pooled.rounds == 20
+
+
+def test_a_record_without_timed_rounds():
+    record = make_record(PLAIN)
+    empty = dataclasses.replace(record.runs[0], rounds=0, modes={})
+    assert interleaving(dataclasses.replace(record, runs=(empty,))).reason == "no timed rounds"
+
+
+# --- the test's parts and its false alarms -------------------------------------------
+
+def test_chi_square_tail_matches_scipy():
+    from scipy.stats import chi2
+
+    for df in range(1, 16):
+        for x in (0.05, 1.0, 3.84, 12.0, 60.0, 400.0):
+            assert chi2_sf(x, df) == pytest.approx(chi2.sf(x, df), rel=1e-9, abs=1e-300)
+    assert chi2_sf(0.0, 3) == 1.0
+
+
+def test_past_exact_rounds_chi_square_agrees_with_the_permutations(monkeypatch):
+    import graphbench.analyze.interleaving as module
+
+    names, rng = list(AB), np.random.default_rng(7)
+    labels, cycles = predecessors(names, 120)["graph"], np.arange(120) // cycle_length(names)
+    for seed in range(6):
+        values = 5 * (1 + 0.01 * ar1(rng, 120)) * np.where(
+            np.asarray(labels) == FIRST, 1 + 0.002 * seed, 1.0)
+        monkeypatch.setattr(module, "EXACT_ROUNDS", 10_000)
+        permuted = predecessor_p_value(values, labels, cycles, permutations=4000)
+        monkeypatch.setattr(module, "EXACT_ROUNDS", 0)
+        assert predecessor_p_value(values, labels, cycles) == pytest.approx(permuted, abs=0.03)
+
+
+def test_holm_steps_down():
+    assert holm([0.01, 0.04, 0.03, 0.5], 0.05) == [True, False, False, False]
+    assert holm([0.01, 0.02, 0.012], 0.05) == [True, True, True]
+    assert holm([], 0.05) == []
+
+
+def false_alarms(names, mode: str, rounds: int, rho: float, sims: int) -> float:
+    """How often identical groups read as different at 5%, on AR(1) rounds."""
+    labels = predecessors(names, rounds)[mode]
+    cycles = np.arange(rounds) // cycle_length(names)
+    rng = np.random.default_rng(20261201)
+    hits = sum(predecessor_p_value(5 * (1 + 0.01 * ar1(rng, rounds, rho)), labels, cycles,
+                                   permutations=200, seed=s) <= 0.05 for s in range(sims))
+    return hits / sims
+
+
+@pytest.mark.parametrize("names, mode", [(list(PLAIN), "graph"), (list(AB), "graph@base"),
+                                         (list(LADDER), "loop")])
+def test_false_alarms_on_correlated_rounds_stay_at_or_below_the_level(names, mode):
+    # lag-1 0.5: neighbouring rounds fall in different groups, which makes the
+    # within-cycle shuffle conservative (2.5-3.5% in 3000-run simulations)
+    assert false_alarms(names, mode, 30, 0.5, 1000) <= 0.05
+
+
+def test_on_independent_rounds_the_test_keeps_its_level_not_far_below():
+    # exact for exchangeable rounds: 4.7% of 4000 in simulation
+    assert 0.03 <= false_alarms(list(PLAIN), "individual", 30, 0.0, 1000) <= 0.07
+
+
+def test_a_normal_record_rarely_prints_a_line():
+    """The report's false alarms over whole records: Holm over every mode and
+    metric, on AR(1) rounds with lag-1 0.5 and 1% noise."""
+    printed = 0
+    for seed in range(60):
+        record = with_series(PLAIN, series(PLAIN, 25, noise=0.01, seed=seed))
+        printed += bool(interleaving_lines(record, interleaving(record, permutations=200)))
+    assert printed <= 3
