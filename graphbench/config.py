@@ -102,9 +102,10 @@ class RunConfig:
                              "time, gaps, capture escapes (needs graphbench[cupti])",
                              commands=(RUN,))
     grid: str = option("auto", "--grid", "grids", "grid of the pipeline's grid-stride stages: "
-                       "auto (one thread per element, at most 32 blocks per SM), a block count "
-                       "(1056) or blocks per SM (8/sm); a list runs each (one record per shape)",
-                       commands=(RUN,))
+                       "auto (one thread per element, at most 32 blocks per SM), per-element "
+                       "(one thread per element, uncapped: NVIDIA's cudaGraphs sample), a block "
+                       "count (1056) or blocks per SM (8/sm); a list runs each (one record per "
+                       "shape)", commands=(RUN,))
     block: int | None = option(None, "--block", "blocks", "threads per block of those stages "
                                "(default: the pipeline's, 256); a list runs each",
                                commands=(RUN,))
@@ -160,18 +161,19 @@ class RunConfig:
             raise ConfigError("modes", "with graph also needs individual")
 
     def _check_shape(self) -> None:
-        from graphbench.launch_shape import ShapeError, check_block, normal_grid
+        from graphbench.launch_shape import ShapeError, check_block, check_grid, normal_grid
 
-        try:
-            object.__setattr__(self, "grid", normal_grid(self.grid))
-        except ShapeError as exc:
-            raise ConfigError("grid", f"{exc}".removeprefix("grid "), "e.g. auto, 1056 or "
-                              "8/sm") from None
         try:
             check_block(self.block)
         except ShapeError as exc:
             raise ConfigError("block", f"{exc}".removeprefix("block "), "e.g. 128, 256 "
                               "or 512") from None
+        try:  # per-element past CUDA's grid-x limit fails here, not at the launch
+            object.__setattr__(self, "grid", normal_grid(self.grid))
+            check_grid(self.grid, self.elements, self.block)
+        except ShapeError as exc:
+            raise ConfigError("grid", f"{exc}".removeprefix("grid "), exc.remedy or "e.g. "
+                              "auto, per-element, 1056 or 8/sm") from None
 
     @property
     def ladder(self) -> bool:
@@ -219,8 +221,9 @@ class SweepConfig:
     threshold: float = option(DEFAULT_THRESHOLD, "--threshold", "float", "report where the "
                               "speedup falls below X (default {default:g})", commands=(SWEEP,))
     grids: tuple[str, ...] = option(("auto",), "--grid", "grids", "grids of the pipeline's "
-                                    "grid-stride stages, as run's --grid (auto, 1056, 8/sm); "
-                                    "each is an axis value (default auto)", commands=(SWEEP,))
+                                    "grid-stride stages, as run's --grid (auto, per-element, "
+                                    "1056, 8/sm); each is an axis value (default auto)",
+                                    commands=(SWEEP,))
     blocks: tuple[int | None, ...] = option((None,), "--block", "blocks", "threads per block "
                                             "of those stages, as run's --block; each is an "
                                             "axis value (default: the pipeline's, 256)",

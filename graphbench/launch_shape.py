@@ -10,7 +10,14 @@ elements: the built-in chain at 1056 blocks of 256 (8 per SM) ran 33% faster
 than the 4096 blocks "auto" gives; at 2^22 and 2^24 within 2%.
 
 grid: "auto" (the pipeline's own rule: one thread per element, at most 32
-blocks per SM), a block count ("1056"), or blocks per SM ("8/sm" or "8x").
+blocks per SM), "per-element" (one thread per element, uncapped: the shape
+NVIDIA's cuda-samples cudaGraphs launches, (N + 255) / 256 blocks of 256), a
+block count ("1056"), or blocks per SM ("8/sm" or "8x"). "auto" and
+"per-element" launch the same grid until auto's cap binds (4,224 blocks on a
+132-SM H200, about 2^20 elements at 256 threads); beyond it they are two
+different workloads, and their GPU time differs (at 2^24 on the H200, nvbench
+timed the sample's kernels in its shape at 182-184 us per iteration where
+graphbench's auto busy time read 173.5 us).
 Pure: no GPU; the per-SM count is resolved when the launches are built."""
 
 from __future__ import annotations
@@ -18,8 +25,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from graphbench.errors import UsageError
 from graphbench.pipeline.spec import AUTO
 
+PER_ELEMENT = "per-element"
+AUTO_BLOCKS_PER_SM = 32      # auto's cap (graphbench.measure.pipeline.GRID_BLOCKS_PER_SM)
 DEFAULT_BLOCK = (256,)
 MAX_BLOCK_THREADS = 1024     # CUDA's limit on every GPU
 MAX_GRID_BLOCKS = 2**31 - 1  # grid x
@@ -27,7 +37,10 @@ MAX_BLOCKS_PER_SM = 64       # more would be queued blocks, not a shape
 
 
 class ShapeError(ValueError):
-    """A grid or block text that is no launch shape; the message says why."""
+    """A grid or block text that is no launch shape; the message says why,
+    `remedy` what to give instead where the text alone does not say it."""
+
+    remedy = ""
 
 
 @dataclass(frozen=True)
@@ -46,15 +59,18 @@ class GridRule:
         return self.per_sm * multiprocessors
 
 
+NAMED_GRIDS = (AUTO, PER_ELEMENT)
+
+
 def normal_grid(text: str) -> str:
-    """'auto', 'N' or 'N/sm', checked; ShapeError otherwise."""
+    """'auto', 'per-element', 'N' or 'N/sm', checked; ShapeError otherwise."""
     text = str(text).strip().lower()
-    if text == AUTO:
+    if text in NAMED_GRIDS:
         return text
     per_sm = text.endswith(("/sm", "x"))
     digits = text.removesuffix("/sm").removesuffix("x")
     if not (digits.isascii() and digits.isdigit()):
-        raise ShapeError(f"grid {text!r} is not auto, a block count or N/sm")
+        raise ShapeError(f"grid {text!r} is not auto, per-element, a block count or N/sm")
     value, limit = int(digits), MAX_BLOCKS_PER_SM if per_sm else MAX_GRID_BLOCKS
     if not 0 < value <= limit:
         raise ShapeError(f"grid {text} must be from 1 to {limit:,} "
@@ -68,10 +84,31 @@ def check_block(block: int | None) -> None:
                          f"on every GPU), got {block}")
 
 
+def per_element_blocks(work: int, block: int) -> int:
+    """One thread per element, as NVIDIA's sample launches: ceil(work / block)
+    blocks, uncapped. ShapeError beyond CUDA's grid-x limit, which the launch
+    would otherwise fail on after the GPU work had begun."""
+    blocks = max(1, -(-int(work) // int(block)))
+    if blocks > MAX_GRID_BLOCKS:
+        error = ShapeError(f"grid per-element at {work:,} elements needs {blocks:,} blocks "
+                           f"of {block}, more than CUDA's grid-x limit {MAX_GRID_BLOCKS:,}")
+        error.remedy = "use a larger --block, or --grid auto (at most 32 blocks per SM)"
+        raise error
+    return blocks
+
+
+def check_grid(grid: str, elements: int, block: int | None) -> None:
+    """A normal grid that cannot launch at `elements` (per-element beyond
+    CUDA's limit): ShapeError. A grid-stride stage loops over the elements; a
+    stage whose work is another count is checked again at its plan."""
+    if grid == PER_ELEMENT:
+        per_element_blocks(elements, block or DEFAULT_BLOCK[0])
+
+
 def grid_rule(grid: str):
-    """AUTO, or the GridRule a normal grid text names."""
-    if grid == AUTO:
-        return AUTO
+    """AUTO, PER_ELEMENT, or the GridRule a normal grid text names."""
+    if grid in NAMED_GRIDS:
+        return grid
     return GridRule(per_sm=int(grid[:-3])) if grid.endswith("/sm") else GridRule(int(grid))
 
 
@@ -87,10 +124,18 @@ def with_launch_shape(plan, grid: str = AUTO, block: int | None = None):
     rule, threads = grid_rule(grid), (block,) if block else DEFAULT_BLOCK
 
     def shaped(stage):
-        return dataclasses.replace(stage, grid=rule, block=threads) if shapeable(stage) \
-            else stage
-    stages = tuple(shaped(s) for s in plan.stages)
-    fused = shaped(plan.fused) if plan.fused else None
+        if not shapeable(stage):
+            return stage
+        # per-element is a fixed count once the stage's work is known: the
+        # launches resolve it as they resolve any block count
+        launched = GridRule(per_element_blocks(stage.work, threads[0])) \
+            if rule == PER_ELEMENT else rule
+        return dataclasses.replace(stage, grid=launched, block=threads)
+    try:
+        stages = tuple(shaped(s) for s in plan.stages)
+        fused = shaped(plan.fused) if plan.fused else None
+    except ShapeError as exc:  # a stage's own work past the limit: still before any GPU work
+        raise UsageError(f"--{exc}", exc.remedy) from None
     count = sum(shapeable(s) for s in (*plan.stages, *([plan.fused] if plan.fused else [])))
     return dataclasses.replace(plan, stages=stages, fused=fused), count
 

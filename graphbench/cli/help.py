@@ -13,9 +13,12 @@ RUN_EXAMPLES = """examples:
   graphbench run --pipeline softmax --modes all --elements 2^20
   graphbench run --pipeline my_pipeline.py     your own kernels (docs/pipelines.md)
   graphbench run --pipeline torch_mlp --modes all --elements 8192    torch, batch 8
+  graphbench run --elements 2^24 --grid auto,per-element     auto against NVIDIA's sample's shape
   graphbench run --json - | jq .summary        the record on stdout, the report on stderr
 
 --max-noise 0.5% (or 0.005) stops once the speedup's 95% CI is within 0.5% of it.
+--grid per-element launches one thread per element, uncapped, as NVIDIA's
+  cudaGraphs sample does; auto caps at 32 blocks per SM (4,224 on an H200).
 --ab alternates both builds' rounds in this process and gates new.cu on paired
   ratios (default: each mode's wall 5%, each GPU workload's busy time 2%).
 output: - is standard output for --json, --markdown and --csv (then the record
@@ -60,6 +63,8 @@ SWEEP_EXAMPLES = """examples:
   graphbench sweep --modes all --json ladder.json --plot ladder.svg
   graphbench sweep --pipeline jacobi --depth 1,4,16,64         depth = Jacobi steps
   graphbench sweep --grid auto,1056 --block 128,256     each launch shape is an axis too
+  graphbench sweep --elements 2^20,2^24 --depth 1 --grid auto,per-element
+                            auto against per-element (NVIDIA's sample: one thread per element)
 
 Each point is a full verified run (adaptive sampling, --max-time per point).
 The record is rewritten after every point, so an interrupted sweep keeps its points.
