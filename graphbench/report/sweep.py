@@ -10,6 +10,7 @@ from graphbench.analyze.sweeps import crossover_table, several_shapes
 from graphbench.launch_shape import shape_name
 from graphbench.record.model import RunRecord, SweepRecord
 from graphbench.report.chart import sweep_panels, terminal_chart
+from graphbench.report.shapes import default_against_per_element
 from graphbench.report.tables import elements_text, markdown_table, simple_table, us
 
 CROSSOVER_TEXT = {"crossover": "", "below-at-smallest": "below at the smallest size",
@@ -72,6 +73,7 @@ def sweep_report(sweep: SweepRecord, width: int = 80) -> Group:
     parts = [head, simple_table("graph speedup and graph wall us/iter", *sweep_rows(sweep))]
     parts.append(simple_table(f"where each rung's speedup over individual falls below "
                               f"{sweep.config.threshold:g}x", *crossover_rows(sweep)))
+    parts += [Text(line, style="bold") for line in default_against_per_element(sweep.points)]
     parts.append(FittedChart(sweep_panels(sweep)[0], most=min(width, 100)))
     return Group(*parts)
 
@@ -97,4 +99,6 @@ def sweep_markdown(sweep: SweepRecord) -> str:
     parts = [f"### graphbench sweep on {name}", "", markdown_table(*sweep_rows(sweep)), "",
              f"Speedup over individual below {sweep.config.threshold:g}x:", "",
              markdown_table(*crossover_rows(sweep))]
+    differences = default_against_per_element(sweep.points)
+    parts += ["", *(f"- {line}" for line in differences)] if differences else []
     return "\n".join(parts) + "\n"
