@@ -11,9 +11,7 @@ from statistics import median
 from graphbench.analyze.derived import (Breakdown, CacheState, break_even_iterations,
                                         cache_state, time_breakdown)
 from graphbench.analyze.node_costs import NodeCostFit, fit_node_costs
-from graphbench.analyze.host_speed import (REFERENCE_PROBE_US, Fit, HostStates, at_probe,
-                                           host_states, mode_probes, run_probes, steadied,
-                                           within_fit)
+from graphbench.analyze.host_figures import HostSummary, host_summary, steady_walls
 from graphbench.analyze.intervals import lag1_autocorrelation, median_interval
 from graphbench.analyze.stats import Summary, paired_ratios, summarize
 from graphbench.analyze.stopping import headline_noise_parts
@@ -85,27 +83,6 @@ class UpdateSummary:
 
 
 @dataclass(frozen=True)
-class HostSummary:
-    """The host's speed states during the run; each mode's median wall time
-    in each state (fastest first) where the run saw more than one; and each
-    mode's wall at the reference host speed, from a straight-line fit of its
-    rounds on their probe readings (`fits`), where the run saw both states
-    and the reference lies inside its readings. `why_not` says why no
-    reference figure is stated."""
-
-    states: HostStates
-    walls: dict[str, tuple[float, ...]]
-    reference_us: float = REFERENCE_PROBE_US
-    at_reference: dict[str, float] = dataclasses.field(default_factory=dict)
-    fits: dict[str, Fit] = dataclasses.field(default_factory=dict)
-    why_not: str = ""
-
-    def speedup_at_reference(self, other: str = "graph") -> float | None:
-        ind, rung = self.at_reference.get("individual"), self.at_reference.get(other)
-        return ind / rung if ind and rung else None
-
-
-@dataclass(frozen=True)
 class RunSummary:
     modes: dict[str, ModeSummary]
     speedup: dict[str, SpeedupSummary]
@@ -160,75 +137,6 @@ def _summarize_run(record: RunRecord) -> RunSummary:
         unavailable=record.unavailable, busy_after_checks=after_checks(record, modes),
         node_costs=fit_node_costs(record.node_cost_samples()), host=host_summary(record),
         noise_drift=parts[1] if parts else None)
-
-
-def steady_walls(record: RunRecord) -> dict[str, tuple[float, ...]]:
-    """Each mode's wall rounds, every process's at its own median host speed
-    (graphbench.analyze.host_speed.steadied), concatenated in order."""
-    def one(run, name):
-        return steadied(run.modes[name].wall_us, mode_probes(run, name))
-
-    return {name: tuple(x for run in record.runs if name in run.modes for x in one(run, name))
-            for name in record.mode_names}
-
-
-# how far beyond its two states' medians a run's fit may carry a figure, as a
-# share of the distance between them: the fit spans both states, and the
-# H200 host's fast state read 560-720 us between runs
-REFERENCE_REACH = 0.25
-
-
-def host_summary(record: RunRecord) -> HostSummary | None:
-    """The run's host speed states; with two, each mode's median wall time
-    in each (a round belongs to the state of the probes around it) and its
-    wall at the reference host speed."""
-    readings = [p for run in record.runs for p in run_probes(run)]
-    states = host_states(readings)
-    if states is None:
-        return None
-    if states.count == 1:
-        return HostSummary(states, {}, why_not=(
-            f"one host speed state seen (probe about {states.medians[0]:.0f} us): the figures "
-            "stand at this host's speed"))
-    low, high = states.medians
-    reach = REFERENCE_REACH * (high - low)
-    if not low - reach <= REFERENCE_PROBE_US <= high + reach:
-        return HostSummary(states, _state_walls(record, states), why_not=(
-            f"the reference host speed (probe {REFERENCE_PROBE_US:.0f} us) lies too far from "
-            f"this run's states (probe about {low:.0f} and {high:.0f} us) to reach"))
-    fits, at_reference = {}, {}
-    nearer = states.state_of(REFERENCE_PROBE_US)
-    for name in record.mode_names:
-        runs = [run for run in record.runs if name in run.modes]
-        values = [run.modes[name].wall_us for run in runs]
-        probes = [mode_probes(run, name) for run in runs]
-        fit = within_fit(values, probes)
-        fits[name] = fit
-        # a figure with no clear slope across both states does not follow the host
-        slope = fit.slope if fit.significant else 0.0
-        # from the rounds of the state nearer the reference alone, so that the
-        # line carries them a short way: across states the relation bends
-        # (on the H200 host 0.010 us/us inside the fast state, 0.006 inside the slow)
-        moved = [x for v, p in zip(values, probes)
-                 for x, probe in zip(at_probe(v, p, slope, REFERENCE_PROBE_US), p)
-                 if probe and states.state_of(probe) == nearer]
-        at_reference[name] = median(moved)
-    return HostSummary(states, _state_walls(record, states), at_reference=at_reference,
-                       fits=fits)
-
-
-def _state_walls(record: RunRecord, states: HostStates) -> dict[str, tuple[float, ...]]:
-    walls = {}
-    for name in record.mode_names:
-        by_state: list[list[float]] = [[] for _ in range(states.count)]
-        for run in record.runs:
-            if name in run.modes:
-                for value, probe in zip(run.modes[name].wall_us, mode_probes(run, name)):
-                    if probe:
-                        by_state[states.state_of(probe)].append(value)
-        if all(by_state):
-            walls[name] = tuple(median(group) for group in by_state)
-    return walls
 
 
 def after_checks(record: RunRecord, modes: dict[str, ModeSummary]) -> dict:

@@ -12,6 +12,7 @@ from graphbench.record.comparison import Comparison, Verdict  # noqa: F401 - par
 from graphbench.record.trace import Attribution
 from graphbench.record.graph_costs import LifecycleSamples, NodeCostSamples  # noqa: F401 - too
 from graphbench.record.machine import DeviceInfo, HostInfo, ToolInfo  # noqa: F401 - and these
+from graphbench.record.readings import BusyReading, Condition, SubmitReading  # noqa: F401 - too
 
 TIME_METRICS = ("wall", "submit", "device", "busy")
 REFERENCE_WORKLOAD = "stream"  # what relative busy time is over (graphbench.measure.reference)
@@ -25,41 +26,6 @@ class Check:
     bad_elements: int
     max_abs_error: float | None  # None: a NaN or infinite element (JSON has neither)
     first_bad_index: int | None
-
-
-@dataclass(frozen=True)
-class BusyReading:
-    """GPU us per iteration of one workload, from a replay queued behind a
-    hold kernel; the hold's length, whether it outlasted the host's submission,
-    and the SM clock the hold measured (clock64 against %globaltimer)."""
-
-    us: float
-    hold_us: float | None = None
-    covered: bool | None = None
-    sm_clock_mhz: float | None = None
-
-
-@dataclass(frozen=True)
-class SubmitReading:
-    """Host time per iteration to enqueue a few iterations behind a hold
-    kernel, so the launch queue can neither drain nor fill: the CPU's cost
-    of launching, free of back-pressure."""
-
-    us: float
-    covered: bool | None = None
-
-
-@dataclass(frozen=True)
-class Condition:
-    """Device and host readings after one set of rounds."""
-    sm_clock_mhz: int | None = None           # NVML's reading
-    throttle_reasons: tuple[str, ...] = ()
-    host_probe_us: float | None = None        # the host probe right after the set
-    host_probe_before_us: float | None = None  # ... and right before it (older records: None)
-    busy: dict[str, BusyReading] = field(default_factory=dict)      # by workload
-    submit: dict[str, SubmitReading] = field(default_factory=dict)  # by mode
-    # the GPU reference's fixed workloads (graphbench.measure.reference), by name
-    reference: dict[str, BusyReading] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
