@@ -45,10 +45,9 @@ def option(default, flag: str, parse: str, help: str, commands=(RUN, SWEEP), met
 class RunConfig:
     elements: int = option(4096, "--elements", "count", "vector length (default {default}; "
                            "2^20 and 1e6 forms work)", commands=(RUN,))
-    iters: int | None = option(1000, "--iters", "count", "pipeline iterations per timed round "
-                               "(default {default})", sweep=None,
-                               helps={SWEEP: "iterations per round (default: about 10 ms of "
-                                      "work per round)"})
+    iters: int | None = option(None, "--iters", "count", "pipeline iterations per timed round "
+                               "(default: about 10 ms of work per round, at every size)",
+                               sweep=None)
     rounds: int | None = option(None, "--rounds", "count", "exactly N timed rounds per mode "
                                 "(default: adaptive, see --max-noise)", commands=(RUN,))
     depth: int = option(1, "--depth", "count", "repeat the stage chain K times, each stage "

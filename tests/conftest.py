@@ -98,7 +98,7 @@ EXTRAS = {
 def make_run(wall_us=None, rounds: int = 10, noise: float = 0.005, seed: int = 0,
              passed: bool = True, host_probe_us: float = 300.0, extras: bool = True,
              config: RunConfig | None = None) -> ProcessRun:
-    config = config or RunConfig(rounds=rounds)
+    config = config or RunConfig(rounds=rounds, iters=1000)
     wall_us = wall_us or {"individual": 14.0, "graph": 4.3, "fused": 4.6}
     expected = np.full(8, 8.0, dtype=np.float32)
     actual = expected.copy()
@@ -117,7 +117,7 @@ def make_run(wall_us=None, rounds: int = 10, noise: float = 0.005, seed: int = 0
 def make_record(wall_us=None, rounds: int = 10, noise: float = 0.005, seed: int = 0,
                 passed: bool = True, info: DeviceInfo | None = None, runs=None,
                 **config_changes) -> RunRecord:
-    config = RunConfig(rounds=rounds, **config_changes)
+    config = RunConfig(rounds=rounds, **{"iters": 1000, **config_changes})  # as a run resolves it
     run_modes = tuple(m for m in (wall_us or {"individual": 14.0, "graph": 4.3, "fused": 4.6})
                       if "@" not in m)  # an A/B record's base modes are not configured modes
     config = config.resolved(modes=run_modes)

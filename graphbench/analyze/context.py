@@ -7,7 +7,9 @@ from __future__ import annotations
 from graphbench.analyze.stats import median
 from graphbench.record.model import RunRecord
 
-CONFIG_KEYS = ("elements", "iters", "flush_l2", "stages", "depth")
+# Not iters: every figure is per iteration, and a run chooses its own count by
+# time (about 10 ms a round), which moves with the host's speed; a note says so
+CONFIG_KEYS = ("elements", "flush_l2", "stages", "depth")
 HOST_PROBE_TOLERANCE = 0.10
 CLOCK_TOLERANCE = 0.02
 PACKAGES = ("cuda-core", "cuda-bindings", "cupy-cuda13x")
@@ -69,6 +71,9 @@ def measured_clock(record: RunRecord) -> float | None:
 def difference_notes(baseline: RunRecord, current: RunRecord) -> list[str]:
     """Differences worth knowing that do not by themselves stop the gate."""
     notes, b, c = [], baseline.pipeline, current.pipeline
+    if baseline.config.iters != current.config.iters:
+        notes.append(f"iterations per round {baseline.config.iters} vs {current.config.iters}: "
+                     "figures are per iteration")
     if b.kernel_source_sha256 != c.kernel_source_sha256:
         notes.append(f"kernel sources differ ({b.kernel_source} {_short(b.kernel_source_sha256)} "
                      f"vs {c.kernel_source} {_short(c.kernel_source_sha256)})")

@@ -176,9 +176,16 @@ def check_consistent(record, path: str = "") -> None:
         for i, point in enumerate(record.points):
             check_consistent(point, f"points[{i}].")
         return
+    if record.config.iters is None and record.runs and record.legacy_processes is None:
+        raise RecordError(f"{path}config.iters: a run record states the iterations per round "
+                          "it ran, not null")
     modes = set(record.mode_names)
     for i, run in enumerate(record.runs):
         where = f"{path}runs[{i}]"
+        probes = [getattr(s, f) for s in run.modes.values()
+                  for f in ("probe_before_us", "probe_after_us")]
+        if any(p and len(p) != run.rounds for p in probes):
+            raise RecordError(f"{where}.modes: host probe readings for some rounds, not each")
         if set(run.modes) != modes:
             raise RecordError(f"{where}.modes: not the modes of the first run")
         for name, samples in run.modes.items():
