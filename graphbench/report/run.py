@@ -16,6 +16,8 @@ from graphbench.analyze.summary import RunSummary, summarize_run
 from graphbench.record.model import Check, RunRecord
 from graphbench.report.graph_costs import memory_text, node_cost_line
 from graphbench.report.header import header
+from graphbench.report.host import host_lines
+from graphbench.report.interleaving import interleaving_lines
 from graphbench.report.shapes import shape_line
 from graphbench.report.tables import Responsive, byte_size, responsive, us
 
@@ -231,8 +233,9 @@ def run_report(record: RunRecord, verbose: bool = False) -> Group:
     if summary.modes:
         parts.append(timing_table(summary))
     parts += [part for part in (ladder_verdict(summary), unavailable_lines(summary),
-                                speedup_line(summary), summary_lines(summary),
-                                after_checks_line(summary), shape_line(record)) if part]
+                                speedup_line(summary), plain(host_lines(summary)),
+                                summary_lines(summary), after_checks_line(summary),
+                                shape_line(record), plain(interleaving_lines(record))) if part]
     if verbose and summary.breakdown:
         parts += [breakdown_table(summary), details_table(summary)]
     if record.gate_points:
@@ -242,6 +245,10 @@ def run_report(record: RunRecord, verbose: bool = False) -> Group:
     if warnings:
         parts.append(warnings)
     return Group(*parts)
+
+
+def plain(lines: list[str]) -> Text | None:
+    return Text("\n".join(lines)) if lines else None
 
 
 def _mode_wall(summary: RunSummary, mode: str) -> str:
