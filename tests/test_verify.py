@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from graphbench.pipeline.files import load_pipeline
 from graphbench.measure.verify import compare
@@ -68,3 +69,51 @@ def test_untouched_counts_across_arrays_and_chunks(monkeypatch):
     check = untouched("old", arrays)
     assert (check.passed, check.elements, check.bad_elements, check.first_bad_index) == \
         (False, 14, 1, 11)
+
+
+def test_compare_follows_isclose_on_infinities_nan_and_the_tolerance_edge():
+    from graphbench.measure.verify import compare
+
+    actual = np.array([np.inf, -np.inf, np.nan, 1.0, 1.0, np.inf, 0.0, 1.0 + 0.9e-5],
+                      dtype=np.float32)
+    expected = np.array([np.inf, np.inf, np.nan, 1.0 + 2.5e-5, 1.5, 1.0, 1e-6, 1.0],
+                        dtype=np.float32)
+    check = compare("edge", actual, expected, 1e-5, 1e-5)
+    close = np.isclose(actual, expected, rtol=1e-5, atol=1e-5)
+    assert check.bad_elements == int((~close).sum()) == 5
+    assert check.first_bad_index == 1 and check.max_abs_error is None  # a NaN: no finite largest
+
+
+def test_compare_finds_the_first_bad_element_and_the_largest_error_across_slices():
+    from graphbench.measure.host_work import SLICE
+    from graphbench.measure.verify import compare
+
+    expected = np.linspace(-1, 1, 3 * SLICE + 7, dtype=np.float32)
+    actual = expected.copy()
+    actual[2 * SLICE + 3] += 0.5
+    actual[SLICE + 1] += 0.25
+    check = compare("slices", actual, expected, 1e-5, 1e-5)
+    assert (check.bad_elements, check.first_bad_index) == (2, SLICE + 1)
+    assert check.max_abs_error == pytest.approx(0.5, rel=1e-6)
+
+
+def test_integer_results_are_compared_without_wrapping_around():
+    from graphbench.measure.verify import compare
+
+    check = compare("int", np.array([2**31 - 1], np.int32), np.array([-2**31], np.int32), 0, 0)
+    assert not check.passed and check.max_abs_error == 2**32 - 1
+
+
+def test_random_inputs_are_the_same_for_a_seed_in_range_and_never_all_equal():
+    from graphbench.measure.host_work import SLICE
+    from graphbench.measure.pipeline import random_values
+
+    size = 2 * SLICE + 5
+    first = random_values(np.random.default_rng(7), -1.0, 1.0, size, np.float32)
+    again = random_values(np.random.default_rng(7), -1.0, 1.0, size, np.float32)
+    other = random_values(np.random.default_rng(8), -1.0, 1.0, size, np.float32)
+    assert np.array_equal(first, again) and not np.array_equal(first, other)
+    assert first.dtype == np.float32 and -1.0 <= first.min() and first.max() < 1.0
+    assert not np.array_equal(first[:SLICE], first[SLICE:2 * SLICE])  # slices draw apart
+    ints = random_values(np.random.default_rng(7), 0, 10, 10_000, np.int32)
+    assert ints.dtype == np.int32 and set(np.unique(ints)) == set(range(10))
