@@ -88,3 +88,60 @@ def test_an_ab_record_given_with_a_second_file_says_what_to_do(capsys, tmp_path)
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert "A/B record holds both builds" in err and "--fail-on" not in err
+
+
+# --- the verdict contract (tests/test_verdict_contract.py measures it) ---
+
+def wall_ab(base, candidate):
+    """An A/B record whose graph mode's walls are these series."""
+    import dataclasses
+
+    from graphbench.record.model import ModeSamples
+
+    record = ab_record(rounds=len(base))
+    run = record.runs[0]
+    cand, base = tuple(map(float, candidate)), tuple(map(float, base))
+    modes = {**run.modes, "graph": ModeSamples(cand, cand, cand),
+             "graph@base": ModeSamples(base, base, base)}
+    return dataclasses.replace(record, runs=(dataclasses.replace(run, modes=modes),))
+
+
+def test_detects_is_two_widened_one_sided_widths_each_side_of_half_the_threshold():
+    """detects = 2 (b + p), each one-sided 95% width widened for the noise
+    estimate's own error: over 60 independent pairs, at least 2.6 times the
+    99% half-width (2.5 without the widening, 2.76 with it at 45 degrees of
+    freedom). Narrower, pairs gated only because their noise read low would
+    catch the threshold less than 95% of the time."""
+    import numpy as np
+
+    from graphbench.analyze.specs import parse_spec
+
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        base, cand = 10 + 0.05 * rng.standard_normal((2, 60))
+        verdict = compare_ab(wall_ab(base, cand), [parse_spec("graph.wall:5%")]).verdicts[0]
+        half = (verdict.change_high - verdict.change_low) / 2
+        assert 2.6 * half < verdict.detectable < 3.2 * half
+
+
+def test_a_real_change_of_the_threshold_on_a_timer_grid_is_slower():
+    """Rounds of 10 us on a 0.5 us tick: a +5% candidate is a tick slower in
+    half the pairs, so the median ratio sits at 1 or 1.05 by chance; the mean
+    of log ratios reads +5%."""
+    import numpy as np
+
+    from graphbench.analyze.specs import parse_spec
+
+    rng = np.random.default_rng(6)
+    base = 0.5 * np.floor((10.0 + 0.1 * rng.standard_normal(100)) / 0.5 + rng.random(100))
+    cand = 0.5 * np.floor((10.5 + 0.1 * rng.standard_normal(100)) / 0.5 + rng.random(100))
+    verdict = compare_ab(wall_ab(base, cand), [parse_spec("graph.wall:5%")]).verdicts[0]
+    assert verdict.verdict == "slower" and abs(verdict.change - 0.05) < 0.01
+
+
+def test_fewer_than_20_pairs_are_not_gateable_however_clear():
+    from graphbench.analyze.specs import parse_spec
+
+    record = wall_ab([10.0 + 0.01 * i for i in range(19)], [20.0 + 0.01 * i for i in range(19)])
+    verdict = compare_ab(record, [parse_spec("graph.wall:5%")]).verdicts[0]
+    assert verdict.verdict == "not gateable" and verdict.note.startswith("19 pairs: ")

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import make_record
+from conftest import device_info, make_record, make_run
 from tests_helpers import scaled_busy
 
 from graphbench.analyze.compare import compare_records
@@ -351,3 +351,140 @@ def test_a_record_without_checks_cannot_be_judged(tmp_path, capsys):
     unchecked = write_record(tmp_path / "unchecked.json", current)
     assert main(["compare", path("baseline"), str(unchecked)]) == 2
     assert "has no verification checks" in one_line_error(capsys)
+
+
+# --- the verdict contract at the front door (tests/test_verdict_contract.py measures it) ---
+
+def busy_scaled(record, factor):
+    """Every process's busy readings `factor` times the record's."""
+    runs = tuple(dataclasses.replace(run, conditions=tuple(
+        dataclasses.replace(c, busy={w: dataclasses.replace(r, us=r.us * factor)
+                                     for w, r in c.busy.items()})
+        for c in run.conditions)) for run in record.runs)
+    return dataclasses.replace(record, runs=runs)
+
+
+def test_a_gate_size_is_judged_against_the_baselines_point_of_that_size():
+    """At 2^20 busy time is 1.8x that at 4096: a +10% regression at 2^20 reads
+    +10% against the baseline's 2^20 point, not against its top-level record
+    (+98%) nor the current's top-level against the baseline's point (-45%)."""
+    size = 2**20
+    base = processes(None, count=3, first_seed=1)
+    base_point = busy_scaled(processes(None, count=3, first_seed=5, elements=size), 1.8)
+    baseline = dataclasses.replace(base, gate_points=(base_point,))
+    cur_point = busy_scaled(make_record(elements=size, rounds=20, seed=9), 1.8 * 1.10)
+    current = dataclasses.replace(make_record(rounds=20, seed=8), gate_points=(cur_point,))
+    verdict = gate(baseline, current, "graph.busy@2^20:5%")["graph.busy@2^20"]
+    assert verdict.verdict == SLOWER
+    assert verdict.change == pytest.approx(0.10, abs=0.005)
+    assert verdict.baseline == pytest.approx(3.0 * 1.8, rel=0.01)
+    assert verdict.current == pytest.approx(3.0 * 1.8 * 1.1, rel=0.01)
+
+
+@pytest.mark.parametrize("field", ["wall", "submit", "device"])
+def test_every_host_bound_figure_is_not_gateable_when_the_host_speed_differs(field):
+    baseline = processes({"individual": 14.0, "graph": 4.3}, count=3)
+    walls = {"individual": 14.0, "graph": 4.3}
+    current = make_record(walls, rounds=20, runs=[make_run(walls, rounds=20, seed=40,
+                                                           host_probe_us=400.0)])
+    verdict = gate(baseline, current, f"graph.{field}:10%")[f"graph.{field}"]
+    assert verdict.verdict == NOT_GATEABLE and "host CPU speed" in verdict.note
+    assert gate(baseline, current, "graph.busy:5%")["graph.busy"].verdict != NOT_GATEABLE
+
+
+@pytest.mark.parametrize("field", ["wall", "submit", "device"])
+def test_host_bound_figures_carry_no_spread_between_gpus(field):
+    """The spread between GPUs is one of GPU time: another physical GPU widens
+    busy time's interval, not a host-bound figure's."""
+    baseline = processes({"individual": 14.0, "graph": 4.3}, count=3)
+    current = make_record({"individual": 14.0, "graph": 4.3}, rounds=20, seed=40,
+                          info=device_info(uuid="GPU-other"))
+    verdicts = gate(baseline, current, f"graph.{field}:10%", "graph.busy:10%")
+    assert "two physical GPUs" not in verdicts[f"graph.{field}"].scope
+    assert verdicts["graph.busy"].scope.endswith("two physical GPUs")
+
+
+def test_busy_time_of_records_without_measured_clocks_is_judged():
+    """No SM clock in either record, or in one: no cycles to compare, the
+    verdict on time stands."""
+    def no_clock(record):
+        runs = tuple(dataclasses.replace(run, conditions=tuple(dataclasses.replace(
+            c, sm_clock_mhz=None, busy={w: dataclasses.replace(r, sm_clock_mhz=None)
+                                        for w, r in c.busy.items()}) for c in run.conditions))
+            for run in record.runs)
+        return dataclasses.replace(record, runs=runs)
+
+    baseline = processes({"individual": 14.0, "graph": 4.3}, count=3)
+    current = make_record({"individual": 14.0, "graph": 4.3}, rounds=20, seed=40)
+    for base, cur in ((no_clock(baseline), no_clock(current)), (baseline, no_clock(current)),
+                      (no_clock(baseline), current)):
+        assert gate(base, cur, "graph.busy:5%")["graph.busy"].verdict == SAME
+        slower = busy_scaled(cur, 1.2)
+        assert gate(base, slower, "graph.busy:5%")["graph.busy"].verdict == SLOWER
+
+
+def test_slower_means_past_three_quarters_of_the_threshold_where_gateable():
+    """The indifference zone: +3% at a 5% gate is `changed` (a change of half
+    the threshold must pass), +4.5% is `slower`; each with the same noise."""
+    baseline = processes({"individual": 14.0, "graph": 4.3}, noise=0.001)
+    for change, expected in ((0.03, CHANGED), (0.045, SLOWER), (-0.03, CHANGED),
+                             (-0.045, FASTER)):
+        current = make_record({"individual": 14.0, "graph": 4.3 * (1 + change)}, rounds=20,
+                              seed=40, noise=0.001)
+        verdict = gate(baseline, current, "graph.wall:5%")["graph.wall"]
+        assert verdict.verdict == expected, change
+        assert verdict.detectable < 0.02 and verdict.resolution == pytest.approx(1e-4)
+
+
+def test_the_comparison_json_states_the_resolution_and_old_ones_still_load(tmp_path):
+    from graphbench.record.codec import load_comparison
+
+    out = tmp_path / "verdicts.json"
+    assert main(["compare", path("baseline"), path("same_code"), "--json", str(out)]) == 0
+    document = json.loads(out.read_text())
+    loaded = load_comparison(document)
+    judged = [v for v in loaded.verdicts if v.verdict == SAME]
+    assert judged and all(v.resolution == pytest.approx(1e-4) for v in judged)
+    for verdict in document["verdicts"]:
+        del verdict["resolution"]  # as written before the field existed
+    old = load_comparison(document)
+    assert [v.resolution for v in old.verdicts] == [None] * len(old.verdicts)
+    assert [v.verdict for v in old.verdicts] == [v.verdict for v in loaded.verdicts]
+
+
+def test_detects_is_the_contracts_two_widened_one_sided_widths():
+    """5 baseline processes against 1 (4 degrees of freedom): detects =
+    2 (t95 + t95) se (1 + 1/sqrt(8)), the 99% half-width t995 se."""
+    from scipy import stats
+
+    baseline = processes({"individual": 14.0, "graph": 4.3}, noise=0.003)
+    current = make_record({"individual": 14.0, "graph": 4.3}, rounds=20, seed=40, noise=0.003)
+    verdict = gate(baseline, current, "graph.wall:10%")["graph.wall"]
+    half = (verdict.change_high - verdict.change_low) / 2
+    ratio = 4 * stats.t.ppf(0.95, 4) * (1 + 1 / 8 ** 0.5) / stats.t.ppf(0.995, 4)
+    assert verdict.detectable == pytest.approx(ratio * half, rel=1e-6)
+
+
+def test_a_known_systematic_error_joins_in_quadrature_with_normal_quantiles():
+    from scipy import stats
+
+    from graphbench.analyze.compare import between_processes
+    from graphbench.analyze.decide import decide
+
+    base = [(2.0 * (1 + 0.001 * i),) * 5 for i in (-1, 0, 1)]
+    plain = between_processes(base, [(2.0,) * 5], False)
+    known = between_processes(base, [(2.0,) * 5], False, systematic=0.01)
+    se = (plain.high - plain.estimate) / stats.t.ppf(0.995, 2)
+    assert known.high - known.estimate == pytest.approx(
+        ((stats.t.ppf(0.995, 2) * se) ** 2 + (2.5758 * 0.01) ** 2) ** 0.5, rel=1e-6)
+    wide = se * 1.5  # widened for 2 degrees of freedom
+    one_sided = ((stats.t.ppf(0.95, 2) * wide) ** 2 + (1.6449 * 0.01) ** 2) ** 0.5
+    assert known.detectable == pytest.approx(4 * one_sided, rel=1e-6)
+    # another GPU and the systematic error add in quadrature too
+    both = between_processes(base, [(2.0,) * 5], True, systematic=0.01)
+    gpu = 2 ** 0.5 * 0.0075
+    assert both.high - both.estimate == pytest.approx(
+        ((stats.t.ppf(0.995, 2) * se) ** 2 + 2.5758 ** 2 * (0.01 ** 2 + gpu ** 2)) ** 0.5,
+        rel=1e-6)
+    verdict, note = decide(known, 0.05)
+    assert verdict == NOT_GATEABLE and "its known systematic error alone detects 6.6%" in note

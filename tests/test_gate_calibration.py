@@ -1,8 +1,11 @@
 """The gate's promises, measured in simulation through graphbench's own
 decision code (fixed seeds): wherever a metric is gateable, a true change
-equal to the threshold is judged slower at least 95% of the time, and
-identical code at most 1% of the time, with correlated rounds, spread
-between processes, a second physical GPU, and hosts that are sometimes slow.
+equal to the threshold is judged slower at least 95% of the time and one of
+half the threshold at most 5% of the time, and identical code at most 1% of
+the time, with correlated rounds, spread between processes, a second
+physical GPU, and hosts that are sometimes slow.
+(tests/test_verdict_contract.py measures the same through compare_records
+and compare_ab on records.)
 
 Stored baseline: 5 processes of 30 rounds, the current run 1 process (what
 CI does). A/B: one process, 60 paired rounds (the least an A/B samples).
@@ -53,38 +56,44 @@ def power(verdicts) -> tuple[float, float]:
     return sum(v == SLOWER for v in judged) / max(1, len(judged)), len(judged) / len(verdicts)
 
 
-SCENARIOS = {  # name: (rho, within-process sd, between-process sd, other GPU, least gateable)
-    "busy, rho 0.25": (0.25, 0.002, 0.001, False, 0.95),
-    "busy, rho 0.7": (0.7, 0.002, 0.001, False, 0.95),
-    "busy, rho 0.9": (0.9, 0.002, 0.001, False, 0.9),
-    "busy, other GPU": (0.5, 0.002, 0.001, True, 0.95),
-    "wall, quiet host, rho 0.5": (0.5, 0.01, 0.005, False, 0.9),
-    "wall, rho 0.9": (0.9, 0.02, 0.01, False, 0.0),   # mostly not gateable at 10%
-    "wall, busy host": (0.7, 0.03, 0.03, False, 0.0),
+SCENARIOS = {  # name: (rho, within-process sd, between-process sd, other GPU, threshold,
+    #               least gateable)
+    "busy, rho 0.25": (0.25, 0.002, 0.001, False, 0.05, 0.95),
+    "busy, rho 0.7": (0.7, 0.002, 0.001, False, 0.05, 0.95),
+    "busy, rho 0.9": (0.9, 0.002, 0.001, False, 0.05, 0.9),
+    # two GPUs' spread alone (1.06%) needs a threshold of 7% or more
+    "busy, other GPU": (0.5, 0.002, 0.001, True, 0.10, 0.95),
+    "busy, other GPU at 5%": (0.5, 0.002, 0.001, True, 0.05, 0.0),
+    # the indifference zone asks 1.6 times less noise than catching T alone did
+    "wall, quiet host, rho 0.5": (0.5, 0.01, 0.005, False, 0.10, 0.8),
+    "wall, rho 0.9": (0.9, 0.02, 0.01, False, 0.10, 0.0),   # mostly not gateable at 10%
+    "wall, busy host": (0.7, 0.03, 0.03, False, 0.10, 0.0),
 }
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_stored_baseline_false_alarms_and_power(name):
-    rho, within, between, other_gpu, least_gateable = SCENARIOS[name]
-    threshold = 0.05 if within < 0.01 else 0.10  # the default gate: busy 5%, wall 10%
+    rho, within, between, other_gpu, threshold, least_gateable = SCENARIOS[name]
     rng = np.random.default_rng(sum(map(ord, name)))
     same = [stored_gate(rng, 0.0, threshold, rho, within, between, other_gpu)
             for _ in range(1000)]
+    half = [stored_gate(rng, threshold / 2, threshold, rho, within, between, other_gpu)
+            for _ in range(400)]
     slow = [stored_gate(rng, threshold, threshold, rho, within, between, other_gpu)
             for _ in range(400)]
-    false_alarm, (caught, gateable) = false_alarms(same), power(slow)
-    print(f"{name}: false alarms {false_alarm:.2%}, power at the threshold {caught:.1%} "
-          f"({gateable:.0%} gateable)")
+    false_alarm, (caught, gateable), (at_half, _) = false_alarms(same), power(slow), power(half)
+    print(f"{name}: false alarms {false_alarm:.2%}, half the threshold slower {at_half:.1%}, "
+          f"power at the threshold {caught:.1%} ({gateable:.0%} gateable)")
     assert false_alarm <= 0.01
     assert gateable >= least_gateable
-    assert caught >= 0.95 or gateable < 0.05  # where gateable at all, it catches the threshold
+    # where gateable at all, it catches the threshold and passes half of it
+    assert (caught >= 0.95 and at_half <= 0.05) or gateable < 0.05
 
 
 def test_a_real_change_of_almost_the_threshold_is_never_same():
     rng = np.random.default_rng(49)
     verdicts = [stored_gate(rng, 0.049, 0.05, 0.5, 0.002, 0.001) for _ in range(200)]
-    assert "same" not in verdicts and verdicts.count(SLOWER) >= 0.9 * len(verdicts)
+    assert "same" not in verdicts and verdicts.count(SLOWER) >= 0.95 * len(verdicts)
 
 
 def bimodal_gate(rng, change, track_probe):
@@ -130,4 +139,5 @@ def test_ab_false_alarms_and_power_at_the_2_percent_busy_gate(rho):
           f"({gateable:.0%} gateable)")
     assert false_alarm <= 0.01
     assert caught >= 0.95 or gateable < 0.05
-    assert gateable >= {0.0: 0.95, 0.5: 0.6, 0.9: 0.1}[rho]
+    # at lag-1 0.9, 60 pairs are worth about 3 independent ones: run longer
+    assert gateable >= {0.0: 0.95, 0.5: 0.6, 0.9: 0.0}[rho]

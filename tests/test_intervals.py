@@ -137,3 +137,32 @@ def test_importing_it_leaves_scipy_out():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1])
     assert out.stdout.strip() == "False"
+
+
+# --- robust spread and the readings' tick ---------------------------------------
+
+def test_robust_scale_reads_a_gaussian_sd_and_ignores_one_outlier():
+    from graphbench.analyze.intervals import robust_scale
+
+    rng = np.random.default_rng(2)
+    scales = [robust_scale(rng.normal(0, 2.0, 5)) for _ in range(20000)]
+    assert np.mean(scales) == pytest.approx(2.0, rel=0.03)  # unbiased at 5 values
+    data = rng.normal(10.0, 0.1, 100)
+    spiked = data.copy()
+    spiked[40] *= 3
+    assert robust_scale(spiked) == pytest.approx(robust_scale(data), rel=0.03)
+    assert np.std(spiked) > 10 * np.std(data)  # the sd is not
+    assert robust_scale([4.0]) == 0.0 and robust_scale([4.0] * 9) == 0.0
+
+
+def test_reading_quantum_is_the_timers_tick_or_next_to_nothing():
+    from graphbench.analyze.intervals import reading_quantum
+
+    rng = np.random.default_rng(3)
+    ticks = 0.5 * np.floor(20 + 3 * rng.random(60)) / 10  # per iteration, 10 per round
+    assert reading_quantum(ticks) == pytest.approx(0.05)
+    # float32 milliseconds of the same tick count are ties, not a finer grid
+    assert reading_quantum(ticks * (1 + 1e-8 * rng.standard_normal(60))) == pytest.approx(
+        0.05, rel=1e-6)
+    assert reading_quantum(10 + rng.standard_normal(60)) < 0.01
+    assert reading_quantum([3.0] * 5) == 0.0 and reading_quantum([3.0]) == 0.0

@@ -4,29 +4,52 @@ Their rounds alternate on the same buffers and stream, so host drift hits
 both alike, and each metric is judged on paired ratios: candidate round i
 over base round i (for busy time, reading i over reading i). That gates
 host-bound figures too, which a stored baseline on a shared host cannot.
-The ratios are correlated from round to round where drift is not shared,
-so their median's interval is the one that holds for correlated rounds
-(graphbench.analyze.intervals), and graphbench.analyze.decide gives the
-verdict, as for a stored baseline.
+
+The change is a mean, not a median. Readings are quantized by the timer
+(an event's 0.5 us tick per round), and a median of quantized ratios
+freezes: most pairs read the same tick count, the median sits at exactly 1,
+neither moves with a real change smaller than a tick (a real +2% was never
+judged slower in simulation) nor has any width. A mean moves, since a
+reading of random phase against the tick is right on average. So the change
+is the mean of the pairs' log ratios, after dropping those beyond
+OUTLIER_CUT robust sds of their median (one outlier moves a mean without
+bound), its spread floored at the ticks' own rounding error (tick / sqrt(12)
+per reading), and its standard error stretched by the autocorrelation time
+of an AR(1) mean (`mean_tau`). graphbench.analyze.decide gives the verdict,
+as for a stored baseline; a `changed` needs more than AB_RESOLUTION, what
+identical builds reach.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Sequence
 
-from graphbench.analyze.decide import (GATE_LEVEL, MISSING, POWER_LEVEL, Change, decide,
-                                       noise_margin, unjudgeable)
-from graphbench.analyze.intervals import median_interval
+import numpy as np
+
+from graphbench.analyze.decide import (BOUND_LEVEL, GATE_LEVEL, MISSING, POWER, RESOLUTION,
+                                       Change, decide, noise_margin, one_sided_widths,
+                                       unjudgeable)
+from graphbench.analyze.intervals import (_R_MAX, MIN_ROUNDS, _invalid_reason, _scaled,
+                                          _t_quantile, _von_neumann, reading_quantum,
+                                          robust_scale)
 from graphbench.analyze.specs import FailSpec, check_specs, first_mode_per_workload, parse_spec
 from graphbench.analyze.stats import median
 from graphbench.record.model import Comparison, RunRecord, Verdict
 
 BASE = "@base"
 AB_WALL, AB_BUSY = "{mode}.wall:5%", "{mode}.busy:2%"
-# Below this many independent pairs the intervals' own width is too uncertain
-# for the power promise: at 30 pairs with autocorrelation 0.9, gating those
-# with 2-7 effective pairs caught a change of the threshold 94% of the time.
+# Below this many independent pairs the autocorrelation behind the standard
+# error is read too roughly: such series are short against their own
+# correlation, and those of them that read as gateable mostly read it low.
 MIN_EFFECTIVE_PAIRS = 8
+# Identical builds on the H200 read up to about 0.1% of busy time apart at
+# 2^24 elements (a probe's order, the buffers' placement): a paired change
+# smaller than this is no evidence of a code change, however narrow its interval.
+AB_RESOLUTION = 1e-3
+MAX_PAIRS = 100_000  # the most pairs a note suggests
+OUTLIER_CUT = 5.0    # robust sds from the median beyond which a log ratio is an outlier
 
 
 def is_ab(record: RunRecord) -> bool:
@@ -44,29 +67,113 @@ def default_ab_specs(record: RunRecord) -> list[FailSpec]:
     return specs
 
 
-def ratio_change(ratios: list[float]) -> Change:
-    """The relative change candidate/base - 1 from the paired ratios' median."""
+def ratio_change(ratios: list[float], quantum: float = 0.0) -> Change:
+    """The relative change candidate/base - 1 from the paired ratios.
+    `quantum`: the relative resolution of one ratio's two readings together,
+    hypot(base tick, candidate tick) / value (0 for continuous readings)."""
     if any(not math.isfinite(r) for r in ratios):
         return unjudgeable("a base round took no time: the ratio cannot be formed")
-    # a pair's two rounds run back to back, so a host phase slows both alike
-    gate = median_interval(ratios, GATE_LEVEL, shared_phases=True)
-    power = median_interval(ratios, POWER_LEVEL, shared_phases=True)
-    if not gate.valid:
-        return unjudgeable(f"{len(ratios)} pairs: {gate.reason}", gate.estimate - 1)
-    if gate.effective_n < MIN_EFFECTIVE_PAIRS:
-        return unjudgeable(f"{len(ratios)} pairs are worth only {gate.effective_n:.1f} "
-                           f"independent ones (correlated rounds): run longer (--max-time) or "
-                           f"more rounds", gate.estimate - 1)
-    margin = noise_margin(gate.effective_n - 1)
-    detectable = (max(gate.high - gate.estimate, gate.estimate - gate.low) +
-                  max(power.high - power.estimate, power.estimate - power.low)) * margin
-    return Change(gate.estimate - 1, gate.low - 1, gate.high - 1, detectable,
-                  scope=f"within one process, {len(ratios)} pairs", margin=margin)
+    if any(r <= 0 for r in ratios):
+        return unjudgeable("a candidate round took no time: the ratio cannot be judged")
+    n = len(ratios)
+    if n < MIN_ROUNDS:
+        return unjudgeable(f"{n} pairs: {_invalid_reason(n)}",
+                           median(ratios) - 1 if ratios else math.nan)
+    logs = [math.log(r) for r in ratios]
+    # a reading on a timer's grid is off by up to half a tick, uniformly
+    location = paired_location(logs, max(quantum / math.sqrt(12), RESOLUTION))
+    scale = math.exp(location.estimate)
+    estimate = scale - 1
+    if location.effective_n < MIN_EFFECTIVE_PAIRS:
+        return unjudgeable(f"{n} pairs are worth only {location.effective_n:.1f} independent "
+                           f"ones (correlated rounds): run longer (--max-time) or more rounds",
+                           estimate)
+    se = location.se * scale  # relative, to first order
+    df = location.effective_n - 1
+    widths = _widths(se, df)
+    half = float(_t_quantile(0.5 + GATE_LEVEL / 2, df)) * se
+    dropped = f", {location.dropped} outlier(s) left out" if location.dropped else ""
+    return Change(estimate, estimate - half, estimate + half, 2 * sum(widths),
+                  scope=f"within one process, {n} pairs{dropped}", bound=widths[0],
+                  floor=AB_RESOLUTION, advice=_more_pairs(n, location.effective_n, se))
+
+
+def _widths(se: float, df: float) -> tuple[float, float]:
+    wide = se * noise_margin(df)
+    return one_sided_widths(wide, float(_t_quantile(BOUND_LEVEL, df)),
+                            float(_t_quantile(POWER, df)))
+
+
+def _more_pairs(n: int, effective_n: float, se: float):
+    """The note's advice: how many pairs would make the metric gateable at a
+    threshold, the standard error falling as 1/sqrt(pairs) at the same
+    autocorrelation."""
+    def advice(threshold: float) -> str:
+        pairs = n
+        while pairs < MAX_PAIRS:
+            pairs = min(MAX_PAIRS, max(pairs + 1, math.ceil(pairs * 1.1)))
+            scale = math.sqrt(n / pairs)
+            if 2 * sum(_widths(se * scale, effective_n * pairs / n - 1)) <= threshold:
+                return (f"about {pairs} pairs would make it gateable (more rounds: "
+                        f"--min-rounds {pairs} or a longer --max-time)")
+        return f"not even {MAX_PAIRS} pairs would make it gateable"
+    return advice
+
+
+@dataclass(frozen=True)
+class Location:
+    """The mean of a series (of log ratios) without its outliers, and its
+    standard error for correlated rounds."""
+
+    estimate: float
+    se: float
+    n: int              # values kept
+    effective_n: float  # their worth in independent values
+    dropped: int        # outliers left out
+
+
+def paired_location(values: Sequence[float], spread_floor: float = 0.0) -> Location:
+    """The mean of `values` (in round order) without those beyond OUTLIER_CUT
+    robust sds of the median; its standard error from their sd, never below
+    `spread_floor` (the least sd one value can have, e.g. its ticks'
+    rounding error), stretched for autocorrelation. Needs 3 or more values."""
+    data = np.asarray(values, dtype=float).reshape(-1)
+    if data.size < 3 or not np.all(np.isfinite(data)):
+        raise ValueError("a location needs 3 or more finite values")
+    middle = float(np.median(data))
+    scale = max(robust_scale(data), spread_floor)
+    kept = data[np.abs(data - middle) <= OUTLIER_CUT * scale] if scale > 0 else data
+    n = int(kept.size)
+    sd = max(float(np.std(kept, ddof=1)) if n > 1 else 0.0, spread_floor)
+    tau = mean_tau(kept)
+    return Location(float(np.mean(kept)), sd * math.sqrt(tau / n), n, n / tau,
+                    int(data.size) - n)
+
+
+def mean_tau(values: Sequence[float]) -> float:
+    """The integrated autocorrelation time of the mean of an AR(1) series,
+    (1 + rho) / (1 - rho), at its lag-1 coefficient read by the von Neumann
+    ratio, corrected for its bias (1 + 3 rho) / n as the median's intervals
+    do, plus one sd of that estimate, sqrt((1 - rho^2) / n): a series that
+    happened to read as less correlated than it is would otherwise be
+    trusted as worth more pairs than it is. At 60 AR(1) pairs of lag-1 0.7,
+    the one-sided 95% bounds (widened) of the series worth 8 or more pairs
+    missed 2.9% of the time on each side with that sd, 3.9% without it.
+    1 for fewer than 3 values."""
+    data = np.asarray(values, dtype=float).reshape(1, -1)
+    n = data.shape[1]
+    if n < 3:
+        return 1.0
+    rho_hat = float(_von_neumann(_scaled(data)[0])[0])
+    shrink = max(1 - 3 / n, 1 / n)
+    rho = min(max((rho_hat + 1 / n) / shrink, 0.0), 1.0)
+    rho = min(rho + math.sqrt((1 - rho * rho) / n), _R_MAX)
+    return (1 + rho) / (1 - rho)
 
 
 def judge_ratios(spec: FailSpec, ratios: list[float], base_median: float,
-                 candidate_median: float) -> Verdict:
-    change = ratio_change(ratios)
+                 candidate_median: float, quantum: float = 0.0) -> Verdict:
+    change = ratio_change(ratios, quantum)
     verdict, note = decide(change, spec.threshold)
     if change.valid:
         note = note or (f"paired ratio {change.estimate + 1:.3f} ({GATE_LEVEL:.0%} interval "
@@ -75,7 +182,17 @@ def judge_ratios(spec: FailSpec, ratios: list[float], base_median: float,
     return Verdict(spec.name, verdict, True, spec.text, base_median, candidate_median,
                    change.estimate if math.isfinite(change.estimate) else None, None,
                    change.detectable if finite else None, note,
-                   change.low if finite else None, change.high if finite else None, change.scope)
+                   change.low if finite else None, change.high if finite else None, change.scope,
+                   change.floor if finite else None)
+
+
+def ratio_quantum(base, candidate) -> float:
+    """The relative resolution of a ratio of one base and one candidate
+    reading: each side's tick over its median, in quadrature."""
+    b, c = median(base), median(candidate)
+    if not b or not c:
+        return 0.0
+    return math.hypot(reading_quantum(base) / abs(b), reading_quantum(candidate) / abs(c))
 
 
 def compare_ab(record: RunRecord, specs: list[FailSpec] | None = None) -> Comparison:
@@ -89,7 +206,8 @@ def compare_ab(record: RunRecord, specs: list[FailSpec] | None = None) -> Compar
                                     note="not paired in this A/B record (relative specs only)"))
             continue
         ratios = [c / b if b else math.inf for c, b in zip(candidate, base)]
-        verdicts.append(judge_ratios(spec, ratios, median(base), median(candidate)))
+        verdicts.append(judge_ratios(spec, ratios, median(base), median(candidate),
+                                     ratio_quantum(base, candidate)))
     notes = (f"A/B in one process: {record.pipeline.kernel_source} against base "
              f"{record.pipeline.ab_source}, rounds alternating on the same buffers",)
     return Comparison(tuple(verdicts), notes, ())

@@ -3,25 +3,29 @@
 The unit of a stored-baseline comparison is the process: rounds inside one
 process are correlated, and processes of the same code land apart by more
 than their rounds suggest (host placement, the GPU's state). Each side's
-process medians give the change and its interval (graphbench.analyze.decide
-turns that into a verdict):
+process medians give the change and its standard error
+(graphbench.analyze.decide turns them into a verdict):
 - the change is mean(current medians) / mean(baseline medians) - 1;
 - its spread is the baseline's between-process spread (pooled with the
   current's when it has 2 or more processes), never below a side's medians'
-  own within-process noise, so identical medians cannot make any difference
-  significant and a noisy current process is not trusted as a quiet one;
-  Student's t with the pooled degrees of freedom;
-- when the two records ran on different physical GPUs, the spread of GPU
-  time between GPUs of one model (DEVICE_SPREAD, measured on the H200) is
-  added;
+  own within-process noise (a robust one: a single outlier round does not
+  inflate it), so identical medians cannot make any difference significant
+  and a noisy current process is not trusted as a quiet one; Student's t
+  with the pooled degrees of freedom;
+- known systematic errors are added in quadrature with normal quantiles:
+  when the two records ran on different physical GPUs, the spread of GPU
+  time between GPUs of one model (DEVICE_SPREAD, measured on the H200), and
+  whatever the caller passes as `systematic`;
 - a baseline of fewer than MIN_PROCESSES processes cannot estimate the
-  between-process spread: its metrics are not gateable.
+  between-process spread, and a current process of fewer than MIN_CURRENT_ROUNDS
+  rounds has a median noisier than any measure of its own: not gateable.
 A verdict on GPU time must also hold in SM cycles when the records' measured
 clocks differ (nvbench's robust compare): a clock change is not a code change.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 
@@ -30,24 +34,30 @@ import numpy as np
 from graphbench.analyze.context import (config_mismatch, device_notes, difference_notes,
                                         host_speed_note, measured_clock, same_hardware,
                                         same_physical_gpu)
-from graphbench.analyze.decide import (GATE_LEVEL, MISSING, NOT_GATEABLE, POWER, Change,
-                                       INCOMPATIBLE, decide, noise_margin, unjudgeable)
-from graphbench.analyze.intervals import lag1_autocorrelation
+from graphbench.analyze.decide import (BOUND_LEVEL, GATE_LEVEL, MISSING, NOT_GATEABLE, POWER,
+                                       RESOLUTION, Z_BOUND, Z_POWER, Change, INCOMPATIBLE,
+                                       decide, noise_margin, one_sided_widths, unjudgeable)
+from graphbench.analyze.intervals import lag1_autocorrelation, reading_quantum, robust_scale
 from graphbench.analyze.metrics import process_values
 from graphbench.analyze.specs import FailSpec, check_specs, default_specs
 from graphbench.record.model import Comparison, RunRecord, Verdict
 
 HOST_BOUND = ("wall", "submit", "device")  # figures that move with the host CPU's speed
 MIN_PROCESSES = 3
+# A median of 1 or 2 rounds scatters by the rounds' own spread, which no
+# figure of that process can measure: identical code read from 1-2 round
+# currents was judged slower 5.3% of the time in simulation.
+MIN_CURRENT_ROUNDS = 3
 # Busy time of the same code on two physical H200s differed by up to 1.3% at
 # 2^24 elements (and 0.2-1.2% between five others in committed records):
 # a relative sd of 0.75% per GPU, so 1.06% for the difference of two.
 DEVICE_SPREAD = 0.0075
-RESOLUTION = 1e-4  # relative: no spread below this, whatever the data say
-Z_GATE, Z_POWER = 2.5758, 1.6449  # normal quantiles at (1 + GATE_LEVEL) / 2 and POWER
+Z_GATE = 2.5758  # the normal quantile at (1 + GATE_LEVEL) / 2
 CLOCK_AGREEMENT = 0.01
+MAX_PROCESSES = 64  # the most processes a note suggests
 
 
+@functools.lru_cache(maxsize=4096)
 def t_quantile(probability: float, df: int) -> float:
     from scipy import stats  # the gate's own import: 0.8 s, not paid by a plain run
 
@@ -57,25 +67,43 @@ def t_quantile(probability: float, df: int) -> float:
 def median_noise(values) -> float:
     """The standard error of one process's median from its own rounds: the
     independent-rounds figure (1.2533 sd / sqrt(n)) stretched by the rounds'
-    autocorrelation time. A point estimate, not an interval: it is the floor
-    under the between-process spread, not a verdict (0 for fewer than 3
-    rounds, as a version-1 record's process, which kept only its median)."""
+    autocorrelation time, the sd read robustly (from the median absolute
+    deviation: with the sd, one 3x outlier in 100 rounds made 43-46% of pairs
+    not gateable) and the autocorrelation from rounds clipped to 4 such sds.
+    Never below the readings' tick / sqrt(12): a median of readings on a
+    timer's grid is itself on the grid, off by up to half a tick. A point
+    estimate, not an interval: it is the floor under the between-process
+    spread, not a verdict (0 for fewer than 3 rounds, as a version-1 record's
+    process, which kept only its median)."""
     data = np.asarray(values, dtype=float)
     if data.size < 3:
         return 0.0
-    rho = min(max(lag1_autocorrelation(data), 0.0), 0.95)
-    return 1.2533 * float(np.std(data, ddof=1)) * math.sqrt((1 + rho) / (1 - rho) / data.size)
+    scale, middle = robust_scale(data), float(np.median(data))
+    clipped = np.clip(data, middle - 4 * scale, middle + 4 * scale)
+    rho = min(max(lag1_autocorrelation(clipped), 0.0), 0.95)
+    noise = 1.2533 * scale * math.sqrt((1 + rho) / (1 - rho) / data.size)
+    return max(noise, reading_quantum(data) / math.sqrt(12))
 
 
 def between_processes(base: list[tuple[float, ...]], cur: list[tuple[float, ...]],
-                      other_gpu: bool) -> Change:
-    """The relative change between process medians, as the module docstring says."""
+                      other_gpu: bool, systematic: float = 0.0,
+                      medians_only: bool = False) -> Change:
+    """The relative change between process medians, as the module docstring says.
+    systematic: the relative sd of a known systematic error of this pair, added
+    in quadrature with normal quantiles as the spread between GPUs is.
+    medians_only: each current value is already a process's median (a
+    version-1 record), so the rounds' count says nothing."""
     if len(base) < MIN_PROCESSES:
         return unjudgeable(f"a baseline of {len(base)} process(es) cannot tell a change from "
                            f"the spread between processes: make it with --processes "
                            f"{MIN_PROCESSES} or more (5 is better)")
     b, c = [float(np.median(v)) for v in base], [float(np.median(v)) for v in cur]
     b_mean, c_mean = float(np.mean(b)), float(np.mean(c))
+    rounds = min(len(v) for v in cur)
+    if rounds < MIN_CURRENT_ROUNDS and not medians_only:
+        return unjudgeable(f"a current process of {rounds} round(s): its median scatters by "
+                           f"more than it can show; run {MIN_CURRENT_ROUNDS} or more rounds",
+                           c_mean / b_mean - 1 if b_mean else math.nan)
     if b_mean == 0:
         return unjudgeable("the baseline's median is 0: a relative change cannot be formed")
     squares = (len(b) - 1) * np.var(b, ddof=1) + ((len(c) - 1) * np.var(c, ddof=1)
@@ -84,21 +112,53 @@ def between_processes(base: list[tuple[float, ...]], cur: list[tuple[float, ...]
     between = max(squares / df, (RESOLUTION * b_mean) ** 2)
     # a side's medians scatter at least as much as its own rounds say they do
     own = [float(np.mean([median_noise(v) ** 2 for v in side])) for side in (base, cur)]
-    se = math.sqrt(max(between, own[0]) / len(b) + max(between, own[1]) / len(c)) / abs(b_mean)
+    per_process = (max(between, own[0]) / b_mean ** 2, max(between, own[1]) / b_mean ** 2)
+    se = math.sqrt(per_process[0] / len(b) + per_process[1] / len(c))
     # the spread between GPUs is known from earlier measurements, not estimated
     # from these few processes: normal quantiles for it, Student's t for the rest
-    gpu = math.sqrt(2) * DEVICE_SPREAD if other_gpu else 0.0
+    known = math.hypot(math.sqrt(2) * DEVICE_SPREAD if other_gpu else 0.0, systematic)
     estimate = c_mean / b_mean - 1
-    half = math.hypot(t_quantile(0.5 + GATE_LEVEL / 2, df) * se, Z_GATE * gpu)
-    # noise read low must neither make a pair gateable nor stop a change reaching
-    # the threshold: both use the spread widened for its own estimate's error
-    wide = se * noise_margin(df)
-    reach = math.hypot(t_quantile(0.5 + GATE_LEVEL / 2, df) * wide, Z_GATE * gpu)
-    detectable = reach + math.hypot(t_quantile(POWER, df) * wide, Z_POWER * gpu)
-    return Change(estimate, estimate - half, estimate + half, detectable,
-                  scope=f"between {len(b)} baseline and {len(c)} current process(es)"
-                  + (", two physical GPUs" if other_gpu else ""),
-                  margin=reach / half if half > 0 else 1.0)
+    half = math.hypot(t_quantile(0.5 + GATE_LEVEL / 2, df) * se, Z_GATE * known)
+    widths = _widths(se, df, known)
+    scope = f"between {len(b)} baseline and {len(c)} current process(es)"
+    return Change(estimate, estimate - half, estimate + half, 2 * sum(widths),
+                  scope=scope + (", two physical GPUs" if other_gpu else ""), bound=widths[0],
+                  floor=RESOLUTION, advice=_more_processes(per_process, len(b), len(c), known,
+                                                           other_gpu))
+
+
+def _widths(se: float, df: int, known: float) -> tuple[float, float]:
+    """The contract's one-sided widths: the estimated part widened for its own
+    error, Student's t for it, normal quantiles for the known part."""
+    return one_sided_widths(se * noise_margin(df), t_quantile(BOUND_LEVEL, df),
+                            t_quantile(POWER, df), known)
+
+
+def _more_processes(per_process: tuple[float, float], n_base: int, n_cur: int, known: float,
+                    other_gpu: bool):
+    """The note's advice: how many processes would make the metric gateable
+    at a threshold, each side's variance falling as 1/processes."""
+    def detects(nb: int, nc: int) -> float:
+        se = math.sqrt(per_process[0] / nb + per_process[1] / nc)
+        return 2 * sum(_widths(se, nb - 1 + nc - 1, known))
+
+    def advice(threshold: float) -> str:
+        floor = 2 * (Z_BOUND + Z_POWER) * known
+        if floor >= threshold:
+            what = "the spread between two physical GPUs" if other_gpu else "its known " \
+                "systematic error"
+            return (f"no number of processes can make it gateable: {what} alone detects "
+                    f"{floor:.1%}" + (" (compare on the baseline's GPU)" if other_gpu else ""))
+        for nb in range(n_base + 1, MAX_PROCESSES + 1):
+            if detects(nb, n_cur) <= threshold:
+                return f"a baseline of {nb} processes (--processes {nb}) would make it gateable"
+        for nc in range(n_cur + 1, MAX_PROCESSES + 1):
+            nb = max(n_base, nc)
+            if detects(nb, nc) <= threshold:
+                return (f"a current of {nc} processes against a baseline of {nb} "
+                        f"(--processes) would make it gateable")
+        return f"not even {MAX_PROCESSES} processes on each side would make it gateable"
+    return advice
 
 
 @dataclass(frozen=True)
@@ -150,7 +210,8 @@ def verdict_for(spec: FailSpec, baseline: RunRecord, current: RunRecord, mismatc
     if host_bound and context.host_note:
         change = unjudgeable(context.host_note)
     else:
-        change = between_processes(base, cur, context.other_gpu and not host_bound)
+        change = between_processes(base, cur, context.other_gpu and not host_bound,
+                                   medians_only=cur_point.legacy_processes is not None)
     verdict = verdict_on(spec, change, base, cur, gated)
     if not context.same_model and spec.gated and not verdict.note:
         verdict = replace(verdict, note="different hardware: shown, not gated")
@@ -171,7 +232,7 @@ def verdict_on(spec: FailSpec, change: Change, base, cur, gated: bool) -> Verdic
                    change.estimate if change.valid else (c - b) / b if b else None, None,
                    change.detectable if math.isfinite(change.detectable) else None, note,
                    change.low if finite else None, change.high if finite else None,
-                   change.scope)
+                   change.scope, change.floor if finite else None)
 
 
 def cycles_check(spec: FailSpec, verdict: Verdict, base_point: RunRecord,
@@ -183,7 +244,8 @@ def cycles_check(spec: FailSpec, verdict: Verdict, base_point: RunRecord,
     metric = spec.metric.replace(".busy", ".cycles")
     base, cur = process_values(base_point, metric), process_values(cur_point, metric)
     in_cycles = verdict_on(replace(spec, metric=metric), between_processes(
-        base, cur, context.other_gpu), base, cur, verdict.gated)
+        base, cur, context.other_gpu, medians_only=cur_point.legacy_processes is not None),
+        base, cur, verdict.gated)
     if in_cycles.verdict == verdict.verdict:
         return verdict
     return replace(verdict, verdict=NOT_GATEABLE, note=(

@@ -1,47 +1,72 @@
 """The one decision rule every gate uses, stored baseline and A/B alike.
 
-A gate judges an interval for the true relative change of a metric. The
-threshold is the smallest regression the user wants caught, so the rule is
-built to catch a change of that size, not merely to notice one:
-- `slower`: the change is significantly worse than zero (the GATE_LEVEL
-  interval excludes it) and the interval reaches the threshold;
-- `faster`: the same in the good direction;
-- `changed`: significant, but the whole interval lies within the
-  threshold: a real change smaller than the one the gate is set to catch;
-- `same`: not significant;
-- `not gateable`: the pair cannot tell the threshold from noise.
+The contract, for a relative threshold T (worse is positive):
+1. a true change of T or more is judged `slower` at least POWER of the time;
+2. a true change of T/2 or less passes (`same`, `changed` or `faster`) at
+   least BOUND_LEVEL of the time;
+3. identical code is judged `slower` at most 1% of the time;
+4. where the pair's noise cannot give both 1 and 2 the metric is `not
+   gateable`, and the note says how much more data would make it gateable.
 
-`detectable` is the smallest true change this pair catches with POWER
-probability: the GATE_LEVEL half-width (beyond which chance alone puts the
-interval's far end with probability (1 - GATE_LEVEL) / 2) plus the one-sided
-POWER half-width, each from a noise estimate widened by `noise_margin` for
-that estimate's own error (the same widening decides whether a significant
-change reaches the threshold). A metric is gateable only when its detectable
-change is within the threshold, so a true change equal to the threshold is judged
-slower at least POWER of the time, and identical code at most
-(1 - GATE_LEVEL) / 2 of the time (both checked by simulation in
-tests/test_gate_calibration.py).
+T/2 to T is the indifference zone: a change in it may go either way. With s
+the standard error of the estimate, and b(s), p(s) the one-sided widths at
+BOUND_LEVEL and POWER (Student's t where s is estimated from few degrees of
+freedom, its estimated part widened by `noise_margin` for its own error;
+normal quantiles for a known systematic part, added in quadrature):
+- gateable iff b(s) + p(s) <= T/2; `detectable`, the smallest threshold the
+  pair can gate, is 2 (b(s) + p(s));
+- `slower` iff the estimate exceeds T/2 + B, B = (T/2) b / (b + p): the
+  one-sided bound b at the largest noise at which the pair is still
+  gateable (3T/4 while BOUND_LEVEL = POWER). At that noise a change of T/2
+  reaches it 1 - BOUND_LEVEL of the time and a change of T falls short of it
+  1 - POWER of the time; at any smaller true noise, less often. Deciding
+  at T/2 + b(s) instead holds only while s is read right: in simulation, of
+  pairs gateable only because their noise read low, up to 16% at T/2 were
+  judged slower, against at most 8% with B;
+- since B >= b(s), `slower` also means the one-sided BOUND_LEVEL lower bound
+  lies above T/2, and the estimate exceeds 3 b(s), beyond the two-sided 99%
+  half-width down to 2 degrees of freedom: every `slower` is significant;
+- identical code is judged slower only past 3T/4 >= 3 b(s), about 4.9
+  standard errors: far inside the 1% of promise 3;
+- `faster` the same way in the good direction;
+- `changed`: significant at GATE_LEVEL (the two-sided interval excludes 0),
+  neither slower nor faster, and |estimate| above the resolution floor that
+  identical builds reach (A/A): a change no run of the same code shows;
+- `same`: otherwise.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 
-GATE_LEVEL = 0.99   # two-sided: a false alarm needs a 0.5% tail
+GATE_LEVEL = 0.99   # two-sided: the interval shown, and what `changed` needs
+BOUND_LEVEL = 0.95  # one-sided: a change of half the threshold stays below its bound this often
 POWER = 0.95        # a change equal to the threshold is caught this often
-POWER_LEVEL = 2 * POWER - 1  # the two-sided level whose half-width is POWER's one-sided width
+Z_BOUND, Z_POWER = 1.6449, 1.6449  # normal quantiles at BOUND_LEVEL and POWER
+# Relative: no spread below this, whatever the data say (a stored baseline's
+# floor under `changed` too: between processes nothing finer is resolved).
+RESOLUTION = 1e-4
 
 
 def noise_margin(degrees_of_freedom: float) -> float:
-    """How much `detectable` widens a noise estimate of that many degrees of
-    freedom for the estimate's own error: a spread estimated from df values
-    reads low by 1/sqrt(2 df) of itself about one time in six, and a pair
-    that read its noise low would be judged gateable where it is not, and a
-    change of the threshold would stop short of it. Without it, pairs that
-    were gateable only by such luck caught the threshold 87-91% of the time
-    (tests/test_gate_calibration.py)."""
+    """How much a noise estimate of that many degrees of freedom is widened
+    for its own error: a spread estimated from df values reads low by
+    1/sqrt(2 df) of itself about one time in six, and a pair that read its
+    noise low would be judged gateable where it is not, and a change of the
+    threshold would stop short of its bound."""
     return 1 + 1 / math.sqrt(2 * max(degrees_of_freedom, 1.0))
+
+
+def one_sided_widths(se: float, q_bound: float, q_power: float,
+                     systematic: float = 0.0) -> tuple[float, float]:
+    """(bound, power): the one-sided widths of the contract for an estimated
+    standard error `se` (already widened; quantiles q_bound and q_power for
+    its degrees of freedom) and a known systematic sd added in quadrature
+    with normal quantiles."""
+    return (math.hypot(q_bound * se, Z_BOUND * systematic),
+            math.hypot(q_power * se, Z_POWER * systematic))
 
 
 FASTER, SAME, CHANGED, SLOWER = "faster", "same", "changed", "slower"
@@ -51,22 +76,22 @@ JUDGED = (FASTER, SAME, CHANGED, SLOWER)
 
 @dataclass(frozen=True)
 class Change:
-    """The relative change of current against baseline, with its interval."""
+    """The relative change of current against baseline: its estimate, its
+    GATE_LEVEL interval, and the one-sided widths the contract decides on."""
 
     estimate: float
     low: float
     high: float
-    detectable: float
+    detectable: float    # the smallest threshold this pair can gate: 2 (bound + power)
     valid: bool = True
     reason: str = ""     # why not valid
     scope: str = ""      # what the interval covers, e.g. "between 5 and 1 processes"
-    margin: float = 1.0  # noise_margin of the noise estimate: widens the reach test
-
-    def reach(self) -> tuple[float, float]:
-        """The interval widened by `margin` about the estimate: how far the
-        change may reach once the noise estimate's own error is allowed for."""
-        return (self.estimate - (self.estimate - self.low) * self.margin,
-                self.estimate + (self.high - self.estimate) * self.margin)
+    # b(s): estimate - bound is the one-sided BOUND_LEVEL lower bound; not
+    # stated (nan): the share of `detectable` the normal quantiles give it
+    bound: float = math.nan
+    floor: float = 0.0   # |estimate| a `changed` needs: the A/A resolution
+    # threshold -> what more data would make the pair gateable at it ("" when nothing would)
+    advice: Callable[[float], str] | None = field(default=None, compare=False, repr=False)
 
 
 def unjudgeable(reason: str, estimate: float = math.nan) -> Change:
@@ -77,14 +102,22 @@ def decide(change: Change, threshold: float, higher_is_better: bool = False) -> 
     """The verdict on `change` for a relative `threshold`, and a note saying why."""
     if not change.valid:
         return NOT_GATEABLE, change.reason
-    if change.detectable > threshold:
-        return NOT_GATEABLE, (f"not gateable on this pair: it detects {change.detectable:.1%}, "
-                              f"the threshold is {threshold:.1%}")
+    if not change.detectable <= threshold:
+        note = (f"not gateable on this pair: it detects {change.detectable:.1%}, "
+                f"the threshold is {threshold:.1%}")
+        more = change.advice(threshold) if change.advice else ""
+        return NOT_GATEABLE, note + (f"; {more}" if more else "")
     sign = -1.0 if higher_is_better else 1.0
-    low, high = sorted((sign * change.low, sign * change.high))  # worse is positive
-    reach_low, reach_high = sorted(sign * x for x in change.reach())
-    if low > 0:
-        return (SLOWER if reach_high >= threshold else CHANGED), ""
-    if high < 0:
-        return (FASTER if reach_low <= -threshold else CHANGED), ""
+    worse = sign * change.estimate
+    low, high = sorted((sign * change.low, sign * change.high))
+    # the bound at the largest noise this pair could have and still be gateable
+    share = change.bound / change.detectable if change.detectable > 0 and \
+        math.isfinite(change.bound) else Z_BOUND / (Z_BOUND + Z_POWER) / 2
+    edge = threshold / 2 + threshold * share
+    if worse > edge:
+        return SLOWER, ""
+    if worse < -edge:
+        return FASTER, ""
+    if (low > 0 or high < 0) and abs(worse) > change.floor:
+        return CHANGED, ""
     return SAME, ""

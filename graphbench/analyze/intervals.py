@@ -260,3 +260,35 @@ def _t_quantile(probability: float, df: np.ndarray) -> np.ndarray:
     q = np.sqrt(df * np.where(use_far, far, near))
     exact_two = np.sqrt(2 / (tail * (2 - tail)) - 2)
     return np.where(np.abs(df - 2) < 1e-12, exact_two, q)
+
+
+# --- for a mean and a robust spread (graphbench.analyze.ab, .compare) ---------
+
+# Unbiasing factors of 1.4826 MAD as an sd for Gaussian samples of n values
+# (simulated); beyond them n / (n - 0.8) (Croux and Rousseeuw, 1992).
+_MAD_SMALL = {3: 1.48, 4: 1.36}
+
+
+def robust_scale(values: Sequence[float]) -> float:
+    """The sd of Gaussian data read from its median absolute deviation,
+    corrected for small samples: one outlier moves it by at most one rank."""
+    data = np.asarray(values, dtype=float).reshape(-1)
+    n = data.size
+    if n < 2:
+        return 0.0
+    mad = float(np.median(np.abs(data - np.median(data))))
+    return 1.4826 * mad * _MAD_SMALL.get(n, n / (n - 0.8) if n > 1 else 1.0)
+
+
+def reading_quantum(values: Sequence[float]) -> float:
+    """The readings' resolution: the smallest gap between distinct values,
+    gaps under a millionth of the median counting as ties (a time kept in
+    float32 milliseconds scatters by that much). For continuous data it is
+    negligible (about the range / n^2); for readings on a timer's grid, the
+    tick. 0 when every value is the same."""
+    data = np.sort(np.asarray(values, dtype=float).reshape(-1))
+    if data.size < 2:
+        return 0.0
+    gaps = np.diff(data)
+    gaps = gaps[gaps > 1e-6 * abs(float(np.median(data)))]
+    return float(gaps.min()) if gaps.size else 0.0

@@ -17,11 +17,14 @@ class Verdict:
     current: float | None = None
     change: float | None = None       # relative, current vs baseline
     p_value: float | None = None      # unused since schema 3 of compare records
-    detectable: float | None = None   # the smallest true change caught 95% of the time
+    detectable: float | None = None   # the smallest threshold the pair can gate
     note: str = ""
     change_low: float | None = None   # the 99% interval of the relative change
     change_high: float | None = None
     scope: str = ""                   # what that interval covers
+    # the A/A resolution: a `changed` verdict needs |change| above it (records
+    # written before it was stated lack it: None)
+    resolution: float | None = None
 
 
 @dataclass(frozen=True)
