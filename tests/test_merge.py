@@ -87,19 +87,21 @@ def test_the_between_process_interval_is_students_t_on_the_process_medians():
     from graphbench.analyze.compare import between_processes
 
     medians = [12.2, 14.5, 15.8, 17.4, 15.0]
-    change = between_processes([(m,) for m in medians], [(16.0,)], other_gpu=False)
+    # one value per process: each is a process's median, as a version-1 record keeps
+    change = between_processes([(m,) for m in medians], [(16.0,)], other_gpu=False,
+                               medians_only=True)
     se = 1.90316 * (1 + 1 / 5) ** 0.5 / 14.98  # sample sd of the medians, one current process
     assert change.estimate == pytest.approx(16.0 / 14.98 - 1, rel=1e-6)
     assert change.high - change.estimate == pytest.approx(stats.t.ppf(0.995, 4) * se, rel=1e-3)
     margin = 1 + 1 / 8 ** 0.5  # the noise estimate's own error at 4 degrees of freedom
-    assert change.detectable == pytest.approx((stats.t.ppf(0.995, 4) + stats.t.ppf(0.95, 4))
-                                              * se * margin, rel=1e-3)
-    assert change.reach()[1] - change.estimate == pytest.approx(
-        stats.t.ppf(0.995, 4) * se * margin, rel=1e-3)
-    two = between_processes([(m,) for m in medians], [(16.0,), (15.0,)], other_gpu=False)
+    # the smallest threshold it gates: two one-sided 95% widths each side of T/2
+    assert change.detectable == pytest.approx(4 * stats.t.ppf(0.95, 4) * se * margin, rel=1e-3)
+    two = between_processes([(m,) for m in medians], [(16.0,), (15.0,)], other_gpu=False,
+                            medians_only=True)
     pooled = ((4 * 1.90316 ** 2 + 0.5) / 5) ** 0.5 * (1 / 5 + 1 / 2) ** 0.5 / 14.98
     assert two.high - two.estimate == pytest.approx(stats.t.ppf(0.995, 5) * pooled, rel=1e-3)
-    other = between_processes([(m,) for m in medians], [(16.0,)], other_gpu=True)
+    other = between_processes([(m,) for m in medians], [(16.0,)], other_gpu=True,
+                              medians_only=True)
     assert other.high - other.estimate > change.high - change.estimate
 
 

@@ -67,19 +67,26 @@ def test_a_verdict_on_paired_ratios_carries_its_figures():
     cand = record.samples("individual", "busy")
     assert verdict.baseline == pytest.approx(float(np.median(base)))
     assert verdict.current == pytest.approx(float(np.median(cand)))
+    from scipy import stats
+
+    from graphbench.analyze.ab import paired_location, ratio_quantum
+
     ratios = [c / b for c, b in zip(cand, base)]
-    gate = median_interval(ratios, 0.99, shared_phases=True)
-    assert verdict.change == pytest.approx(gate.estimate - 1)
-    assert verdict.change_low == pytest.approx(gate.low - 1)
-    assert verdict.change_high == pytest.approx(gate.high - 1)
+    # the mean of the log ratios, its spread floored at the readings' tick / sqrt(12)
+    floor = max(ratio_quantum(base, cand) / 12 ** 0.5, 1e-4)
+    location = paired_location(np.log(ratios), floor)
+    scale = np.exp(location.estimate)
+    estimate, se, df = scale - 1, location.se * scale, location.effective_n - 1
+    half = stats.t.ppf(0.995, df) * se
+    assert verdict.change == pytest.approx(estimate)
+    assert verdict.change_low == pytest.approx(estimate - half, rel=1e-3)
+    assert verdict.change_high == pytest.approx(estimate + half, rel=1e-3)
     assert verdict.scope == "within one process, 30 pairs"
-    assert verdict.note == (f"paired ratio {gate.estimate:.3f} (99% interval {gate.low:.3f}.."
-                            f"{gate.high:.3f}, 30 pairs)")
-    power = median_interval(ratios, 0.9, shared_phases=True)
-    margin = 1 + 1 / (2 * (gate.effective_n - 1)) ** 0.5  # for the noise estimate's own error
-    assert verdict.detectable == pytest.approx(
-        (max(gate.high - gate.estimate, gate.estimate - gate.low)
-         + max(power.high - power.estimate, power.estimate - power.low)) * margin)
+    assert verdict.note == (f"paired ratio {estimate + 1:.3f} (99% interval "
+                            f"{verdict.change_low + 1:.3f}..{verdict.change_high + 1:.3f}, 30 pairs)")
+    margin = 1 + 1 / (2 * df) ** 0.5  # for the noise estimate's own error
+    assert verdict.detectable == pytest.approx(4 * stats.t.ppf(0.95, df) * se * margin, rel=1e-3)
+    assert verdict.resolution == 0.001
 
 
 def test_a_base_round_of_zero_is_not_gateable():
@@ -111,14 +118,18 @@ def test_correlated_pairs_below_min_effective_pairs_are_not_gateable():
     for i in range(1, 40):
         ar[i] = 0.9 * ar[i - 1] + 0.002 * rng.standard_normal()
     ratios = list(1.05 + ar)
-    gate = median_interval(ratios, 0.99, shared_phases=True)
-    assert gate.valid and gate.effective_n < MIN_EFFECTIVE_PAIRS
+    from graphbench.analyze.ab import paired_location
+
+    location = paired_location(np.log(ratios), 1e-4)
+    assert location.effective_n < MIN_EFFECTIVE_PAIRS
     change = ratio_change(ratios)
     assert not change.valid
-    assert change.reason.startswith(f"40 pairs are worth only {gate.effective_n:.1f} independent")
-    assert change.estimate == pytest.approx(gate.estimate - 1)
+    assert change.reason.startswith(f"40 pairs are worth only {location.effective_n:.1f} "
+                                    "independent")
+    assert change.estimate == pytest.approx(np.exp(location.estimate) - 1)
     white = list(1.0 + 0.002 * rng.standard_normal(40))
-    assert ratio_change(white).valid and median_interval(white, 0.99, shared_phases=True).effective_n >= 8
+    assert ratio_change(white).valid
+    assert paired_location(np.log(white), 1e-4).effective_n >= MIN_EFFECTIVE_PAIRS
 
 
 def test_candidate_modes_pair_each_mode_with_its_base():

@@ -16,7 +16,7 @@ from conftest import device_info, make_record, make_run, with_runs
 
 from graphbench.analyze import warnings as W
 from graphbench.analyze.context import (config_mismatch, device_notes, difference_notes,
-                                        host_probe_median, host_speed_note, measured_clock,
+                                        measured_clock,
                                         same_hardware, same_physical_gpu)
 from graphbench.analyze.derived import (BACK_PRESSURE, Crossover, back_pressured,
                                         break_even_iterations, cache_state, crossover,
@@ -273,9 +273,13 @@ def test_config_mismatch_names_each_key_and_the_pipeline():
     b, c = base.config, other.config
     assert config_mismatch(base, other) == [
         "pipeline add_mul_sub vs mine", f"elements {b.elements} vs {c.elements}",
-        f"iters {b.iters} vs {c.iters}", "flush_l2 False vs True",
-        f"stages {','.join(b.stages)} vs add,mul", f"depth {b.depth} vs 2"]
+        "flush_l2 False vs True", f"stages {','.join(b.stages)} vs add,mul", f"depth {b.depth} vs 2"]
     assert config_mismatch(base, make_record()) == []
+    # iterations per round follow the host's speed: a note, not a mismatch
+    fewer = make_record(iters=500)
+    assert config_mismatch(base, fewer) == []
+    assert "iterations per round 1000 vs 500: figures are per iteration" in \
+        difference_notes(base, fewer)
 
 
 def test_hardware_and_physical_gpu_notes():
@@ -296,20 +300,6 @@ def test_hardware_and_physical_gpu_notes():
     unknown = make_record(info=device_info(uuid=None))
     assert not same_physical_gpu(unknown, unknown)
     assert device_notes(unknown, unknown)[0].startswith("different physical GPUs (? vs ?)")
-
-
-def test_host_speed_note():
-    base = make_record()  # probes 300 us
-    assert host_probe_median(base) == 300.0
-    assert host_speed_note(base, make_record(runs=(make_run(host_probe_us=330.0),))) == ""
-    slow = make_record(runs=(make_run(host_probe_us=331.0),))
-    assert host_speed_note(base, slow) == "host CPU speed differs (probe 300 vs 331 us)"
-    fast = make_record(runs=(make_run(host_probe_us=269.0),))
-    assert host_speed_note(base, fast) == "host CPU speed differs (probe 300 vs 269 us)"
-    unprobed = replace_run(base, conditions=tuple(dataclasses.replace(c, host_probe_us=None)
-                                                  for c in base.runs[0].conditions))
-    assert host_probe_median(unprobed) is None
-    assert host_speed_note(unprobed, slow) == "" and host_speed_note(slow, unprobed) == ""
 
 
 def with_clock(record, mhz):

@@ -39,48 +39,42 @@ def test_noise_margin_is_one_plus_one_over_root_two_df_floored_at_one_df():
     assert noise_margin(50) == 1.1
 
 
-def test_reach_widens_each_side_about_the_estimate_by_the_margin():
-    change = Change(0.10, 0.06, 0.12, 0.01, margin=1.5)
-    low, high = change.reach()
-    assert low == pytest.approx(0.04, abs=1e-15)     # 0.10 - 0.04 * 1.5
-    assert high == pytest.approx(0.13, abs=1e-15)    # 0.10 + 0.02 * 1.5
-    assert Change(0.1, 0.06, 0.12, 0.01).margin == 1.0
-    assert Change(0.1, 0.06, 0.12, 0.01).reach() == (0.1 - (0.1 - 0.06), 0.1 + (0.12 - 0.1))
+def test_a_change_states_no_bound_floor_or_advice_unless_given():
+    change = Change(0.10, 0.06, 0.12, 0.01)
+    assert math.isnan(change.bound) and change.floor == 0.0 and change.advice is None
+    # the advice is no part of a change's identity
+    assert Change(0.1, 0.06, 0.12, 0.01, advice=lambda t: "x") == change
 
 
-def test_a_significant_change_reaching_the_threshold_only_when_widened_is_slower():
-    # interval 0.02..0.04 about 0.03: short of 5%; widened by 2: 0.01..0.05 reaches it
-    assert decide(Change(0.03, 0.02, 0.04, 0.01), 0.05) == (CHANGED, "")
-    assert decide(Change(0.03, 0.02, 0.04, 0.01, margin=2.0), 0.05) == (SLOWER, "")
-    assert decide(Change(0.03, 0.02, 0.04, 0.01, margin=1.9), 0.05) == (CHANGED, "")
-    # exactly at the threshold (0.5 is exact in binary): slower
-    assert decide(Change(0.25, 0.125, 0.375, 0.01, margin=2.0), 0.5) == (SLOWER, "")
-    # faster the same way
-    assert decide(Change(-0.03, -0.04, -0.02, 0.01), 0.05) == (CHANGED, "")
-    assert decide(Change(-0.03, -0.04, -0.02, 0.01, margin=2.0), 0.05) == (FASTER, "")
-    assert decide(Change(-0.25, -0.375, -0.125, 0.01, margin=2.0), 0.5) == (FASTER, "")
-    assert decide(Change(-0.03, -0.04, -0.02, 0.01, margin=1.9), 0.05) == (CHANGED, "")
+def test_slower_needs_more_than_the_edge_three_quarters_of_the_threshold():
+    # 0.375 and 0.5 are exact in binary: the edge itself is not past it
+    assert decide(Change(0.375, 0.25, 0.5, 0.01), 0.5) == (CHANGED, "")
+    assert decide(Change(0.3751, 0.25, 0.5, 0.01), 0.5) == (SLOWER, "")
+    assert decide(Change(-0.375, -0.5, -0.25, 0.01), 0.5) == (CHANGED, "")
+    assert decide(Change(-0.3751, -0.5, -0.25, 0.01), 0.5) == (FASTER, "")
+    # where the interval lies does not move the edge
+    assert decide(Change(0.3751, 0.001, 0.9, 0.01), 0.5) == (SLOWER, "")
 
 
-def test_higher_is_better_turns_the_widened_reach_around():
-    up = Change(0.03, 0.02, 0.04, 0.01, margin=2.0)
+def test_higher_is_better_turns_the_edge_around():
+    up = Change(0.04, 0.03, 0.05, 0.01)
     assert decide(up, 0.05, higher_is_better=True) == (FASTER, "")
-    assert decide(dataclasses.replace(up, margin=1.0), 0.05, higher_is_better=True) == \
-        (CHANGED, "")
-    down = Change(-0.03, -0.04, -0.02, 0.01, margin=2.0)
+    assert decide(up, 0.05) == (SLOWER, "")
+    down = Change(-0.04, -0.05, -0.03, 0.01)
     assert decide(down, 0.05, higher_is_better=True) == (SLOWER, "")
-    # the widened interval's far end, not its near end, decides
-    lopsided = Change(0.03, 0.025, 0.04, 0.01, margin=2.0)   # reach 0.02..0.05
-    assert decide(lopsided, 0.05) == (SLOWER, "")
-    assert decide(lopsided, 0.051) == (CHANGED, "")
+    small = Change(-0.02, -0.03, -0.01, 0.01)
+    assert decide(small, 0.05, higher_is_better=True) == (CHANGED, "")
     # an interval across 0 stays the same however wide
-    assert decide(Change(0.0, -0.01, 0.01, 0.01, margin=9.0), 0.05) == (SAME, "")
+    assert decide(Change(0.0, -0.9, 0.9, 0.01), 0.05) == (SAME, "")
 
 
-def test_detectable_beyond_the_threshold_is_not_gateable_whatever_the_margin():
-    verdict, note = decide(Change(0.03, 0.02, 0.04, 0.06, margin=2.0), 0.05)
+def test_detectable_beyond_the_threshold_is_not_gateable_whatever_the_change():
+    verdict, note = decide(Change(0.30, 0.20, 0.40, 0.06), 0.05)
     assert verdict == NOT_GATEABLE
     assert note == "not gateable on this pair: it detects 6.0%, the threshold is 5.0%"
+    advised = Change(0.30, 0.20, 0.40, 0.06, advice=lambda t: f"more at {t:.0%}")
+    assert decide(advised, 0.05)[1].endswith("; more at 5%")
+    assert decide(Change(0.30, 0.20, 0.40, 0.06, advice=lambda t: ""), 0.05)[1] == note
 
 
 # --- stopping: A/B's floor of 60 rounds ---
@@ -114,18 +108,22 @@ def _ratios(n=80, seed=3):
 
 
 def test_ratio_change_widens_detectable_by_the_noise_margin_of_its_effective_pairs():
+    from scipy import stats
+
+    from graphbench.analyze.ab import paired_location
+
     ratios = _ratios()
-    gate, power = (median_interval(ratios, 0.99, shared_phases=True),
-                    median_interval(ratios, 0.90, shared_phases=True))
-    assert gate.valid and gate.effective_n >= 8
-    margin = 1 + 1 / math.sqrt(2 * max(gate.effective_n - 1, 1))
-    plain = max(gate.high - gate.estimate, gate.estimate - gate.low) + \
-        max(power.high - power.estimate, power.estimate - power.low)
+    location = paired_location(np.log(ratios), 1e-4)
+    assert location.effective_n >= 8
+    df = location.effective_n - 1
+    margin = 1 + 1 / math.sqrt(2 * df)
+    se = location.se * math.exp(location.estimate)
     change = ratio_change(ratios)
-    assert change.margin == pytest.approx(margin, rel=1e-12)
-    assert change.detectable == pytest.approx(plain * margin, rel=1e-12)
-    assert (change.estimate, change.low, change.high) == \
-        (gate.estimate - 1, gate.low - 1, gate.high - 1)
+    assert change.detectable == pytest.approx(4 * stats.t.ppf(0.95, df) * se * margin, rel=1e-3)
+    assert change.bound == pytest.approx(stats.t.ppf(0.95, df) * se * margin, rel=1e-3)
+    assert change.estimate == pytest.approx(math.exp(location.estimate) - 1, rel=1e-12)
+    # the interval is not widened: significance is the plain 99% one
+    assert change.high - change.estimate == pytest.approx(stats.t.ppf(0.995, df) * se, rel=1e-3)
     assert change.scope == "within one process, 80 pairs"
 
 
@@ -155,7 +153,7 @@ def t_quantile(p, df):
     return {0.995: T995_5, 0.95: T95_5}[p]
 
 
-def test_between_processes_widens_detectable_and_the_reach_but_not_the_interval():
+def test_between_processes_widens_detectable_and_the_bound_but_not_the_interval():
     base = [(10.0, 10.1, 10.2), (10.3, 10.2, 10.4), (9.9, 10.0, 10.1), (10.1, 10.2, 10.0)]
     cur = [(10.5, 10.6, 10.4), (10.7, 10.5, 10.6), (10.4, 10.5, 10.6)]
     plain = between_processes(base, cur, other_gpu=False)
@@ -165,19 +163,17 @@ def test_between_processes_widens_detectable_and_the_reach_but_not_the_interval(
     margin = 1 + 1 / math.sqrt(2 * df)
     half = plain.high - plain.estimate
     se = half / t_quantile(0.995, df)
-    assert plain.margin == pytest.approx(margin, rel=1e-12)
-    assert plain.detectable == pytest.approx(
-        (t_quantile(0.995, df) + t_quantile(0.95, df)) * se * margin, rel=1e-5)
+    assert plain.bound == pytest.approx(t_quantile(0.95, df) * se * margin, rel=1e-5)
+    assert plain.detectable == pytest.approx(4 * t_quantile(0.95, df) * se * margin, rel=1e-5)
     assert plain.estimate == pytest.approx(np.mean(c) / np.mean(b) - 1, rel=1e-12)
     assert plain.scope == "between 4 baseline and 3 current process(es)"
     gpus = between_processes(base, cur, other_gpu=True)
     gpu = math.sqrt(2) * DEVICE_SPREAD
     half2 = math.hypot(t_quantile(0.995, df) * se, Z_GATE * gpu)
-    reach = math.hypot(t_quantile(0.995, df) * se * margin, Z_GATE * gpu)
+    one_sided = math.hypot(t_quantile(0.95, df) * se * margin, Z_POWER * gpu)
     assert gpus.high - gpus.estimate == pytest.approx(half2, rel=1e-5)
-    assert gpus.margin == pytest.approx(reach / half2, rel=1e-5)
-    assert gpus.detectable == pytest.approx(
-        reach + math.hypot(t_quantile(0.95, df) * se * margin, Z_POWER * gpu), rel=1e-5)
+    assert gpus.bound == pytest.approx(one_sided, rel=1e-5)
+    assert gpus.detectable == pytest.approx(4 * one_sided, rel=1e-5)
     assert gpus.scope == "between 4 baseline and 3 current process(es), two physical GPUs"
 
 
@@ -608,14 +604,12 @@ def test_a_run_with_no_readings_and_no_one_off_costs_is_consistent():
 def test_exactly_the_minimum_of_independent_pairs_is_enough_for_an_ab_verdict(monkeypatch):
     import graphbench.analyze.ab as ab
 
-    # negatively correlated: read as independent, so 20 pairs are worth 20
     ratios = [1.0 + 0.01 * (-1) ** i * (1 + 0.1 * (i % 3)) for i in range(20)]
-    assert median_interval(ratios, 0.99, shared_phases=True).effective_n == 20.0
-    monkeypatch.setattr(ab, "MIN_EFFECTIVE_PAIRS", 20)
+    worth = ab.paired_location(np.log(ratios), 1e-4).effective_n
+    monkeypatch.setattr(ab, "MIN_EFFECTIVE_PAIRS", worth)
     change = ratio_change(ratios)
-    assert change.valid and change.margin == 1 + 1 / math.sqrt(38)
-    assert change.scope == "within one process, 20 pairs"
-    monkeypatch.setattr(ab, "MIN_EFFECTIVE_PAIRS", 20.5)
+    assert change.valid and change.scope == "within one process, 20 pairs"
+    monkeypatch.setattr(ab, "MIN_EFFECTIVE_PAIRS", worth + 0.01)
     assert not ratio_change(ratios).valid
 
 
@@ -673,4 +667,5 @@ def test_a_speedup_is_gated_on_other_hardware_and_refused_when_the_host_speed_di
     slow_host = _processes(2, host_probe_us=400.0)
     (speedup,) = compare_records(base, slow_host, [parse_spec("speedup:5%")]).verdicts
     assert speedup.verdict == NOT_GATEABLE
-    assert speedup.note == "host CPU speed differs (probe 300 vs 400 us)"
+    assert speedup.note.startswith("host CPU speed differs (probe about 300 and 400 us) and no "
+                                   "process saw both speeds")

@@ -32,8 +32,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from graphbench.analyze.context import (config_mismatch, device_notes, difference_notes,
-                                        host_speed_note, measured_clock, same_hardware,
-                                        same_physical_gpu)
+                                        measured_clock, same_hardware, same_physical_gpu)
+from graphbench.analyze.host_gate import HOST_BOUND, gate_values
 from graphbench.analyze.decide import (BOUND_LEVEL, GATE_LEVEL, MISSING, NOT_GATEABLE, POWER,
                                        RESOLUTION, Z_BOUND, Z_POWER, Change, INCOMPATIBLE,
                                        decide, noise_margin, one_sided_widths, unjudgeable)
@@ -42,7 +42,6 @@ from graphbench.analyze.metrics import process_values
 from graphbench.analyze.specs import FailSpec, check_specs, default_specs
 from graphbench.record.model import Comparison, RunRecord, Verdict
 
-HOST_BOUND = ("wall", "submit", "device")  # figures that move with the host CPU's speed
 MIN_PROCESSES = 3
 # A median of 1 or 2 rounds scatters by the rounds' own spread, which no
 # figure of that process can measure: identical code read from 1-2 round
@@ -52,6 +51,10 @@ MIN_CURRENT_ROUNDS = 3
 # 2^24 elements (and 0.2-1.2% between five others in committed records):
 # a relative sd of 0.75% per GPU, so 1.06% for the difference of two.
 DEVICE_SPREAD = 0.0075
+# Busy time over the GPU reference's stream copy, one physical H200 against
+# another: the medians of three GPUs read 2.4862, 2.4868 and 2.4905 at 2^24
+# elements, and one GPU's runs 2.4829-2.4915: a relative sd of 0.2% per GPU.
+REFERENCE_SPREAD = 0.002
 Z_GATE = 2.5758  # the normal quantile at (1 + GATE_LEVEL) / 2
 CLOCK_AGREEMENT = 0.01
 MAX_PROCESSES = 64  # the most processes a note suggests
@@ -167,18 +170,14 @@ class Pair:
 
     same_model: bool   # same device model and driver: times are gated
     other_gpu: bool    # different physical GPUs: their spread joins the noise
-    host_note: str     # non-empty when the host ran at another speed
 
 
 def compare_records(baseline: RunRecord, current: RunRecord,
                     specs: list[FailSpec] | None = None) -> Comparison:
     specs = check_specs(specs) if specs else default_specs(baseline)
     mismatch = config_mismatch(baseline, current)
-    context = Pair(same_hardware(baseline, current), not same_physical_gpu(baseline, current),
-                   host_speed_note(baseline, current))
+    context = Pair(same_hardware(baseline, current), not same_physical_gpu(baseline, current))
     notes = difference_notes(baseline, current) + device_notes(baseline, current)
-    if context.host_note:
-        notes.append(f"{context.host_note}: host-bound figures are not gateable on this pair")
     if baseline.process_count < MIN_PROCESSES:
         notes.append(f"the baseline has {baseline.process_count} process(es): nothing can be "
                      f"gated between processes; make it with --processes {MIN_PROCESSES} or "
@@ -206,19 +205,55 @@ def verdict_for(spec: FailSpec, baseline: RunRecord, current: RunRecord, mismatc
                        note=f"not in the {side} record")
     gated = spec.gated and (context.same_model or spec.metric.startswith("speedup"))
     field = spec.metric.split(".")[-1]
-    host_bound = spec.metric.startswith("speedup") or field in HOST_BOUND
-    if host_bound and context.host_note:
-        change = unjudgeable(context.host_note)
+    medians_only = cur_point.legacy_processes is not None
+    note = ""
+    if field in HOST_BOUND or spec.metric.startswith("speedup"):
+        host = gate_values(base_point, cur_point, spec.metric)
+        base, cur, note = host.base, host.cur, host.note
+        change = unjudgeable(host.reason) if host.reason else between_processes(
+            base, cur, False, systematic=host.systematic, medians_only=medians_only)
+        verdict = verdict_on(spec, change, base, cur, gated)
+    elif field == "busy" and context.other_gpu and _relative(base_point, cur_point, spec.metric):
+        verdict = relative_verdict(spec, base_point, cur_point, base, cur, gated)
     else:
-        change = between_processes(base, cur, context.other_gpu and not host_bound,
-                                   medians_only=cur_point.legacy_processes is not None)
-    verdict = verdict_on(spec, change, base, cur, gated)
+        verdict = verdict_on(spec, between_processes(base, cur, context.other_gpu,
+                                                     medians_only=medians_only), base, cur, gated)
+    if note and not verdict.note:
+        verdict = replace(verdict, note=note)
     if not context.same_model and spec.gated and not verdict.note:
         verdict = replace(verdict, note="different hardware: shown, not gated")
     if field == "busy" and verdict.verdict != NOT_GATEABLE:
         verdict = cycles_check(spec, verdict, base_point, cur_point, context)
     shared = shared_busy_note(cur_point, spec.metric)
     return replace(verdict, note=shared) if shared and not verdict.note else verdict
+
+
+def _relative(base_point: RunRecord, cur_point: RunRecord, metric: str) -> bool:
+    """Both records read the GPU reference beside this busy series."""
+    relative = metric.replace(".busy", ".relbusy")
+    sides = [process_values(point, relative) for point in (base_point, cur_point)]
+    return all(side and all(len(values) >= MIN_CURRENT_ROUNDS for values in side)
+               for side in sides)
+
+
+def relative_verdict(spec: FailSpec, base_point: RunRecord, cur_point: RunRecord, base, cur,
+                     gated: bool) -> Verdict:
+    """Busy time between two physical GPUs, judged over each set's reading of
+    the GPU reference (graphbench.measure.reference): the reference moves
+    with the GPU, not with the code, so what remains of the spread between
+    GPUs is REFERENCE_SPREAD, not DEVICE_SPREAD. The verdict shows the busy
+    times themselves."""
+    metric = spec.metric.replace(".busy", ".relbusy")
+    rb, rc = process_values(base_point, metric), process_values(cur_point, metric)
+    change = between_processes(rb, rc, False, systematic=math.sqrt(2) * REFERENCE_SPREAD,
+                               medians_only=cur_point.legacy_processes is not None)
+    verdict = verdict_on(replace(spec, metric=metric), change, rb, rc, gated)
+    b = float(np.median([x for v in base for x in v]))
+    c = float(np.median([x for v in cur for x in v]))
+    return replace(verdict, metric=spec.name, baseline=b, current=c, note=verdict.note or (
+        "two physical GPUs: judged over the GPU reference (busy / stream copy, "
+        f"{float(np.median([x for v in rb for x in v])):.4f} vs "
+        f"{float(np.median([x for v in rc for x in v])):.4f})"))
 
 
 def verdict_on(spec: FailSpec, change: Change, base, cur, gated: bool) -> Verdict:

@@ -10,7 +10,6 @@ from graphbench.record.model import RunRecord
 # Not iters: every figure is per iteration, and a run chooses its own count by
 # time (about 10 ms a round), which moves with the host's speed; a note says so
 CONFIG_KEYS = ("elements", "flush_l2", "stages", "depth")
-HOST_PROBE_TOLERANCE = 0.10
 CLOCK_TOLERANCE = 0.02
 PACKAGES = ("cuda-core", "cuda-bindings", "cupy-cuda13x")
 
@@ -48,19 +47,6 @@ def device_notes(baseline: RunRecord, current: RunRecord) -> list[str]:
         return [f"different physical GPUs ({_short(b.uuid)} vs {_short(c.uuid)}): the spread "
                 "between GPUs of one model is part of the noise"]
     return []
-
-
-def host_probe_median(record: RunRecord) -> float | None:
-    probes = [c.host_probe_us for c in record.conditions if c.host_probe_us]
-    return median(probes) if probes else None
-
-
-def host_speed_note(baseline: RunRecord, current: RunRecord) -> str:
-    """Non-empty when the host CPU ran at a different speed in the two records."""
-    b, c = host_probe_median(baseline), host_probe_median(current)
-    if b and c and abs(c - b) / b > HOST_PROBE_TOLERANCE:
-        return f"host CPU speed differs (probe {b:.0f} vs {c:.0f} us)"
-    return ""
 
 
 def measured_clock(record: RunRecord) -> float | None:

@@ -39,6 +39,9 @@ from graphbench.record.model import RunRecord
 HOST_BOUND = ("wall", "submit", "device")  # figures that move with the host CPU's speed
 MIN_MATCHED = 3  # baseline processes in the current's state: a spread needs 3
 MIN_IN_STATE = 5  # rounds of a process in a state before that process counts as seeing it
+# two records whose probe medians lie further apart than this ran at different
+# host speeds, whether or not the readings form two states
+HOST_PROBE_TOLERANCE = 0.10
 
 
 def is_host_bound(metric: str) -> bool:
@@ -99,9 +102,27 @@ def steady_process_values(record: RunRecord, metric: str) -> list[tuple[float, .
     return [p.steady() for p in processes(record, metric)]
 
 
+def pair_states(base: list[Process], cur: list[Process]) -> HostStates | None:
+    """The host's speed states over both records' rounds; where the readings
+    form one state but the two records' medians lie more than
+    HOST_PROBE_TOLERANCE apart (a host slower by a third, say), each record's
+    speed counts as a state of its own."""
+    readings = [[p for proc in side for p in proc.probes if p] for side in (base, cur)]
+    states = host_states(readings[0] + readings[1])
+    if states is None or states.count == 2 or not all(readings):
+        return states
+    b, c = (float(np.median(r)) for r in readings)
+    if abs(c / b - 1) <= HOST_PROBE_TOLERANCE:
+        return states
+    split = math.sqrt(b * c)
+    every = readings[0] + readings[1]
+    fast = sum(p < split for p in every)
+    return HostStates((min(b, c), max(b, c)), (fast, len(every) - fast), split)
+
+
 def gate_values(baseline: RunRecord, current: RunRecord, metric: str) -> HostGate:
     base, cur = processes(baseline, metric), processes(current, metric)
-    states = host_states([p for side in (base, cur) for proc in side for p in proc.probes])
+    states = pair_states(base, cur)
     as_they_are = HostGate([p.steady() for p in base], [p.steady() for p in cur])
     if not base or not cur or states is None or states.count == 1:
         return as_they_are
@@ -128,10 +149,10 @@ def _across_states(base: list[Process], cur: list[Process], seen: list[set[int]]
     fit = within_fit([p.values for p in spanning], [p.probes for p in spanning])
     if not spanning or fit.rounds < MIN_FIT_ROUNDS or not math.isfinite(fit.slope_se):
         return HostGate([p.steady() for p in base], [p.steady() for p in cur], reason=(
-            f"the host ran in another speed state (probe about {states.medians[0]:.0f} and "
-            f"{states.medians[1]:.0f} us) and no process saw both, so nothing relates this "
-            "figure in one state to the other: run the current again, or make the baseline "
-            "when the host is in the current's state too"))
+            f"host CPU speed differs (probe about {states.medians[0]:.0f} and "
+            f"{states.medians[1]:.0f} us) and no process saw both speeds, so nothing relates "
+            "this figure at one to the other: run the current again, or make the baseline "
+            "when the host runs at the current's speed too"))
     target = states.medians[0]
 
     def moved(side):
