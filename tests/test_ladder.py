@@ -106,7 +106,7 @@ class FixedRounds:
     def __init__(self, rounds):
         self.rounds = rounds
 
-    def reason_to_stop(self, rounds_done, elapsed_s, walls):
+    def reason_to_stop(self, rounds_done, elapsed_s, walls, probes=None):
         return "fixed-rounds" if rounds_done >= self.rounds else None
 
 
