@@ -128,6 +128,26 @@ def test_one_state_or_a_reference_out_of_reach_states_no_reference_figure():
 
     one = summarize_run(two_state_record(fast_share=0.0)).host
     assert one.at_reference == {} and "one host speed state" in one.why_not
-    assert host_lines(summarize_run(two_state_record(fast_share=0.0))) == [f"host: {one.why_not}"]
+    (line,) = host_lines(summarize_run(two_state_record(fast_share=0.0)))
+    assert line.startswith("host: one speed state (probe about 10") and "this host's speed" in line
     far = summarize_run(two_state_record(fast=900.0, slow=1400.0)).host
     assert far.at_reference == {} and "too far" in far.why_not
+
+
+def test_a_reading_at_the_split_belongs_to_the_slower_state():
+    states = host_states([600.0] * 20 + [1000.0] * 20)
+    assert states.state_of(states.split) == 1
+    assert states.state_of(np.nextafter(states.split, 0)) == 0
+
+
+def test_across_fit_states_the_least_squares_slope_its_error_and_correlation():
+    from scipy import stats
+
+    rng = np.random.default_rng(6)
+    p = np.r_[rng.uniform(520, 660, 8), rng.uniform(860, 1140, 8)]
+    y = 8.05 + 0.0091 * p + rng.normal(0, 0.3, p.size)
+    fit, line = across_fit(list(y), list(p)), stats.linregress(p, y)
+    assert fit.slope == pytest.approx(line.slope, rel=1e-9)
+    assert fit.slope_se == pytest.approx(line.stderr, rel=1e-9)
+    assert fit.correlation == pytest.approx(line.rvalue, rel=1e-9)
+    assert fit.rounds == 16

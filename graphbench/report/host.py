@@ -13,7 +13,8 @@ def host_lines(summary: RunSummary) -> list[str]:
         return []
     states = host.states
     if states.count == 1:
-        return [f"host: {host.why_not}"]
+        return [f"host: one speed state (probe about {states.medians[0]:.0f} us); the figures "
+                "stand at this host's speed"]
     seen = (f"host: two speed states, probe about {states.medians[0]:.0f} us "
             f"({states.counts[0]} readings) and {states.medians[1]:.0f} us ({states.counts[1]})")
     individual = host.walls.get("individual")
