@@ -33,7 +33,7 @@ import numpy as np
 
 from graphbench.analyze.context import (config_mismatch, device_notes, difference_notes,
                                         measured_clock, same_hardware, same_physical_gpu)
-from graphbench.analyze.host_gate import HOST_BOUND, gate_values
+from graphbench.analyze.host_gate import gate_values, is_host_bound
 from graphbench.analyze.decide import (BOUND_LEVEL, GATE_LEVEL, MISSING, NOT_GATEABLE, POWER,
                                        RESOLUTION, Z_BOUND, Z_POWER, Change, INCOMPATIBLE,
                                        decide, noise_margin, one_sided_widths, unjudgeable)
@@ -210,7 +210,7 @@ def verdict_for(spec: FailSpec, baseline: RunRecord, current: RunRecord, mismatc
     field = spec.metric.split(".")[-1]
     medians_only = cur_point.legacy_processes is not None
     note = ""
-    if field in HOST_BOUND or spec.metric.startswith("speedup"):
+    if is_host_bound(spec.metric):
         host = gate_values(base_point, cur_point, spec.metric)
         base, cur, note = host.base, host.cur, host.note
         change = unjudgeable(host.reason) if host.reason else between_processes(
