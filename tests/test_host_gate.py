@@ -100,3 +100,68 @@ def test_a_speedup_is_read_by_its_individual_rounds_host_speed():
     baseline = record_of(FAST, FAST, SLOW, FAST, FAST, switch_to=SLOW)
     gate = gate_values(baseline, record_of(SLOW, SLOW, SLOW, seed=1), "speedup")
     assert not gate.reason and abs(change(gate)) < 0.02
+
+
+def test_the_last_part_of_a_metric_name_decides_whether_it_is_host_bound():
+    assert is_host_bound("fused.busy.wall") and not is_host_bound("fused.wall.busy")
+
+
+def test_a_process_sees_a_state_from_five_readings_in_it():
+    from graphbench.analyze.host_gate import Process
+    from graphbench.analyze.host_speed import host_states
+
+    states = host_states([FAST] * 20 + [SLOW] * 20)
+    five_slow = Process((1.0,) * 9, (FAST,) * 4 + (SLOW,) * 5)
+    assert five_slow.states_seen(states) == {1}
+    assert Process((1.0,) * 10, (FAST,) * 5 + (SLOW,) * 5).states_seen(states) == {0, 1}
+    assert Process((1.0,) * 3, (None, FAST, None)).states_seen(states) == set()
+
+
+def test_steady_process_values_are_each_process_at_its_own_host_speed():
+    from graphbench.analyze.host_gate import steady_process_values
+    from graphbench.analyze.host_speed import steadied
+
+    record = record_of(FAST, SLOW, seed=3)
+    steady = steady_process_values(record, "individual.wall")
+    assert len(steady) == 2
+    for values, run in zip(steady, record.runs):
+        samples = run.modes["individual"]
+        assert values == steadied(samples.wall_us, samples.round_probes)
+        assert values != samples.wall_us   # the wall follows the probe: moved
+
+
+def spanning_baseline(switch_rounds):
+    """Three fast baseline processes and one whose last `switch_rounds`
+    rounds (of 2 x switch_rounds) ran in the slow state."""
+    rng = np.random.default_rng(7)
+    runs = [host_run(rng, FAST, seed=i) for i in range(3)]
+    runs.append(host_run(rng, FAST, rounds=2 * switch_rounds, seed=3, switch_to=SLOW))
+    return make_record({"individual": 14.0, "graph": 5.8}, rounds=30, runs=runs)
+
+
+def test_a_slope_from_fewer_than_20_rounds_does_not_carry_a_figure_across_states():
+    gate = gate_values(spanning_baseline(5), record_of(SLOW, seed=1), "individual.wall")
+    assert gate.reason.endswith("run the current again, or make the baseline when the host "
+                                "runs at the current's speed too")
+    assert gate.systematic == 0
+
+
+def test_a_slope_from_20_rounds_carries_a_figure_across_states_with_its_error():
+    from graphbench.analyze.host_gate import processes
+    from graphbench.analyze.host_speed import within_fit
+
+    baseline = spanning_baseline(10)
+    gate = gate_values(baseline, record_of(SLOW, seed=1), "individual.wall")
+    spanning = processes(baseline, "individual.wall")[3]
+    assert within_fit([spanning.values], [spanning.probes]).rounds == 20
+    assert not gate.reason and "saw both states" in gate.note
+    assert 0 < gate.systematic < 0.01
+    assert abs(change(gate)) < 0.01
+
+
+def test_the_mean_probe_of_processes_without_readings_is_zero():
+    from graphbench.analyze.host_gate import Process, _mean_probe
+
+    assert _mean_probe([Process((1.0, 2.0), (None, None))]) == 0.0
+    assert _mean_probe([]) == 0.0
+    assert _mean_probe([Process((1.0, 2.0), (500.0, None)), Process((1.0,), (700.0,))]) == 600.0

@@ -1,0 +1,87 @@
+"""graphbench.analyze.host_figures: a run's host speed states, each mode's
+wall in each state, and the figures at the reference host speed."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from conftest import make_record, make_run
+from graphbench.analyze.host_figures import REFERENCE_REACH, HostSummary, host_summary
+from graphbench.analyze.host_speed import REFERENCE_PROBE_US, host_states
+
+
+def record_at(probes, seed=0):
+    """One process whose individual wall follows the probe (8.05 + 0.0091 x
+    probe us) and whose graph wall does not; every round read at `probes`."""
+    probes = np.asarray(probes, dtype=float)
+    rng = np.random.default_rng(seed)
+    run = make_run({"individual": 14.0, "graph": 5.8}, rounds=probes.size, seed=seed)
+    around = {"probe_before_us": tuple(map(float, probes)),
+              "probe_after_us": tuple(map(float, probes))}
+    walls = {"individual": 8.05 + 0.0091 * probes + rng.normal(0, 0.03, probes.size),
+             "graph": 5.8 + rng.normal(0, 0.02, probes.size)}
+    modes = {m: dataclasses.replace(run.modes[m], wall_us=tuple(map(float, w)), **around)
+             for m, w in walls.items()}
+    return make_record({"individual": 14.0, "graph": 5.8}, rounds=probes.size,
+                       runs=[dataclasses.replace(run, modes=modes)])
+
+
+def alternating(fast, slow, rounds=60):
+    return [fast if k % 2 else slow for k in range(rounds)]
+
+
+def test_the_speedup_at_the_reference_needs_both_figures():
+    states = host_states([600.0] * 10)
+    assert HostSummary(states, {}, at_reference={"individual": 12.0, "graph": 4.0}
+                       ).speedup_at_reference() == 3.0
+    assert HostSummary(states, {}, at_reference={"individual": 12.0}).speedup_at_reference() is None
+    assert HostSummary(states, {}, at_reference={"graph": 4.0}).speedup_at_reference() is None
+    assert HostSummary(states, {}, at_reference={"individual": 12.0, "fused": 3.0}
+                       ).speedup_at_reference("fused") == 4.0
+
+
+def test_one_state_has_no_walls_by_state_and_says_the_figures_stand_as_they_are():
+    host = host_summary(record_at([640.0] * 40))
+    assert host.states.count == 1 and host.walls == {} and host.at_reference == {}
+    assert host.why_not == ("one host speed state seen (probe about 640 us): the figures "
+                            "stand at this host's speed")
+
+
+def test_a_reference_exactly_at_the_reach_below_the_fast_state_is_reached():
+    # fast 700, slow 1100: the reach is 100 us, so 600 lies exactly at its edge
+    assert 700 - REFERENCE_REACH * (1100 - 700) == REFERENCE_PROBE_US
+    host = host_summary(record_at(alternating(700.0, 1100.0)))
+    assert host.states.medians == (700.0, 1100.0) and not host.why_not
+    assert host.at_reference["individual"] == pytest.approx(8.05 + 0.0091 * 600, abs=0.05)
+
+
+def test_a_reference_exactly_at_the_reach_above_the_slow_state_is_reached():
+    # fast 200, slow 520: the reach is 80 us, so 600 lies exactly at its edge
+    assert 520 + REFERENCE_REACH * (520 - 200) == REFERENCE_PROBE_US
+    host = host_summary(record_at(alternating(200.0, 520.0)))
+    assert host.states.medians == (200.0, 520.0) and not host.why_not
+    assert host.at_reference["individual"] == pytest.approx(8.05 + 0.0091 * 600, abs=0.05)
+
+
+def test_a_reference_out_of_reach_keeps_the_states_and_walls_by_state():
+    host = host_summary(record_at(alternating(900.0, 1400.0)))
+    assert host.at_reference == {} and host.states.count == 2
+    assert host.states.medians == (900.0, 1400.0)
+    assert host.walls["individual"] == pytest.approx((8.05 + 0.0091 * 900, 8.05 + 0.0091 * 1400),
+                                                     abs=0.03)
+    assert host.why_not == ("the reference host speed (probe 600 us) lies too far from this "
+                            "run's states (probe about 900 and 1400 us) to reach")
+
+
+def test_a_figure_without_a_significant_slope_is_the_median_of_the_nearer_states_rounds():
+    from statistics import median
+
+    record = record_at(alternating(600.0, 1000.0))
+    host = host_summary(record)
+    assert host.fits["individual"].significant
+    assert host.fits["individual"].slope == pytest.approx(0.0091, rel=0.05)
+    assert not host.fits["graph"].significant
+    samples = record.runs[0].modes["graph"]
+    fast = [w for w, p in zip(samples.wall_us, samples.round_probes) if p == 600.0]
+    assert host.at_reference["graph"] == median(fast)
