@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphbench.analyze.host_speed import (MIN_FIT_ROUNDS, HostStates, at_probe, host_states,
-                                           mode_probes, steadied, within_fit)
+from graphbench.analyze.host_speed import (MIN_FIT_ROUNDS, Fit, HostStates, at_probe,
+                                           host_states, mode_probes, steadied, within_fit)
 from graphbench.analyze.metrics import metric_values
 from graphbench.record.model import RunRecord
 
@@ -143,28 +143,43 @@ def gate_values(baseline: RunRecord, current: RunRecord, metric: str) -> HostGat
 
 def _across_states(base: list[Process], cur: list[Process], seen: list[set[int]],
                    states: HostStates, metric: str) -> HostGate:
-    """Bring every round to the host's fast state along the slope that the
-    processes which saw both states show."""
-    spanning = [p for p, s in zip(base + cur, seen) if len(s) > 1]
-    fit = within_fit([p.values for p in spanning], [p.probes for p in spanning])
-    if not spanning or fit.rounds < MIN_FIT_ROUNDS or not math.isfinite(fit.slope_se):
+    """Bring every round to the host's fast state along a slope of the
+    processes that saw both states: each record's own where it has such
+    processes (a host-side regression steepens the slope: moved along the
+    baseline's, a current 5% slower read 6.5% slower from its slow rounds),
+    else the other record's; each slope's error, times how far its record's
+    rounds were moved, joins the noise."""
+    spanning = [[p for p, s in zip(side, marks) if len(s) > 1]
+                for side, marks in ((base, seen[:len(base)]), (cur, seen[len(base):]))]
+    fits = [_fit(procs) for procs in spanning]
+    usable = [f for f in fits if f is not None]
+    if not usable:
         return HostGate([p.steady() for p in base], [p.steady() for p in cur], reason=(
             f"host CPU speed differs (probe about {states.medians[0]:.0f} and "
             f"{states.medians[1]:.0f} us) and no process saw both speeds, so nothing relates "
             "this figure at one to the other: run the current again, or make the baseline "
             "when the host runs at the current's speed too"))
+    counts = [len(procs) for procs, fit in zip(spanning, fits) if fit is not None]
+    fits = [f or usable[0] for f in fits]
     target = states.medians[0]
-
-    def moved(side):
-        return [at_probe(p.values, p.probes, fit.slope, target) for p in side]
-
-    base_at, cur_at = moved(base), moved(cur)
-    level = abs(float(np.mean([np.median(v) for v in base_at]))) or math.inf
-    distance = abs(_mean_probe(cur) - _mean_probe(base))
-    return HostGate(base_at, cur_at, systematic=fit.slope_se * distance / level,
+    sides = [[at_probe(p.values, p.probes, fit.slope, target) for p in side]
+             for side, fit in zip((base, cur), fits)]
+    level = abs(float(np.mean([np.median(v) for v in sides[0]]))) or math.inf
+    systematic = math.hypot(*(fit.slope_se * abs(_mean_probe(side) - target)
+                              for side, fit in zip((base, cur), fits))) / level
+    along = (f"each record's own slope ({counts[0]} and {counts[1]} processes that saw both "
+             "states)" if len(counts) == 2 else
+             f"the slope of {counts[0]} process(es) that saw both states")
+    return HostGate(sides[0], sides[1], systematic=systematic,
                     note=f"every round brought to the host's fast state (probe {target:.0f} "
-                         f"us) along the slope of {len(spanning)} process(es) that saw both "
-                         "states")
+                         f"us) along {along}")
+
+
+def _fit(spanning: list[Process]) -> Fit | None:
+    fit = within_fit([p.values for p in spanning], [p.probes for p in spanning])
+    if fit.rounds < MIN_FIT_ROUNDS or not math.isfinite(fit.slope_se):
+        return None
+    return fit
 
 
 def _mean_probe(side: list[Process]) -> float:
