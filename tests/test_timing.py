@@ -70,3 +70,32 @@ def test_run_rounds_warms_up_interleaves_and_keeps_only_timed_rounds():
     assert all(iters == 100 for _, iters in timer.calls)
     assert progress == [(1, None), (2, None), (3, "fixed-rounds")]
     assert abs(samples["graph"][0].per_iteration_us(100)["wall"] - 4.0) < 1e-9
+
+
+def test_the_host_probe_is_read_between_every_two_rounds_and_each_round_keeps_its_pair():
+    timer = FakeTimer({"individual": 14e-6, "graph": 4e-6})
+    readings = iter(range(100, 1000))
+    seen_by_monitor, seen_by_stop = [], []
+
+    class Stop:
+        def reason_to_stop(self, rounds_done, elapsed_s, walls, probes=None):
+            seen_by_stop.append(probes)
+            return "fixed" if rounds_done == 2 else None
+
+    sampling = run_rounds(_steps("individual", "graph"), 10, timer, Stop(), warmup_rounds=0,
+                          monitor=lambda **probes: seen_by_monitor.append(probes) or probes,
+                          host_probe=lambda: float(next(readings)))
+    # set 0: 100 | individual | 101 | graph | 102; set 1: 103 | graph | 104 | individual | 105
+    assert sampling.probes == {"individual": [(100.0, 101.0), (104.0, 105.0)],
+                               "graph": [(101.0, 102.0), (103.0, 104.0)]}
+    assert seen_by_monitor == [{"host_probe_before_us": 100.0, "host_probe_us": 102.0},
+                               {"host_probe_before_us": 103.0, "host_probe_us": 105.0}]
+    assert seen_by_stop[-1] == {"individual": [100.5, 104.5], "graph": [101.5, 103.5]}
+
+
+def test_without_a_host_probe_the_loop_reads_none_and_the_monitor_takes_no_readings():
+    timer = FakeTimer({"graph": 4e-6})
+    marks = []
+    sampling = run_rounds(_steps("graph"), 10, timer, FixedRounds(2), warmup_rounds=0,
+                          monitor=lambda: marks.append(1))
+    assert sampling.probes == {} and marks == [1, 1]
