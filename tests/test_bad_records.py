@@ -54,3 +54,18 @@ def test_an_integer_beyond_the_digit_limit_is_one_line(tmp_path):
     record.write_text(json.dumps(RUN).replace('"seed": 0', '"seed": ' + "9" * 5000, 1))
     code, err = run_cli(["report", str(record)])
     assert code == 2 and "thousands of digits" in err
+
+
+def test_a_run_record_with_no_launches_per_iteration_is_refused_in_one_line(tmp_path):
+    import json
+
+    from graphbench.errors import RecordError
+    from graphbench.record.codec import read_record, run_document
+    from conftest import make_record
+
+    document = run_document(make_record())
+    document["pipeline"]["kernel_launches_per_iteration"] = 0
+    path = tmp_path / "zero.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(RecordError, match="kernel_launches_per_iteration: 0, not a count"):
+        read_record(path)

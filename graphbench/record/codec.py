@@ -186,6 +186,10 @@ def check_consistent(record, path: str = "") -> None:
         for i, point in enumerate(record.points):
             check_consistent(point, f"points[{i}].")
         return
+    if record.pipeline.kernel_launches_per_iteration < 1:
+        raise RecordError(f"{path}pipeline.kernel_launches_per_iteration: "
+                          f"{record.pipeline.kernel_launches_per_iteration}, not a count of "
+                          "launches (1 or more)")
     if record.config.iters is None and record.runs and record.legacy_processes is None:
         raise RecordError(f"{path}config.iters: a run record states the iterations per round "
                           "it ran, not null")
