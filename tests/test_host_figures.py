@@ -85,3 +85,24 @@ def test_a_figure_without_a_significant_slope_is_the_median_of_the_nearer_states
     samples = record.runs[0].modes["graph"]
     fast = [w for w, p in zip(samples.wall_us, samples.round_probes) if p == 600.0]
     assert host.at_reference["graph"] == median(fast)
+
+
+def test_a_figure_without_a_significant_slope_is_not_moved_even_off_the_reference():
+    from statistics import median
+
+    record = record_at(alternating(620.0, 1000.0), seed=3)
+    host = host_summary(record)
+    assert not host.fits["graph"].significant and host.fits["graph"].slope != 0
+    samples = record.runs[0].modes["graph"]
+    fast = [w for w, p in zip(samples.wall_us, samples.round_probes) if p == 620.0]
+    assert host.at_reference["graph"] == median(fast)  # exactly: no move along noise
+
+
+def test_steady_walls_use_each_modes_own_round_readings_not_the_sets():
+    from graphbench.analyze.host_figures import steady_walls
+
+    record = record_at(np.linspace(550, 700, 60))
+    assert all(c.host_probe_us == 300.0 for c in record.conditions)  # the sets read flat
+    raw = np.asarray(record.samples("individual", "wall"))
+    steady = np.asarray(steady_walls(record)["individual"])
+    assert np.std(steady) < 0.2 * np.std(raw)

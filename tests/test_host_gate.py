@@ -117,19 +117,6 @@ def test_a_process_sees_a_state_from_five_readings_in_it():
     assert Process((1.0,) * 3, (None, FAST, None)).states_seen(states) == set()
 
 
-def test_steady_process_values_are_each_process_at_its_own_host_speed():
-    from graphbench.analyze.host_gate import steady_process_values
-    from graphbench.analyze.host_speed import steadied
-
-    record = record_of(FAST, SLOW, seed=3)
-    steady = steady_process_values(record, "individual.wall")
-    assert len(steady) == 2
-    for values, run in zip(steady, record.runs):
-        samples = run.modes["individual"]
-        assert values == steadied(samples.wall_us, samples.round_probes)
-        assert values != samples.wall_us   # the wall follows the probe: moved
-
-
 def spanning_baseline(switch_rounds):
     """Three fast baseline processes and one whose last `switch_rounds`
     rounds (of 2 x switch_rounds) ran in the slow state."""

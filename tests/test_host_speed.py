@@ -4,7 +4,7 @@ the slope of a figure on it, and rounds brought to the run's own host speed."""
 import numpy as np
 import pytest
 
-from graphbench.analyze.host_speed import (across_fit, at_probe, host_states, set_probes,
+from graphbench.analyze.host_speed import (at_probe, host_states, set_probes,
                                            steadied, within_fit)
 from graphbench.record.model import Condition
 
@@ -58,13 +58,6 @@ def test_a_figure_that_does_not_follow_the_host_has_no_significant_slope():
     p = rng.uniform(550, 650, 200)
     fit = within_fit([5.8 + rng.normal(0, 0.05, p.size)], [list(p)])
     assert not fit.significant
-
-
-def test_across_fit_sees_the_slope_between_states():
-    rng = np.random.default_rng(4)
-    p = np.r_[rng.uniform(520, 660, 50), rng.uniform(860, 1140, 50)]
-    fit = across_fit(8.05 + 0.0091 * p + rng.normal(0, 0.1, p.size), list(p))
-    assert fit.slope == pytest.approx(0.0091, rel=0.05)
 
 
 def test_at_probe_moves_each_round_along_the_slope_and_keeps_unread_rounds():
@@ -140,14 +133,3 @@ def test_a_reading_at_the_split_belongs_to_the_slower_state():
     assert states.state_of(np.nextafter(states.split, 0)) == 0
 
 
-def test_across_fit_states_the_least_squares_slope_its_error_and_correlation():
-    from scipy import stats
-
-    rng = np.random.default_rng(6)
-    p = np.r_[rng.uniform(520, 660, 8), rng.uniform(860, 1140, 8)]
-    y = 8.05 + 0.0091 * p + rng.normal(0, 0.3, p.size)
-    fit, line = across_fit(list(y), list(p)), stats.linregress(p, y)
-    assert fit.slope == pytest.approx(line.slope, rel=1e-9)
-    assert fit.slope_se == pytest.approx(line.stderr, rel=1e-9)
-    assert fit.correlation == pytest.approx(line.rvalue, rel=1e-9)
-    assert fit.rounds == 16

@@ -96,12 +96,6 @@ def processes(record: RunRecord, metric: str) -> list[Process]:
     return out
 
 
-def steady_process_values(record: RunRecord, metric: str) -> list[tuple[float, ...]]:
-    """A host-bound metric's rounds in each process, at that process's own
-    median host speed."""
-    return [p.steady() for p in processes(record, metric)]
-
-
 def pair_states(base: list[Process], cur: list[Process]) -> HostStates | None:
     """The host's speed states over both records' rounds; where the readings
     form one state but the two records' medians lie more than

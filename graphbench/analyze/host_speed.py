@@ -14,8 +14,8 @@ process medians). Three uses, each with its own limit:
 - Across host states a slope fitted inside one state does not carry: on the
   H200 the within-state slope of individual wall was 0.006 us/us in the slow
   state and 0.010 in the fast one, against 0.0092 across states. So a figure
-  is brought to another state only from rounds that saw both states
-  (`across_fit`), never by extrapolating a one-state fit.
+  is brought to another state only along the slope of processes whose own
+  rounds saw both states, never by extrapolating a one-state fit.
 - `host_states` splits a run's probe readings into its speed states, so the
   report can state each state's figure and the gate can match states.
 """
@@ -155,15 +155,6 @@ def within_fit(values_by_process: Sequence[Sequence[float]],
     if not xs:
         return NO_FIT
     return _ols(np.concatenate(xs), np.concatenate(ys), groups)
-
-
-def across_fit(values: Sequence[float], probes: Sequence[float | None]) -> Fit:
-    """The slope over every round as they are (not centred): valid across
-    host states only when the rounds saw both."""
-    y, x = _paired(values, probes)
-    if y.size < 3:
-        return NO_FIT
-    return _ols(x - x.mean(), y - y.mean(), 1)
 
 
 def at_probe(values: Sequence[float], probes: Sequence[float | None], slope: float,
