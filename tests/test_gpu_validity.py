@@ -56,3 +56,18 @@ def test_cold_l2_is_slower_than_warm_where_the_working_set_fits():
 
     warm, cold = busy_us(False), busy_us(True)
     assert cold > 1.2 * warm, (warm, cold)
+
+
+def test_every_round_keeps_its_host_probes_and_every_set_the_gpu_reference():
+    record = run_benchmark(RunConfig(elements=4096, iters=100, rounds=4))
+    run = record.runs[0]
+    for samples in run.modes.values():
+        assert len(samples.probe_before_us) == len(samples.probe_after_us) == 4
+        assert all(0 < p < 1e6 for p in samples.probe_before_us + samples.probe_after_us)
+    for condition in run.conditions:
+        assert condition.host_probe_before_us > 0 and condition.host_probe_us > 0
+        assert set(condition.reference) == {"stream", "compute"}
+        assert all(r.us > 0 and r.covered for r in condition.reference.values())
+    relative = record.samples("individual", "relbusy")
+    assert len(relative) == 4 and all(0 < x < 1 for x in relative)  # 3 us of work over a 70 us copy
+    assert summarize_run(record).host is not None
