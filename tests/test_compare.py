@@ -436,20 +436,11 @@ def test_slower_means_past_three_quarters_of_the_threshold_where_gateable():
         assert verdict.detectable < 0.02 and verdict.resolution == pytest.approx(1e-4)
 
 
-def test_the_comparison_json_states_the_resolution_and_old_ones_still_load(tmp_path):
-    from graphbench.record.codec import load_comparison
-
+def test_the_comparison_json_states_the_resolution(tmp_path):
     out = tmp_path / "verdicts.json"
     assert main(["compare", path("baseline"), path("same_code"), "--json", str(out)]) == 0
-    document = json.loads(out.read_text())
-    loaded = load_comparison(document)
-    judged = [v for v in loaded.verdicts if v.verdict == SAME]
-    assert judged and all(v.resolution == pytest.approx(1e-4) for v in judged)
-    for verdict in document["verdicts"]:
-        del verdict["resolution"]  # as written before the field existed
-    old = load_comparison(document)
-    assert [v.resolution for v in old.verdicts] == [None] * len(old.verdicts)
-    assert [v.verdict for v in old.verdicts] == [v.verdict for v in loaded.verdicts]
+    judged = [v for v in json.loads(out.read_text())["verdicts"] if v["verdict"] == SAME]
+    assert judged and all(v["resolution"] == pytest.approx(1e-4) for v in judged)
 
 
 def test_detects_is_the_contracts_two_widened_one_sided_widths():

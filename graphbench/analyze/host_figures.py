@@ -21,8 +21,8 @@ class HostSummary:
     in each state (fastest first) where the run saw more than one; and each
     mode's wall at the reference host speed, from a straight-line fit of its
     rounds on their probe readings (`fits`), where the run saw both states
-    and the reference lies inside its readings. `why_not` says why no
-    reference figure is stated."""
+    and the reference lies within REFERENCE_REACH of them. `why_not` says
+    why no reference figure is stated."""
 
     states: HostStates
     walls: dict[str, tuple[float, ...]]
@@ -34,7 +34,6 @@ class HostSummary:
     def speedup_at_reference(self, other: str = "graph") -> float | None:
         ind, rung = self.at_reference.get("individual"), self.at_reference.get(other)
         return ind / rung if ind and rung else None
-
 
 
 def steady_walls(record: RunRecord) -> dict[str, tuple[float, ...]]:

@@ -132,11 +132,11 @@ def gate_values(baseline: RunRecord, current: RunRecord, metric: str) -> HostGat
             return HostGate(matched, as_they_are.cur, note=(
                 f"judged against the {len(matched)} of {len(base)} baseline processes in the "
                 f"current's host speed state (probe about {states.medians[wanted]:.0f} us)"))
-    return _across_states(base, cur, b_seen + c_seen, states, metric)
+    return _across_states(base, cur, b_seen + c_seen, states)
 
 
 def _across_states(base: list[Process], cur: list[Process], seen: list[set[int]],
-                   states: HostStates, metric: str) -> HostGate:
+                   states: HostStates) -> HostGate:
     """Bring every round to the host's fast state along a slope of the
     processes that saw both states: each record's own where it has such
     processes (a host-side regression steepens the slope: moved along the

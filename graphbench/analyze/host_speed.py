@@ -1,10 +1,13 @@
-"""The host's speed, from the fixed CPU probe read right before and right
-after every set of rounds, and what it does to host-bound figures.
+"""The host's speed, from the fixed CPU probe read between every two rounds
+(so each round has a reading right before and right after it), and what it
+does to host-bound figures.
 
 Launch costs are CPU work. On the H200's host the probe sits in one of two
-speed states (about 520-660 us or 860-1140 us) in phases that outlast a run,
-and individual-launch wall follows it (19 processes: correlation 0.96 of the
-process medians). Three uses, each with its own limit:
+speed states (about 520-660 us or 860-1140 us), in phases that outlasted a
+run at some hours and changed every few rounds at others, and
+individual-launch wall follows it (19 processes: correlation 0.96 of the
+process medians; per round, 0.85-0.95 within runs that saw both states).
+Three uses, each with its own limit:
 
 - Within a run, each round's figure is brought to the run's own median host
   speed with a slope fitted on that run's rounds (`within_fit`): the probe
@@ -46,7 +49,7 @@ def set_probes(conditions) -> list[float | None]:
     existed has the after-probe alone); None where the set has none."""
     out = []
     for c in conditions:
-        after, before = c.host_probe_us, getattr(c, "host_probe_before_us", None)
+        after, before = c.host_probe_us, c.host_probe_before_us
         out.append((after + before) / 2 if after and before else after or before or None)
     return out
 

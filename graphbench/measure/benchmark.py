@@ -27,7 +27,7 @@ from graphbench.measure import provenance
 from graphbench.measure.attribution import attribute
 from graphbench.measure.busy import BusyProbe, Hold, SubmitProbe
 from graphbench.measure.conditions import round_probe_us
-from graphbench.measure.reference import GpuReference
+from graphbench.measure.reference import gpu_reference
 from graphbench.ladder import KERNELS
 from graphbench.measure.costs import time_launch_floor, time_node_costs
 from graphbench.measure.kernels import (EMPTY_KERNEL, HOLD_KERNEL, L2_FLUSH_KERNEL,
@@ -144,7 +144,7 @@ class Probes:
                 self.busy[mode.workload] = busy_probe(session, mode, self.hold, flush)
         self.submit = {mode.name: SubmitProbe(session.stream, mode, self.hold)
                        for mode in session.modes}
-        self.reference = GpuReference(session, self.hold)
+        self.reference = gpu_reference(session, self.hold)
         self.reads = 0
 
     def read(self, host_probe_before_us: float | None = None,
@@ -159,14 +159,15 @@ class Probes:
         busy = {w: self.busy[w].measure() for w in order}
         return Condition(**self.session.monitor.read(), busy=dict(sorted(busy.items())),
                          submit={m: probe.measure() for m, probe in self.submit.items()},
-                         reference=self.reference.measure(),
+                         reference=self.reference.measure() if self.reference else {},
                          host_probe_us=host_probe_us,
                          host_probe_before_us=host_probe_before_us)
 
     def close(self) -> None:
         for probe in self.busy.values():
             probe.close()
-        self.reference.close()
+        if self.reference:
+            self.reference.close()
         self.hold.close()
 
 

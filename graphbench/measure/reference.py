@@ -63,3 +63,15 @@ class GpuReference:
             probe.close()
         self._probes = {}
         self._src = self._dst = self._sink = None
+
+
+def gpu_reference(session, hold: Hold) -> GpuReference | None:
+    """The GPU reference, or None where its 256 MiB do not fit beside the
+    pipeline: it only informs the gate between GPUs (which then falls back
+    to the spread of busy time itself), so it never stops a run."""
+    import cupy
+
+    try:
+        return GpuReference(session, hold)
+    except cupy.cuda.memory.OutOfMemoryError:
+        return None

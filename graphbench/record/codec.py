@@ -33,7 +33,7 @@ from graphbench.record.decode import decode  # noqa: F401 - also read through he
 from graphbench.record.files import read_text, write_text_atomic
 from graphbench.record.legacy import with_working_sets
 from graphbench.record.parse import parse_json  # noqa: F401 - read_record's first step, and public
-from graphbench.record.model import Comparison, RunRecord, SweepRecord
+from graphbench.record.model import RunRecord, SweepRecord
 
 # Beyond 2^63 a number is no count, id or byte size graphbench writes; beyond
 # 1e12 us (11.6 days) a time is no per-iteration or one-off figure it measures,
@@ -117,16 +117,6 @@ def read_run(path: str | os.PathLike) -> RunRecord:
         raise RecordError(f"{path} is a sweep record, not a run record",
                           "give a record written by graphbench run --json")
     return record
-
-
-def load_comparison(data, source: str = "comparison") -> Comparison:
-    """A graphbench/compare document (`compare --json`) as the typed
-    Comparison. Fields added since its schema 3 began (a verdict's
-    `resolution`) read as their defaults from documents without them."""
-    if not isinstance(data, dict) or data.get("schema") != COMPARE_SCHEMA:
-        raise RecordError(f"{source} is not a graphbench comparison")
-    fields = {key: data.get(key, []) for key in ("verdicts", "notes", "incompatible")}
-    return decode(Comparison, fields, "")
 
 
 def load_document(data, source: str) -> RunRecord | SweepRecord:
