@@ -6,11 +6,17 @@ NumPy import until a run needs them):
 
     import graphbench
     record = graphbench.run("softmax", modes="individual,graph")
+    print(graphbench.summarize(record).speedup["graph"].stats.median)
 """
+
+from typing import TYPE_CHECKING
 
 from graphbench._version import __version__
 
-API = ("run", "compare", "load", "save")
+if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ loads the API lazily
+    from graphbench.api import compare, load, run, save, summarize
+
+API = ("run", "compare", "load", "save", "summarize")
 __all__ = ["__version__", *API]
 
 

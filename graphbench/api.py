@@ -17,17 +17,30 @@ import dataclasses
 import os
 import types
 import typing
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence, Union
 
 from graphbench.config import RunConfig
 from graphbench.errors import ConfigError, UsageError
 from graphbench.record.model import Comparison, RunRecord, SweepRecord
 
-__all__ = ["run", "compare", "load", "save"]
+if TYPE_CHECKING:
+    from graphbench.analyze.specs import FailSpec
+    from graphbench.analyze.summary import RunSummary
+    from graphbench.pipeline.spec import Pipeline
+
+__all__ = ["run", "compare", "load", "save", "summarize"]
 SETTINGS = {f.name: f for f in dataclasses.fields(RunConfig)}
 
 
-def run(pipeline=None, *, elements: int | str = 4096, modes=None, processes: int = 1,
-        gate_sizes=(), **config) -> RunRecord:
+PipelineArg = Union["Pipeline", str, "os.PathLike[str]", None]
+RecordArg = Union[RunRecord, str, "os.PathLike[str]"]
+FailOn = Union[str, "FailSpec", Sequence[Union[str, "FailSpec"]], None]
+
+
+def run(pipeline: PipelineArg = None, *, elements: int | str = 4096,
+        modes: str | Sequence[str] | None = None, processes: int = 1,
+        gate_sizes: str | Sequence[int | str] = (), **config: Any) -> RunRecord:
     """Measure `pipeline` (a graphbench.pipeline.spec.Pipeline, a pipeline file's path
     or a shipped name such as "softmax"; None: the built-in add,mul,sub) and
     return the typed record. Every RunConfig field is accepted by its name;
@@ -43,7 +56,8 @@ def run(pipeline=None, *, elements: int | str = 4096, modes=None, processes: int
     return measure(settings, processes, spec=spec)
 
 
-def compare(baseline, current=None, fail_on=None) -> Comparison:
+def compare(baseline: RecordArg, current: RecordArg | None = None,
+            fail_on: FailOn = None) -> Comparison:
     """The gate's verdicts for `current` against `baseline` (records or their
     paths); with `current` None, `baseline` is an A/B record judged against
     its base build. `fail_on`: "graph.wall:10%" or a list of such specs
@@ -66,7 +80,7 @@ def load(path: str | os.PathLike) -> RunRecord | SweepRecord:
     return read_record(path)
 
 
-def save(path: str | os.PathLike, record: RunRecord | SweepRecord):
+def save(path: str | os.PathLike, record: RunRecord | SweepRecord) -> Path:
     """Write `record` as graphbench run --json does, with its summary block."""
     from graphbench.analyze.summary import summary_document
     from graphbench.record.codec import write_record
@@ -74,7 +88,17 @@ def save(path: str | os.PathLike, record: RunRecord | SweepRecord):
     return write_record(path, record, summary_document)
 
 
-def run_config(**values) -> RunConfig:
+def summarize(record: RecordArg) -> RunSummary:
+    """The statistics of a run record (or its path), as `graphbench report`
+    shows them: each mode's medians with their spread (`.modes["graph"].wall`),
+    the speedups with their intervals (`.speedup["graph"].stats.median`),
+    build costs and the host-speed figures."""
+    from graphbench.analyze.summary import summarize_run
+
+    return summarize_run(_run_record(record, "record"))
+
+
+def run_config(**values: Any) -> RunConfig:
     """A RunConfig from Python values: names checked, lists and counts in
     their text forms accepted, each value's type checked (ConfigError)."""
     unknown = sorted(set(values) - set(SETTINGS))
@@ -86,7 +110,7 @@ def run_config(**values) -> RunConfig:
     return RunConfig(**checked)
 
 
-def _typed(name: str, value, hint):
+def _typed(name: str, value: Any, hint: Any) -> Any:
     """`value` as the field's type wants it, or ConfigError."""
     union = typing.get_origin(hint) in (typing.Union, types.UnionType)
     options = typing.get_args(hint) if union else (hint,)
@@ -102,7 +126,7 @@ def _typed(name: str, value, hint):
     return _scalar(name, value, kind)
 
 
-def _scalar(name: str, value, kind):
+def _scalar(name: str, value: Any, kind: Any) -> Any:
     from graphbench.counts import parse_count
 
     if kind is int and isinstance(value, str):
@@ -117,7 +141,7 @@ def _scalar(name: str, value, kind):
     return value
 
 
-def _pipeline(pipeline):
+def _pipeline(pipeline: PipelineArg) -> tuple[Any, str | None]:
     """(an already-built pipeline object or None, the path or name or None)."""
     if pipeline is None or isinstance(pipeline, str):
         return None, pipeline
@@ -126,7 +150,7 @@ def _pipeline(pipeline):
     return pipeline, None  # checked as a Pipeline by graphbench.pipeline.objects
 
 
-def fail_specs(fail_on):
+def fail_specs(fail_on: FailOn) -> list[FailSpec] | None:
     """--fail-on's specs from a string, a list of strings or FailSpecs."""
     from graphbench.analyze.specs import FailSpec, parse_spec
 
@@ -136,7 +160,7 @@ def fail_specs(fail_on):
     return [item if isinstance(item, FailSpec) else parse_spec(item) for item in items] or None
 
 
-def _run_record(value, side: str) -> RunRecord:
+def _run_record(value: object, side: str) -> RunRecord:
     from graphbench.record.codec import read_run
 
     if isinstance(value, RunRecord):

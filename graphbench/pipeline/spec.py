@@ -77,7 +77,7 @@ class Scalar:
     dtype: str = "float32"
 
 
-def scalar(value, dtype: str = "float32") -> Scalar:
+def scalar(value: float | int, dtype: str = "float32") -> Scalar:
     return Scalar(value, dtype)
 
 
@@ -127,7 +127,7 @@ class Pipeline:
 
 # --- size expressions -----------------------------------------------------------
 
-_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+_OPERATORS: dict[type, Callable[[int, int], int]] = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 
 
@@ -136,7 +136,7 @@ _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
 MAX_SIZE = 2**48
 
 
-def evaluate_size(expr, n: int, where: str) -> int:
+def evaluate_size(expr: object, n: int, where: str) -> int:
     """An integer expression in n ('n // 4', '2 * n', 4096), checked positive."""
     if isinstance(expr, bool) or not isinstance(expr, (int, str)):
         raise SpecError(f"{where}: size {_short(expr)} is not an integer expression in n",
@@ -156,7 +156,7 @@ def evaluate_size(expr, n: int, where: str) -> int:
     return value
 
 
-def _short(value) -> str:
+def _short(value: object) -> str:
     """A user's value in a one-line message, never a 10,000-digit one."""
     try:
         text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 \
@@ -166,14 +166,14 @@ def _short(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _evaluate(node, n: int) -> int:
+def _evaluate(node: ast.expr, n: int) -> int:
     value = _node(node, n)
     if abs(value) > MAX_SIZE**2:
         raise ValueError("far too large")
     return value
 
 
-def _node(node, n: int) -> int:
+def _node(node: ast.expr, n: int) -> int:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
     if isinstance(node, ast.Name) and node.id == "n":

@@ -6,6 +6,7 @@ it; merging is a key check then concatenating runs. Only record.codec spells the
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from typing import Callable, Iterable, TypeVar
 
 from graphbench.config import RunConfig, SweepConfig
 from graphbench.record.comparison import Comparison, Verdict  # noqa: F401 - part of the model
@@ -131,17 +132,20 @@ class LegacyProcesses:
     medians: dict[str, tuple[float, ...]]
 
 
-def _busy_series(readings, metric: str) -> tuple[float, ...]:
+T = TypeVar("T")
+
+
+def _busy_series(readings: Iterable[BusyReading], metric: str) -> tuple[float, ...]:
     if metric == "busy":
         return tuple(r.us for r in readings)
     # SM cycles per iteration: busy time at the measured clock
     return tuple(r.us * r.sm_clock_mhz for r in readings if r.sm_clock_mhz)
 
 
-def _memo(record, table: str, key, make):
+def _memo(record: object, table: str, key: object, make: Callable[[], T]) -> T:
     """make() once per record and key: a record never changes, and a report asks
     for its series dozens of times (20,000 rounds' conditions take a while to walk)."""
-    cache = record.__dict__.setdefault(table, {})
+    cache: dict[object, T] = record.__dict__.setdefault(table, {})
     if key not in cache:
         cache[key] = make()
     return cache[key]
@@ -211,7 +215,7 @@ class RunRecord:
     def modes_sharing_busy(self, mode: str) -> tuple[str, ...]:
         return tuple(m for m in self.mode_names if self.workload(m) == self.workload(mode))
 
-    def extra_samples(self, section: str):
+    def extra_samples(self, section: str) -> LaunchFloorSamples | UpdateSamples | None:
         """launch_floor or graph_update over every process that measured it;
         None when none did."""
         return _pooled(EXTRA_TYPES[section], [getattr(run, section) for run in self.runs])
@@ -252,13 +256,13 @@ class RunRecord:
         return ", ".join(sorted({run.stop_reason for run in self.runs}))
 
 
-def _pooled(cls, parts):
+def _pooled(cls: type[T], parts: Iterable[T | None]) -> T | None:
     """One `cls` whose every series is the concatenation of the parts' (None: no parts)."""
-    parts = [part for part in parts if part]
-    if not parts:
+    kept = [part for part in parts if part]
+    if not kept:
         return None
-    return cls(**{f.name: tuple(x for part in parts for x in getattr(part, f.name))
-                  for f in fields(cls)})
+    return cls(**{f.name: tuple(x for part in kept for x in getattr(part, f.name))
+                  for f in fields(cls)})  # type: ignore[arg-type]  # cls is a dataclass
 
 
 @dataclass(frozen=True)
