@@ -14,7 +14,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from graphbench.errors import ConfigError
-from graphbench.ladder import ALL, DEFAULT_MODES, LADDER, ORDER
+from graphbench.ladder import ALL, BASELINE, DEFAULT_MODES, HEADLINE, LADDER, ORDER
 
 DEFAULT_STAGES = ("add", "mul", "sub")  # the built-in pipeline's chain (pipeline/shipped/add_mul_sub.py)
 
@@ -54,10 +54,9 @@ class RunConfig:
                         "reading the previous one's output (default {default})", commands=(RUN,),
                         metavar="K")
     modes: tuple[str, ...] | None = option(
-        None, "--modes", "list", "comma-separated rungs of the launch ladder: individual, driver, "
-        "pdl, graph, graph-pdl, unrolled, loop, fused, torch-compile; or all, which is every rung "
-        "but the opt-in torch-compile (default individual,graph,fused; fused exists for "
-        "add,mul,sub at depth 1)")
+        None, "--modes", "list", f"comma-separated rungs of the launch ladder: {', '.join(ORDER)}; "
+        f"or all, which is every rung but the opt-in {', '.join(sorted(set(ORDER) - set(LADDER)))} "
+        f"(default {','.join(DEFAULT_MODES)}; fused exists for add,mul,sub at depth 1)")
     unroll: int = option(10, "--unroll", "count", "iterations captured into one graph by the "
                          "unrolled rung (default {default})", metavar="K")
     warmup_rounds: int = option(1, "--warmup", "int", "untimed warm-up rounds per mode "
@@ -155,9 +154,9 @@ class RunConfig:
                               f"choose from {', '.join(ALL_MODES)}, or all")
         if len(set(modes)) != len(modes):
             raise ConfigError("modes", "names a mode twice")
-        if "graph" in modes and "individual" not in modes:
+        if HEADLINE in modes and BASELINE not in modes:
             # The speedup and the graph's replay checks need both.
-            raise ConfigError("modes", "with graph also needs individual")
+            raise ConfigError("modes", f"with {HEADLINE} also needs {BASELINE}")
 
     def _check_shape(self) -> None:
         from graphbench.launch_shape import ShapeError, check_block, check_grid, normal_grid

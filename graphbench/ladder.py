@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 MODE_SEPARATOR = "@"  # an A/B baseline build's modes are named graph@base, ...
+BASE_SUFFIX = MODE_SEPARATOR + "base"
 
 KERNELS, TORCH, CUPY = "cuda.core", "torch", "cupy"  # the backends a pipeline runs on
 FRAMEWORKS = (TORCH, CUPY)                           # what a callable pipeline is written in
@@ -26,6 +27,10 @@ class Rung:
     backends: frozenset = frozenset({KERNELS})  # the backends that can run it
     why_not: str = ""    # why a callable pipeline cannot run it
     opt_in: bool = False  # run only when named: not part of --modes all
+    # what else it needs beyond a backend that runs it and, for pdl, PDL-aware kernels
+    # and compute capability 9.0 (graphbench.measure.availability checks each need once):
+    # "fused-stage", "triton", "conditional-nodes"
+    needs: tuple[str, ...] = ()
 
     def unavailable_for(self, backend: str, pipeline: str) -> str | None:
         """Why `pipeline`, run by `backend`, cannot run this rung (None: it can)."""
@@ -54,20 +59,23 @@ RUNGS = (
     Rung("unrolled", "--unroll iterations in one graph, one launch per K", True, False,
          "per-unroll", backends=_EVERY),
     Rung("loop", "one graph whose device-side while loop runs --iters iterations", True, False,
-         "per-iters",
+         "per-iters", needs=("conditional-nodes",),
          why_not="a device-side loop needs graphbench's counter kernel in a conditional node, "
          "which framework capture cannot hold"),
     Rung("fused", "one kernel doing every stage", False, True, "one", workload="fused",
+         needs=("fused-stage",),
          why_not="fusing is the pipeline author's kernel; try torch-compile for torch"),
     Rung("torch-compile", "torch.compile(mode='reduce-overhead'): compiled kernels in CUDA "
          "graphs torch makes itself", True, True, "one", workload="compiled",
          backends=frozenset({TORCH}), why_not="torch.compile compiles torch code only",
-         opt_in=True),
+         opt_in=True, needs=("triton",)),
 )
 RUNG = {rung.name: rung for rung in RUNGS}
 ORDER = tuple(RUNG)                                     # every rung, in ladder order
 LADDER = tuple(r.name for r in RUNGS if not r.opt_in)  # what --modes all runs
 DEFAULT_MODES = ("individual", "graph", "fused")
+BASELINE = "individual"  # the rung every speedup is over: the most host work per iteration
+HEADLINE = "graph"       # the rung of the headline speedup: what CUDA graphs buy
 ALL = "all"
 
 

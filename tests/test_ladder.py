@@ -207,3 +207,53 @@ def test_a_version_2_record_reads_its_graph_lifecycle(tmp_path):
     record = read_record(old)
     assert record.lifecycle_samples("graph") is not None
     assert summarize_run(record).lifecycle.build_us > 0
+
+
+# --- the rung registry: a rung's facts are written once, in graphbench.ladder ---
+
+def test_the_modes_help_lists_exactly_the_registrys_rungs():
+    import re
+
+    from graphbench.cli.parser import build_parser
+    from graphbench.ladder import LADDER, ORDER
+
+    modes = next(a for a in build_parser()._subparsers._group_actions[0].choices["run"]._actions
+                 if "--modes" in a.option_strings)
+    listed = re.search(r"ladder: (.*?); or all", modes.help).group(1).split(", ")
+    assert listed == list(ORDER)
+    opt_in = re.search(r"every rung but the opt-in (.*?) \(", modes.help).group(1).split(", ")
+    assert set(opt_in) == set(ORDER) - set(LADDER) and opt_in
+
+
+def test_every_rung_has_one_mode_class_and_every_mode_class_a_rung():
+    from graphbench.ladder import RUNG
+    from graphbench.measure.modes import MODE_TYPES, Mode
+
+    assert set(MODE_TYPES) == set(RUNG)
+    assert all(MODE_TYPES[name].kind == name for name in RUNG)
+    with pytest.raises(TypeError, match="no rung"):
+        type("Stray", (Mode,), {"kind": "warp-speed"})
+
+
+def test_every_need_a_rung_names_is_checked_by_availability():
+    from graphbench.ladder import RUNGS
+    from graphbench.measure.availability import DEVICE_NEEDS, OFFLINE_NEEDS
+
+    needs = {need for rung in RUNGS for need in rung.needs}
+    assert needs and needs <= set(OFFLINE_NEEDS) | set(DEVICE_NEEDS)
+
+
+def test_a_rung_whose_need_is_unmet_is_left_out_with_the_needs_reason(monkeypatch):
+    from types import SimpleNamespace
+
+    from graphbench.measure import availability
+
+    plan = SimpleNamespace(name="toy", fused=None, stages=(), framework="cuda.core")
+    reasons = availability.offline_reasons(["individual", "fused"], [{}], plan)
+    assert reasons == {"fused": "the toy pipeline defines no fused stage"}
+    monkeypatch.setattr(availability, "_builder_has_conditions", lambda: False)
+    assert "no GraphBuilder.create_condition" in availability.offline_reasons(
+        ["loop"], [{}], plan)["loop"]
+    old_driver = SimpleNamespace(compute_capability="9.0", cuda_driver_version="12.2")
+    assert "CUDA 12.3+" in availability._device_reason("loop", old_driver)
+    assert availability._device_reason("graph", old_driver) is None

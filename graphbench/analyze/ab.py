@@ -36,9 +36,9 @@ from graphbench.analyze.intervals import (_R_MAX, MIN_ROUNDS, _invalid_reason, _
                                           robust_scale)
 from graphbench.analyze.specs import FailSpec, check_specs, first_mode_per_workload, parse_spec
 from graphbench.analyze.stats import median
+from graphbench.ladder import BASE_SUFFIX
 from graphbench.record.model import Comparison, RunRecord, Verdict
 
-BASE = "@base"
 AB_WALL, AB_BUSY = "{mode}.wall:5%", "{mode}.busy:2%"
 # Below this many independent pairs the autocorrelation behind the standard
 # error is read too roughly: such series are short against their own
@@ -53,11 +53,12 @@ OUTLIER_CUT = 5.0    # robust sds from the median beyond which a log ratio is an
 
 
 def is_ab(record: RunRecord) -> bool:
-    return any(name.endswith(BASE) for name in record.mode_names)
+    return any(name.endswith(BASE_SUFFIX) for name in record.mode_names)
 
 
 def candidate_modes(record: RunRecord) -> list[str]:
-    return [m for m in record.mode_names if not m.endswith(BASE) and m + BASE in record.mode_names]
+    names = record.mode_names
+    return [m for m in names if not m.endswith(BASE_SUFFIX) and m + BASE_SUFFIX in names]
 
 
 def default_ab_specs(record: RunRecord) -> list[FailSpec]:
@@ -200,7 +201,7 @@ def compare_ab(record: RunRecord, specs: list[FailSpec] | None = None) -> Compar
     verdicts = []
     for spec in check_specs(specs) if specs else default_ab_specs(record):
         mode, _, field = spec.metric.partition(".")
-        candidate, base = record.samples(mode, field), record.samples(mode + BASE, field)
+        candidate, base = record.samples(mode, field), record.samples(mode + BASE_SUFFIX, field)
         if not spec.relative or not candidate or len(candidate) != len(base):
             verdicts.append(Verdict(spec.name, MISSING, True, spec.text,
                                     note="not paired in this A/B record (relative specs only)"))

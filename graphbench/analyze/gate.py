@@ -8,6 +8,7 @@ pass); a current record with wrong results raises VerificationError (exit
 from __future__ import annotations
 
 from graphbench.errors import RecordError, UsageError, VerificationError
+from graphbench.ladder import BASE_SUFFIX
 from graphbench.record.model import Comparison, RunRecord
 
 
@@ -21,7 +22,7 @@ def judge(baseline: RunRecord | None, current: RunRecord, specs) -> Comparison:
             raise UsageError("an A/B record holds both builds and is judged on its own, not "
                              "against another record",
                              "graphbench compare AB.json (one file: the candidate against its "
-                             "@base build)")
+                             f"{BASE_SUFFIX} build)")
         return compare_records(baseline, current, specs)
     if not is_ab(current):
         raise UsageError("compare needs a baseline and a current record, or one A/B record",

@@ -12,6 +12,7 @@ from statistics import median
 from graphbench.analyze.host_speed import (REFERENCE_PROBE_US, Fit, HostStates, at_probe,
                                            host_states, mode_probes, run_probes, steadied,
                                            within_fit)
+from graphbench.ladder import BASELINE, HEADLINE
 from graphbench.record.model import RunRecord
 
 
@@ -31,8 +32,8 @@ class HostSummary:
     fits: dict[str, Fit] = dataclasses.field(default_factory=dict)
     why_not: str = ""
 
-    def speedup_at_reference(self, other: str = "graph") -> float | None:
-        ind, rung = self.at_reference.get("individual"), self.at_reference.get(other)
+    def speedup_at_reference(self, other: str = HEADLINE) -> float | None:
+        ind, rung = self.at_reference.get(BASELINE), self.at_reference.get(other)
         return ind / rung if ind and rung else None
 
 

@@ -34,6 +34,7 @@ import numpy as np
 from graphbench.analyze.host_speed import (MIN_FIT_ROUNDS, Fit, HostStates, at_probe,
                                            host_states, mode_probes, steadied, within_fit)
 from graphbench.analyze.metrics import metric_values
+from graphbench.ladder import BASELINE
 from graphbench.record.model import RunRecord
 
 HOST_BOUND = ("wall", "submit", "device")  # figures that move with the host CPU's speed
@@ -89,7 +90,7 @@ def processes(record: RunRecord, metric: str) -> list[Process]:
     out = []
     for run in record.runs:
         values = metric_values(dataclasses.replace(record, runs=(run,)), metric)
-        mode = "individual" if metric.startswith("speedup") else metric.partition(".")[0]
+        mode = BASELINE if metric.startswith("speedup") else metric.partition(".")[0]
         probes = tuple(mode_probes(run, mode)) if mode in run.modes else ()
         if values:
             out.append(Process(tuple(values), (probes + (None,) * len(values))[:len(values)]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphbench.ladder import RUNG, kind, ladder_order
+from graphbench.ladder import BASELINE, RUNG, kind, ladder_order
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ def ladder(summary) -> Ladder:
         rows.append(LadderRow(
             name, mode.wall.median, mode.launch_cost.median,
             mode.busy.median if mode.busy else None, gap.idle_gap_us if gap else None,
-            1.0 if name == "individual" else speed.stats.median if speed else None,
+            1.0 if name == BASELINE else speed.stats.median if speed else None,
             mode.wall.median / floor if floor else None))
     own = [r for r in rows if RUNG.get(r.mode)]  # not the A/B base build's modes
     unchanged = [r for r in own if not RUNG[r.mode].kernel_change]

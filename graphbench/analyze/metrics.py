@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from graphbench.analyze.summary import speedups
+from graphbench.ladder import BASELINE, HEADLINE
 from graphbench.record.model import RunRecord
 
 
@@ -23,8 +24,8 @@ def metric_values(record: RunRecord, metric: str) -> tuple[float, ...]:
     'speedup.fused', 'graph.wall', 'graph.cycles', ...); empty when the
     record lacks it."""
     if metric.startswith("speedup"):
-        other = "fused" if metric == "speedup.fused" else "graph"
-        walls = {m: record.samples(m, "wall") for m in ("individual", other)
+        other = "fused" if metric == "speedup.fused" else HEADLINE
+        walls = {m: record.samples(m, "wall") for m in (BASELINE, other)
                  if m in record.mode_names}
         entry = speedups(walls).get(other)
         return entry.per_round if entry else ()

@@ -27,11 +27,11 @@ import numpy as np
 from graphbench.analyze.host_speed import steadied
 from graphbench.analyze.intervals import MIN_ROUNDS, median_interval
 from graphbench.analyze.stats import paired_ratios
+from graphbench.ladder import BASELINE, BASE_SUFFIX, HEADLINE
 
 FIXED = "fixed-rounds"
 NOISE_TARGET = "noise-target"
 TIME_BUDGET = "time-budget"
-AB_BASE = "@base"
 MIN_DRIFT_ROUNDS = 6  # thirds of at least two rounds each
 # An A/B gate needs 8 independent pairs at 99% (graphbench.analyze.ab); its
 # wall ratios reach a 1% noise target within 10 rounds, but on the H200 ten
@@ -77,7 +77,7 @@ def noise_parts(values: Sequence[float], shared_phases: bool = False) -> tuple[f
 
 
 def _ab_candidates(walls: Mapping[str, Sequence[float]]) -> list[str]:
-    return [m for m in walls if not m.endswith(AB_BASE) and m + AB_BASE in walls]
+    return [m for m in walls if not m.endswith(BASE_SUFFIX) and m + BASE_SUFFIX in walls]
 
 
 def watched_series(walls: Mapping[str, Sequence[float]]) -> list[list[float]]:
@@ -85,9 +85,9 @@ def watched_series(walls: Mapping[str, Sequence[float]]) -> list[list[float]]:
     ratios, else every mode's wall times."""
     pairs = _ab_candidates(walls)
     if pairs:
-        return [paired_ratios(walls[m], walls[m + AB_BASE]) for m in pairs]
-    if "individual" in walls and "graph" in walls:
-        return [paired_ratios(walls["individual"], walls["graph"])]
+        return [paired_ratios(walls[m], walls[m + BASE_SUFFIX]) for m in pairs]
+    if BASELINE in walls and HEADLINE in walls:
+        return [paired_ratios(walls[BASELINE], walls[HEADLINE])]
     return [list(values) for values in walls.values()]
 
 
@@ -144,6 +144,6 @@ def stop_rule(config) -> StopRule:
     if config.rounds is not None:
         return FixedRounds(config.rounds)
     least = max(config.min_rounds, AB_MIN_ROUNDS) if config.ab_source else config.min_rounds
-    rungs = len([m for m in getattr(config, "modes", None) or () if not m.endswith(AB_BASE)])
+    rungs = len([m for m in getattr(config, "modes", None) or () if not m.endswith(BASE_SUFFIX)])
     return NoiseTarget(config.max_noise, least,
                        config.max_time * max(1.0, rungs / BUDGET_RUNGS))

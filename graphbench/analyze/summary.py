@@ -16,7 +16,7 @@ from graphbench.analyze.intervals import lag1_autocorrelation, median_interval
 from graphbench.analyze.stats import Summary, paired_ratios, summarize
 from graphbench.analyze.stopping import headline_noise_parts
 from graphbench.analyze.warnings import Warning, record_warnings
-from graphbench.ladder import ORDER, launches_per_iteration
+from graphbench.ladder import BASELINE, HEADLINE, ORDER, launches_per_iteration
 from graphbench.record.codec import to_json
 from graphbench.record.graph_costs import LIFECYCLE_TIMES
 from graphbench.record.model import TIME_METRICS, RunRecord
@@ -104,7 +104,7 @@ class RunSummary:
     @property
     def lifecycle(self) -> LifecycleSummary | None:
         """The graph rung's one-off costs (the headline's)."""
-        return self.lifecycles.get("graph")
+        return self.lifecycles.get(HEADLINE)
 
 
 _LAST: list = []  # (record, its summary): the report and its side-by-side table ask twice
@@ -216,12 +216,12 @@ def between_process_interval(medians: list[float],
 
 def speedups(walls: dict[str, tuple[float, ...]]) -> dict[str, SpeedupSummary]:
     """individual wall / wall of every other rung (not the A/B base build's)."""
-    if "individual" not in walls:
+    if BASELINE not in walls:
         return {}
     result = {}
     for other in ORDER[1:]:
         if other in walls:
-            ratios = paired_ratios(walls["individual"], walls[other])
+            ratios = paired_ratios(walls[BASELINE], walls[other])
             interval = median_interval(ratios, 0.95)
             result[other] = SpeedupSummary(
                 summarize(ratios), (interval.low, interval.high) if interval.valid else None,
@@ -236,7 +236,7 @@ def lifecycles(record: RunRecord, modes: dict[str, ModeSummary]) -> dict[str, Li
     result = {}
     for name in modes:
         samples = record.lifecycle_samples(name)
-        if samples is None or "individual" not in modes:
+        if samples is None or BASELINE not in modes:
             continue
         phases = {phase: summarize(getattr(samples, phase)) for phase in LIFECYCLE_TIMES}
         build = sum(phases[phase].median for phase in BUILD_PHASES)
@@ -245,7 +245,7 @@ def lifecycles(record: RunRecord, modes: dict[str, ModeSummary]) -> dict[str, Li
                                         graph_memory_bytes=float(median(memory))
                                         if memory else None,
                                         break_even_iterations=break_even_iterations(
-                                            build, modes["individual"].wall.median,
+                                            build, modes[BASELINE].wall.median,
                                             modes[name].wall.median))
     return result
 

@@ -10,6 +10,7 @@ import sys
 
 from graphbench.cli.progress import console
 from graphbench.errors import EXIT_FAILED, EXIT_OK, VerificationError
+from graphbench.ladder import BASE_SUFFIX
 from graphbench.record.model import RunRecord
 
 
@@ -31,7 +32,7 @@ def gate(baseline: RunRecord | None, current: RunRecord, args, baseline_name: st
         print(f"graphbench: {current_name} failed verification: {failure_text(exc.check)}",
               file=sys.stderr)
         return EXIT_FAILED
-    baseline_name = baseline_name or f"{current_name} (its @base build)"
+    baseline_name = baseline_name or f"{current_name} (its {BASE_SUFFIX} build)"
     console().print(comparison_report(comparison))
     markdown = markdown or args.markdown
     if markdown:

@@ -28,7 +28,7 @@ from graphbench.measure.attribution import attribute
 from graphbench.measure.busy import BusyProbe, Hold, SubmitProbe
 from graphbench.measure.conditions import round_probe_us
 from graphbench.measure.reference import gpu_reference
-from graphbench.ladder import KERNELS
+from graphbench.ladder import HEADLINE, KERNELS
 from graphbench.measure.costs import time_launch_floor, time_node_costs
 from graphbench.measure.kernels import (EMPTY_KERNEL, HOLD_KERNEL, L2_FLUSH_KERNEL,
                                         load_harness_source, source_digest)
@@ -246,7 +246,7 @@ def measure_extras(session: Session, sampling: Sampling, rng) -> tuple[dict, lis
                     "lifecycles": {mode.name: mode.lifecycle()
                                    for mode in session.modes if mode.is_graph},
                     "skipped": skipped}
-    if "graph" not in sampling.samples:
+    if HEADLINE not in sampling.samples:
         return extras, []
     if pipeline.framework != KERNELS:
         return {**extras, "skipped": skipped + (
@@ -262,7 +262,7 @@ def measure_extras(session: Session, sampling: Sampling, rng) -> tuple[dict, lis
 
 
 def _graph_mode(session: Session):
-    return next(mode for mode in session.modes if mode.name == "graph")
+    return next(mode for mode in session.modes if mode.name == HEADLINE)
 
 
 def describe_pipeline(session: Session) -> PipelineInfo:

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import Callable
 
-from graphbench.ladder import MODE_SEPARATOR, RUNG, Rung
+from graphbench.ladder import BASE_SUFFIX, RUNG, Rung
 from graphbench.measure.driver import driver_enqueuer
 from graphbench.measure.graphs import CapturedGraph, Enqueue
 from graphbench.measure.loop import DeviceLoop
 
+MODE_TYPES: dict[str, type["Mode"]] = {}  # each rung's Mode subclass, filled as they are defined
 GRAPH_COPIES = 16  # graph instantiations the held submit probe launches once each
 LOOP_COPIES = 4    # fewer for the device loop: each copy holds a conditional node
-BASE_SUFFIX = MODE_SEPARATOR + "base"  # A/B: the baseline build's modes are graph@base, ...
 
 
 class Mode:
@@ -27,6 +27,14 @@ class Mode:
     graphbench.ladder.Rung; a subclass only says how to build its step."""
 
     kind = ""
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        """A subclass that names a rung runs it: adding a rung is its entry in
+        graphbench.ladder.RUNGS and its Mode subclass, nothing else."""
+        super().__init_subclass__(**kwargs)
+        if cls.kind not in RUNG:
+            raise TypeError(f"{cls.__name__}.kind {cls.kind!r} is no rung of graphbench.ladder")
+        MODE_TYPES[cls.kind] = cls
 
     @property
     def rung(self) -> Rung:
@@ -251,11 +259,6 @@ class TorchCompileMode(Mode):
 
     def lifecycle(self):
         return self.pipeline.compile_lifecycle(self.compile_us, self.first_us)
-
-
-MODE_TYPES = {cls.kind: cls for cls in (IndividualMode, DriverMode, PdlMode, GraphMode,
-                                        GraphPdlMode, UnrolledMode, LoopMode, FusedMode,
-                                        TorchCompileMode)}
 
 
 def build_modes(names, pipeline, stream, base_pipeline=None, kernels=None,

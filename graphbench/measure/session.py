@@ -12,7 +12,7 @@ from graphbench.measure.device import DeviceInfo, describe, open_device, pin_hos
 from graphbench.measure.kernels import HARNESS_KERNELS, compile_cubin, load_harness_source, load_source
 from graphbench.measure.modes import build_modes, close_modes
 from graphbench.measure.conditions import DeviceMonitor
-from graphbench.ladder import KERNELS
+from graphbench.ladder import HEADLINE, KERNELS
 from graphbench.launch_shape import with_launch_shape
 from graphbench.measure.backends import backend_for
 from graphbench.measure.pipeline import bytes_needed
@@ -37,7 +37,7 @@ def memory_plan(config: RunConfig, info: DeviceInfo, plan) -> str | None:
             f"--elements {config.elements} needs {one_set / 2**30:.2f} GiB of device memory, "
             f"but {free / 2**30:.2f} GiB is free on device {info.index} ({info.name})",
             "choose a smaller --elements")
-    if "graph" in config.run_modes and 2 * one_set > free * MEMORY_HEADROOM:
+    if HEADLINE in config.run_modes and 2 * one_set > free * MEMORY_HEADROOM:
         return (f"graph update not measured: its second set of buffers would need "
                 f"{2 * one_set / 2**30:.2f} GiB in all, {free / 2**30:.2f} GiB is free")
     return None

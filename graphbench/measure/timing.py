@@ -12,7 +12,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Protocol
 
-from graphbench.analyze.stopping import AB_BASE, StopRule
+from graphbench.analyze.stopping import StopRule
+from graphbench.ladder import BASE_SUFFIX
 from graphbench.measure.nvtx import RANGES, round_name, warmup_name
 
 Step = Callable[[], None]
@@ -114,7 +115,7 @@ def _pairs(names: list[str]) -> list[tuple[str, ...]]:
     for name in names:
         if name in taken:
             continue
-        partner = name + AB_BASE if name + AB_BASE in names else None
+        partner = name + BASE_SUFFIX if name + BASE_SUFFIX in names else None
         units.append((name, partner) if partner else (name,))
         taken.update(units[-1])
     return units

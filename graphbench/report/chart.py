@@ -12,7 +12,7 @@ from pathlib import Path
 from graphbench.analyze.summary import summarize_run
 from graphbench.analyze.sweeps import points_at, several_shapes, short_shape
 from graphbench.errors import UsageError
-from graphbench.ladder import ladder_order
+from graphbench.ladder import BASELINE, DEFAULT_MODES, HEADLINE, ladder_order
 from graphbench.launch_shape import shape_name
 from graphbench.record.model import SweepRecord
 
@@ -44,12 +44,12 @@ def sweep_panels(sweep: SweepRecord) -> list[Panel]:
         for depth in sweep.config.depths:
             points = sorted(points_at(sweep, depth, shape), key=lambda p: p.config.elements)
             summaries = [(p.config.elements, summarize_run(p)) for p in points]
-            with_speedup = [(n, s.speedup["graph"].stats.median) for n, s in summaries
-                            if "graph" in s.speedup]
+            with_speedup = [(n, s.speedup[HEADLINE].stats.median) for n, s in summaries
+                            if HEADLINE in s.speedup]
             if with_speedup:
                 label = f"d{depth}{named}" if named else f"depth {depth}"
                 speedups.append(Series(label, *map(tuple, zip(*with_speedup))))
-            for mode in ("individual", "graph"):
+            for mode in (BASELINE, HEADLINE):
                 with_mode = [(n, s.modes[mode].wall.median) for n, s in summaries
                              if mode in s.modes]
                 if with_mode:
@@ -63,7 +63,7 @@ def ladder_panels(sweep: SweepRecord) -> list[Panel]:
     """One panel per depth with every rung's wall time against elements,
     when the sweep ran more rungs than individual, graph and fused."""
     modes = ladder_order({m for p in sweep.points for m in p.mode_names})
-    if set(modes) <= {"individual", "graph", "fused"}:
+    if set(modes) <= set(DEFAULT_MODES):
         return []
     panels = []
     for shape, depth in ((s, d) for s in sweep.config.shapes for d in sweep.config.depths):

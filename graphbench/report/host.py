@@ -5,6 +5,7 @@ them (graphbench.analyze.summary.host_summary), or why it cannot."""
 from __future__ import annotations
 
 from graphbench.analyze.summary import RunSummary
+from graphbench.ladder import BASELINE
 
 
 def host_lines(summary: RunSummary) -> list[str]:
@@ -17,7 +18,7 @@ def host_lines(summary: RunSummary) -> list[str]:
                 "stand at this host's speed"]
     seen = (f"host: two speed states, probe about {states.medians[0]:.0f} us "
             f"({states.counts[0]} readings) and {states.medians[1]:.0f} us ({states.counts[1]})")
-    individual = host.walls.get("individual")
+    individual = host.walls.get(BASELINE)
     if individual:
         seen += f"; individual wall {individual[0]:.2f} and {individual[1]:.2f} us in them"
     if not host.at_reference:
@@ -27,7 +28,7 @@ def host_lines(summary: RunSummary) -> list[str]:
     speedup = host.speedup_at_reference()
     if speedup:
         line += f"; graph speedup {speedup:.2f}x"
-    fit = host.fits.get("individual")
+    fit = host.fits.get(BASELINE)
     if fit and fit.significant:
         line += (f" (individual: {fit.slope * 1e3:.1f} us per ms of probe, r {fit.correlation:.2f},"
                  f" {fit.rounds} rounds)")

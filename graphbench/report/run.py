@@ -13,6 +13,7 @@ from rich.text import Text
 from graphbench.analyze.ladder import ladder
 from graphbench.analyze.stats import Summary
 from graphbench.analyze.summary import RunSummary, summarize_run
+from graphbench.ladder import HEADLINE
 from graphbench.record.model import Check, RunRecord
 from graphbench.report.graph_costs import memory_text, node_cost_line
 from graphbench.report.header import header
@@ -78,7 +79,7 @@ FEW_EFFECTIVE_ROUNDS = 8  # below this the interval is mostly the rounds' correl
 
 def speedup_line(summary: RunSummary) -> Text | None:
     """The headline: the median speedup, and what its interval covers."""
-    entry = summary.speedup.get("graph")
+    entry = summary.speedup.get(HEADLINE)
     if not entry:
         return None
     s = entry.stats
@@ -256,7 +257,7 @@ def _mode_wall(summary: RunSummary, mode: str) -> str:
 
 
 def _speedup(summary: RunSummary) -> str:
-    entry = summary.speedup.get("graph")
+    entry = summary.speedup.get(HEADLINE)
     return f"{entry.stats.median:.2f}x" if entry else "-"
 
 

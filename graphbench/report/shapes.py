@@ -18,6 +18,7 @@ from rich.console import Group
 from rich.text import Text
 
 from graphbench.analyze.summary import summarize_run
+from graphbench.ladder import BASELINE, HEADLINE
 from graphbench.launch_shape import AUTO_BLOCKS_PER_SM, DEFAULT_BLOCK, PER_ELEMENT, shape_name
 from graphbench.pipeline.spec import AUTO
 from graphbench.report.tables import elements_text, simple_table, us
@@ -73,7 +74,7 @@ def stage_busy(record) -> float | None:
     """The stage kernels' GPU busy time per iteration (individual and graph
     share this workload), the figure a launch shape changes."""
     modes = summarize_run(record).modes
-    for name in ("individual", "graph"):
+    for name in (BASELINE, HEADLINE):
         if modes.get(name) and modes[name].busy:
             return modes[name].busy.median
     return None
@@ -127,7 +128,7 @@ def default_against_per_element(records) -> list[str]:
     return lines
 
 
-ATTRIBUTED = ("graph", "individual")  # the rung the shape is for, and the one it saves over
+ATTRIBUTED = (HEADLINE, BASELINE)  # the rung the shape is for, and the one it saves over
 MOST_STAGES_SHOWN = 4  # beyond this (depth > 1) a cell gives the sum, not every stage
 
 
@@ -154,9 +155,9 @@ def stage_cell(times: tuple[float, ...] | None) -> str:
 
 def shape_row(record, traced: bool) -> list[str]:
     summary = summarize_run(record)
-    busy = summary.modes.get("individual") and summary.modes["individual"].busy
-    graph = summary.modes.get("graph")
-    speedup = summary.speedup.get("graph")
+    busy = summary.modes.get(BASELINE) and summary.modes[BASELINE].busy
+    graph = summary.modes.get(HEADLINE)
+    speedup = summary.speedup.get(HEADLINE)
     stages = [stage_cell(stage_gpu(record, mode)) for mode in ATTRIBUTED] if traced else []
     return [f"{shape_name(record.config.grid, record.config.block)}",
             f"{'x'.join(map(str, record.pipeline.grid))}x"

@@ -7,6 +7,7 @@ from rich.text import Text
 
 from graphbench.analyze.summary import summarize_run
 from graphbench.analyze.sweeps import crossover_table, several_shapes
+from graphbench.ladder import HEADLINE
 from graphbench.launch_shape import shape_name
 from graphbench.record.model import RunRecord, SweepRecord
 from graphbench.report.chart import sweep_panels, terminal_chart
@@ -43,7 +44,7 @@ def _sweep_cell(point: RunRecord | None) -> str:
     if not point.verified:
         return "FAILED"
     summary = summarize_run(point)
-    speedup, graph = summary.speedup.get("graph"), summary.modes.get("graph")
+    speedup, graph = summary.speedup.get(HEADLINE), summary.modes.get(HEADLINE)
     if not speedup or not graph:
         return "-"
     return f"{speedup.stats.median:.2f}x {us(graph.wall.median)}"
