@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from graphbench.errors import ConfigError
 from graphbench.ladder import ALL, BASELINE, DEFAULT_MODES, HEADLINE, LADDER, ORDER
+from graphbench.limits import MIN_ROUNDS
 
 DEFAULT_STAGES = ("add", "mul", "sub")  # the built-in pipeline's chain (pipeline/shipped/add_mul_sub.py)
 
@@ -22,11 +23,11 @@ ALL_MODES = ORDER  # every rung; --modes all runs LADDER (torch-compile is opt-i
 TOLERANCE = 1e-5  # rtol = atol for float32 values of order one
 RUN, SWEEP = "run", "sweep"
 # The stop rule's noise figure is the median's interval for correlated rounds:
-# below 10 rounds it is almost never valid, and none is stated below 20
-# (graphbench.analyze.intervals.MIN_ROUNDS: a slow host phase could last the
-# whole run), so the default waits for 20; records of older runs keep 10-19
+# below 10 rounds it is almost never valid, and none is stated below
+# MIN_ROUNDS (a slow host phase could last the whole run), so the default
+# waits for MIN_ROUNDS; records of older runs keep 10-19
 MIN_ROUNDS_FLOOR = 10
-DEFAULT_MIN_ROUNDS = 20
+DEFAULT_MIN_ROUNDS = MIN_ROUNDS
 
 
 def option(default, flag: str, parse: str, help: str, commands=(RUN, SWEEP), metavar=None,

@@ -12,6 +12,15 @@ MAX_COUNT = 2**63  # nothing graphbench counts comes near; larger is a typo
 SCIENTIFIC = re.compile(r"[0-9]+(\.[0-9]+)?[eE][0-9]+")  # 1e6, 2.5e3: one rule, ASCII digits
 
 
+def power_label(count: float, separator: str = ",") -> str:
+    """A count as a reader writes it: 2^20 for a power of two, else its
+    digits (12,288; separator "" where the label must parse back as a count)."""
+    whole = int(count)
+    if whole == count and whole > 0 and whole & (whole - 1) == 0:
+        return f"2^{whole.bit_length() - 1}"
+    return f"{count:{separator}.0f}"
+
+
 def parse_count(text: str, option: str, expected: str = "a whole number") -> int:
     """A whole number of 0 or more: 4096, 2^20, 1e6. Digits only, no sign, and
     never a huge intermediate: 9^999999999 is refused, not computed."""

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from graphbench.limits import MIN_PROCESSES
+
 
 def pytest_addoption(parser) -> None:
     group = parser.getgroup("graphbench", "graphbench: CUDA Graphs benchmarks")
@@ -48,7 +50,7 @@ class GraphbenchFixture:
     with the session's saving and gating applied to its record."""
 
     def __init__(self, node_id: str, save_dir: str | None, compare_dir: str | None,
-                 save_processes: int = 3) -> None:
+                 save_processes: int = MIN_PROCESSES) -> None:
         self.node_id, self.save_dir, self.compare_dir = node_id, save_dir, compare_dir
         self.save_processes, self.calls = save_processes, 0
 

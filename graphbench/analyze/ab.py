@@ -37,13 +37,14 @@ from graphbench.analyze.intervals import (_R_MAX, MIN_ROUNDS, _invalid_reason, _
 from graphbench.analyze.specs import FailSpec, check_specs, first_mode_per_workload, parse_spec
 from graphbench.analyze.stats import median
 from graphbench.ladder import BASE_SUFFIX
+from graphbench.limits import MIN_EFFECTIVE_ROUNDS
 from graphbench.record.model import Comparison, RunRecord, Verdict
 
 AB_WALL, AB_BUSY = "{mode}.wall:5%", "{mode}.busy:2%"
 # Below this many independent pairs the autocorrelation behind the standard
 # error is read too roughly: such series are short against their own
 # correlation, and those of them that read as gateable mostly read it low.
-MIN_EFFECTIVE_PAIRS = 8
+MIN_EFFECTIVE_PAIRS = MIN_EFFECTIVE_ROUNDS
 # Identical builds on the H200 read up to about 0.1% of busy time apart at
 # 2^24 elements (a probe's order, the buffers' placement): a paired change
 # smaller than this is no evidence of a code change, however narrow its interval.

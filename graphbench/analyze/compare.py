@@ -40,9 +40,9 @@ from graphbench.analyze.decide import (BOUND_LEVEL, GATE_LEVEL, MISSING, NOT_GAT
 from graphbench.analyze.intervals import lag1_autocorrelation, reading_quantum, robust_scale
 from graphbench.analyze.metrics import process_values
 from graphbench.analyze.specs import FailSpec, check_specs, default_specs
+from graphbench.limits import MIN_PROCESSES
 from graphbench.record.model import Comparison, RunRecord, Verdict
 
-MIN_PROCESSES = 3
 # A median of 1 or 2 rounds scatters by the rounds' own spread, which no
 # figure of that process can measure: identical code read from 1-2 round
 # currents was judged slower 5.3% of the time in simulation.

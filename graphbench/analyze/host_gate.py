@@ -35,10 +35,11 @@ from graphbench.analyze.host_speed import (MIN_FIT_ROUNDS, Fit, HostStates, at_p
                                            host_states, mode_probes, steadied, within_fit)
 from graphbench.analyze.metrics import metric_values
 from graphbench.ladder import BASELINE
-from graphbench.record.model import RunRecord
+from graphbench.limits import MIN_PROCESSES
+from graphbench.record.model import ROUND_METRICS, RunRecord
 
-HOST_BOUND = ("wall", "submit", "device")  # figures that move with the host CPU's speed
-MIN_MATCHED = 3  # baseline processes in the current's state: a spread needs 3
+HOST_BOUND = ROUND_METRICS  # every per-round figure moves with the host CPU's speed
+MIN_MATCHED = MIN_PROCESSES  # baseline processes in the current's state: a spread
 MIN_IN_STATE = 5  # rounds of a process in a state before that process counts as seeing it
 # two records whose probe medians lie further apart than this ran at different
 # host speeds, whether or not the readings form two states

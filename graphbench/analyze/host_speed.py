@@ -31,11 +31,13 @@ from typing import Sequence
 
 import numpy as np
 
+from graphbench.limits import MIN_ROUNDS
+
 # Two readings are one host state within this ratio; the H200 host's two
 # states lie 1.6x apart, and its readings within a state 1.1-1.3x.
 STATE_GAP = 1.35
 MIN_STATE_SHARE = 0.1   # a state of fewer readings than this share is an outlier, not a state
-MIN_FIT_ROUNDS = 20     # as few rounds as an interval is stated from
+MIN_FIT_ROUNDS = MIN_ROUNDS  # as few rounds as an interval is stated from
 # The reference host speed every run's host-bound figures are also stated
 # at: a host whose fixed probe reads this (the H200 host's fast state read
 # 560-630 us). Reached only by interpolation, inside the probe readings the

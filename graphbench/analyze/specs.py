@@ -13,11 +13,11 @@ import re
 from dataclasses import dataclass
 
 from graphbench.config import ALL_MODES, MAX_ELEMENTS
-from graphbench.counts import parse_count
+from graphbench.counts import parse_count, power_label
 from graphbench.errors import UsageError
-from graphbench.record.model import RunRecord
+from graphbench.record.model import TIME_METRICS, RunRecord
 
-GATE_FIELDS = ("wall", "submit", "device", "busy", "cycles")  # cycles: busy x SM clock
+GATE_FIELDS = TIME_METRICS + ("cycles",)  # cycles: busy x SM clock
 
 SPEEDUP_METRICS = ("speedup", "speedup.fused")
 DEFAULT_SHOWN = ("speedup:5%",)  # shown, not gated
@@ -44,8 +44,10 @@ class FailSpec:
 
 
 def elements_label(count: int) -> str:
-    exponent = count.bit_length() - 1
-    return f"2^{exponent}" if count == 1 << exponent else str(count)
+    """A size in a metric's name (graph.busy@2^20), written so it parses back."""
+    return power_label(count, separator="")
+
+
 
 
 def parse_size(text: str) -> int:

@@ -17,6 +17,7 @@ from graphbench.analyze.stats import Summary, paired_ratios, summarize
 from graphbench.analyze.stopping import headline_noise_parts
 from graphbench.analyze.warnings import Warning, record_warnings
 from graphbench.ladder import BASELINE, HEADLINE, ORDER, launches_per_iteration
+from graphbench.limits import MIN_PROCESSES
 from graphbench.record.codec import to_json
 from graphbench.record.graph_costs import LIFECYCLE_TIMES
 from graphbench.record.model import TIME_METRICS, RunRecord
@@ -170,7 +171,7 @@ def mode_summary(record: RunRecord, name: str) -> ModeSummary:
                        autocorrelation=correlation, cycles=summarize(cycles) if cycles else None)
 
 
-MIN_PROCESS_INTERVAL = 3  # processes for an interval between processes
+MIN_PROCESS_INTERVAL = MIN_PROCESSES  # processes for an interval between processes
 
 
 def run_speedups(record: RunRecord) -> dict[str, SpeedupSummary]:

@@ -37,8 +37,8 @@ from graphbench.measure.repoint import graph_update_experiment
 from graphbench.measure.session import Session
 from graphbench.measure.timing import ColdTimer, Sampling, round_order, run_rounds
 from graphbench.measure.verify import all_passed, compare_outputs
-from graphbench.record.model import (Check, Condition, Environment, ModeSamples, PipelineInfo,
-                                     ProcessRun, RunRecord)
+from graphbench.record.model import (ROUND_METRICS, Check, Condition, Environment, ModeSamples,
+                                     PipelineInfo, ProcessRun, RunRecord)
 
 ROUND_TARGET_S = 0.01   # auto --iters: long against timer resolution, short against drift
 MIN_AUTO_ITERS, MAX_AUTO_ITERS = 10, 1000
@@ -89,7 +89,7 @@ def process_run(session: Session, sampling: Sampling | None, checks: list[Check]
     config, iterations = session.config, round_iterations(session)
     workloads = {mode.name: mode.workload for mode in session.modes}
     modes = {name: ModeSamples(*(tuple(sampling.per_iteration_us(name, metric, iterations[name]))
-                                 for metric in ("wall", "submit", "device")),
+                                 for metric in ROUND_METRICS),
                                workload=workloads[name],
                                probe_before_us=tuple(a for a, _ in sampling.probes.get(name, ())),
                                probe_after_us=tuple(b for _, b in sampling.probes.get(name, ())))

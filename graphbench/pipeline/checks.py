@@ -22,9 +22,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from graphbench.launch_shape import MAX_BLOCK_THREADS
 from graphbench.pipeline.spec import SpecError, _short
 
-MAX_BLOCK_THREADS = 1024
 MAX_BLOCK = (1024, 1024, 64)
 MAX_GRID = (2**31 - 1, 65535, 65535)
 MAX_SHARED_BYTES = 48 * 1024       # without the opt-in; every GPU since compute capability 3.0

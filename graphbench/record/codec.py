@@ -33,7 +33,7 @@ from graphbench.record.decode import decode  # noqa: F401 - also read through he
 from graphbench.record.files import read_text, write_text_atomic
 from graphbench.record.legacy import with_working_sets
 from graphbench.record.parse import parse_json  # noqa: F401 - read_record's first step, and public
-from graphbench.record.model import RunRecord, SweepRecord
+from graphbench.record.model import ROUND_METRICS, RunRecord, SweepRecord
 
 # Beyond 2^63 a number is no count, id or byte size graphbench writes; beyond
 # 1e12 us (11.6 days) a time is no per-iteration or one-off figure it measures,
@@ -193,7 +193,7 @@ def check_consistent(record, path: str = "") -> None:
         if set(run.modes) != modes:
             raise RecordError(f"{where}.modes: not the modes of the first run")
         for name, samples in run.modes.items():
-            for metric in ("wall", "submit", "device"):
+            for metric in ROUND_METRICS:
                 values = getattr(samples, f"{metric}_us")
                 if len(values) != run.rounds:
                     raise RecordError(f"{where}.modes.{name}.{metric}_us: {len(values)} samples "

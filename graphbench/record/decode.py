@@ -14,10 +14,10 @@ import math
 import types
 import typing
 
+from graphbench.counts import MAX_COUNT
 from graphbench.errors import GraphbenchError, RecordError
 
-# Beyond 2^63 a number is no count, id or byte size graphbench writes.
-MAX_INT = 2**63
+MAX_INT = MAX_COUNT  # beyond it a number is no count, id or byte size graphbench writes
 
 
 @functools.lru_cache(maxsize=None)

@@ -15,7 +15,8 @@ from graphbench.record.graph_costs import LifecycleSamples, NodeCostSamples  # n
 from graphbench.record.machine import DeviceInfo, HostInfo, ToolInfo  # noqa: F401 - and these
 from graphbench.record.readings import BusyReading, Condition, SubmitReading  # noqa: F401 - too
 
-TIME_METRICS = ("wall", "submit", "device", "busy")
+ROUND_METRICS = ("wall", "submit", "device")  # read every timed round (ModeSamples)
+TIME_METRICS = ROUND_METRICS + ("busy",)        # and busy, read once per set of rounds
 REFERENCE_WORKLOAD = "stream"  # what relative busy time is over (graphbench.measure.reference)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from graphbench.analyze.summary import summarize_run
 from graphbench.analyze.sweeps import points_at, several_shapes, short_shape
+from graphbench.counts import power_label
 from graphbench.errors import UsageError
 from graphbench.ladder import BASELINE, DEFAULT_MODES, HEADLINE, ladder_order
 from graphbench.launch_shape import shape_name
@@ -133,7 +134,7 @@ def terminal_chart(panel: Panel, width: int = 80, height: int = 14, log_y: bool 
 def _x_axis_labels(x0: float, x1: float, width: int) -> str:
     axis = [" "] * width
     for exponent in range(math.ceil(x0), math.floor(x1) + 1, 2):
-        text = f"2^{exponent}"
+        text = power_label(2**exponent)
         col = round((exponent - x0) / (x1 - x0) * (width - 1)) if x1 > x0 else 0
         col = min(col, width - len(text))
         if all(c == " " for c in axis[max(col - 1, 0):col + len(text) + 1]):

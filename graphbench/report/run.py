@@ -14,6 +14,7 @@ from graphbench.analyze.ladder import ladder
 from graphbench.analyze.stats import Summary
 from graphbench.analyze.summary import RunSummary, summarize_run
 from graphbench.ladder import HEADLINE
+from graphbench.limits import MIN_EFFECTIVE_ROUNDS
 from graphbench.record.model import Check, RunRecord
 from graphbench.report.graph_costs import memory_text, node_cost_line
 from graphbench.report.header import header
@@ -74,7 +75,7 @@ def unavailable_lines(summary: RunSummary) -> Text | None:
                           for mode, why in summary.unavailable.items()), style="dim")
 
 
-FEW_EFFECTIVE_ROUNDS = 8  # below this the interval is mostly the rounds' correlation
+FEW_EFFECTIVE_ROUNDS = MIN_EFFECTIVE_ROUNDS  # below: the interval is mostly the rounds' correlation
 
 
 def speedup_line(summary: RunSummary) -> Text | None:

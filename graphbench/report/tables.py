@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import io
-import math
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+from graphbench.counts import power_label
 
 LEFT_COLUMNS = ("gate", "verdict", "note", "status", "fits in L2")
 
@@ -24,9 +25,7 @@ def byte_size(count: int) -> str:
     return f"{count} B"
 
 
-def elements_text(count: float) -> str:
-    exponent = math.log2(count) if count > 0 else 0
-    return f"2^{exponent:.0f}" if exponent == int(exponent) else f"{count:,.0f}"
+elements_text = power_label  # a table's element count: 2^20, or 12,288
 
 
 class Responsive:
