@@ -38,17 +38,17 @@ def test_the_readme_states_each_output_guarantee(words):
 
 @pytest.mark.parametrize("args, code", [
     # another physical GPU than the baseline's: busy time is gateable from 7%, not at 5%
-    (["compare", "results/h200_baseline.json", "results/gates/gate_same_1.json"], 2),
-    (["compare", "results/h200_baseline.json", "results/gates/gate_same_1.json", "--fail-on", "individual.busy:8%", "--fail-on", "individual.busy@2^20:8%",
+    (["compare", "results/gate/baseline.json", "results/gate/same_1.json"], 2),
+    (["compare", "results/gate/baseline.json", "results/gate/same_1.json", "--fail-on", "individual.busy:8%", "--fail-on", "individual.busy@2^20:8%",
       "--fail-on", "individual.busy@2^24:8%"], 0),
-    (["compare", "results/h200_baseline.json", "results/gates/gate_slow_bandwidth_1.json",
+    (["compare", "results/gate/baseline.json", "results/gate/slow_bandwidth_1.json",
       "--fail-on", "individual.busy:8%", "--fail-on", "individual.busy@2^20:8%",
       "--fail-on", "individual.busy@2^24:8%"], 1),
-    (["compare", "results/h200_baseline.json", "results/h200_default.json"], 2),
+    (["compare", "results/gate/baseline.json", "results/ladder/default_4096.json"], 2),
     (["compare", "results/stability/repeat_1.json", "results/stability/repeat_2.json"], 2),
-    (["compare", "results/pipelines/h200_ab_softmax.json"], 0),
-    (["report", "results/ladder/h200_ladder_4096.json"], 0),
-    (["report", "results/h200_default.json"], 0),
+    (["compare", "results/ab/softmax_identical_4096.json"], 0),
+    (["report", "results/ladder/all_rungs_4096.json"], 0),
+    (["report", "results/ladder/default_4096.json"], 0),
 ])
 def test_the_shipped_examples_exit_as_the_docs_say(args, code):
     done = subprocess.run([sys.executable, "-m", "graphbench", *args, "-q"], cwd=ROOT,
