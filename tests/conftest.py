@@ -142,6 +142,23 @@ def record() -> RunRecord:
     return make_record()
 
 
+@pytest.fixture
+def slow_build(tmp_path):
+    """Writes a slow build of kernels/pipeline.cu (benchmarks/slow_build.py's
+    options) under tmp_path and returns its path."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from slow_build import slow_source
+
+    def write(**options):
+        path = tmp_path / "slow.cu"
+        path.write_text(slow_source(**options))
+        return path
+    return write
+
+
 def synthetic_point(config) -> RunRecord:
     """A run record for a sweep point: launch-bound at small sizes, bandwidth-
     bound at large ones, so the speedup fades as the vectors grow."""

@@ -1,7 +1,5 @@
 """GPU tests: run only where a driver and a GPU are present."""
 
-from pathlib import Path
-
 import pytest
 
 from graphbench.analyze.summary import summarize_run
@@ -111,8 +109,8 @@ def test_run_gates_against_a_record_made_a_moment_before(tmp_path, capsys):
     assert "PASS" in capsys.readouterr().out and "| individual.busy |" in summary.read_text()
 
 
-def test_kernel_source_variant_runs_verifies_and_is_recorded(tmp_path):
-    slow = Path(__file__).resolve().parent.parent / "benchmarks" / "slow_pipeline.cu"
+def test_kernel_source_variant_runs_verifies_and_is_recorded(tmp_path, slow_build):
+    slow = slow_build(work=32)
     record = run_benchmark(RunConfig(**SMALL, kernel_source=str(slow)))
     assert record.verified
     assert record.pipeline.kernel_source == str(slow)

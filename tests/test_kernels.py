@@ -1,5 +1,3 @@
-from pathlib import Path
-
 import pytest
 
 from graphbench.cli import main
@@ -63,8 +61,8 @@ def test_parse_ptxas_log():
     assert (k.name, k.registers, k.spill_stores, k.spill_loads, k.stack_bytes) == ("k", 40, 4, 4, 8)
 
 
-def test_kernels_command_checks_a_kernel_source_variant(capsys):
-    slow = Path(__file__).resolve().parent.parent / "benchmarks" / "slow_pipeline.cu"
+def test_kernels_command_checks_a_kernel_source_variant(capsys, slow_build):
+    slow = slow_build(work=32)
     assert main(["kernels", "--kernel-source", str(slow)]) == 0
     assert "vec_add" in capsys.readouterr().out
 
