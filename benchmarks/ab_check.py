@@ -25,7 +25,7 @@ def child_extra_launch(record_path: str) -> None:
     iteration (a host-side regression no kernel source can express)."""
     from graphbench.config import RunConfig
     from graphbench.measure import pipeline as pipeline_module
-    from graphbench.measure.benchmark import run_benchmark
+    from graphbench.runner import run_benchmark
     from graphbench.measure.device import describe, open_device
     from graphbench.measure.session import load_kernels
     from graphbench.record.codec import write_record

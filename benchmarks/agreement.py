@@ -1,4 +1,4 @@
-"""Does graphbench agree with a bare script of the same calls? (issue 11)
+"""Does graphbench agree with a bare script of the same calls?
 
 Alternates N fresh processes of benchmarks/bare_loops.py (which imports
 nothing from graphbench) and of `graphbench run`, and compares the median

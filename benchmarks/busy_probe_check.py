@@ -1,9 +1,9 @@
 """graphbench's busy time against a bare 100-pipeline graph in the same
-process (issue 11). Each child process first runs a whole default
-`graphbench run` (timing, probes, checks), then, in that same process,
-times one graph of 100 captured pipelines three ways, 21 times each:
-  unheld: CUDA events around graph.launch (the issue's bare probe: the
-          events also time the GPU waiting while the host submits the graph)
+process. Each child process first runs a whole default `graphbench run`
+(timing, probes, checks), then, in that same process, times one graph of
+100 captured pipelines three ways, 21 times each:
+  unheld: CUDA events around graph.launch (a bare probe: the events also
+          time the GPU waiting while the host submits the graph)
   held:   the same graph queued behind graphbench's hold kernel, so the
           events time the GPU's work alone
   probe:  graphbench's BusyProbe (its own graph length, held)
@@ -50,7 +50,7 @@ def child() -> None:
 
     from graphbench.analyze.summary import summarize_run
     from graphbench.config import RunConfig
-    from graphbench.measure.benchmark import run_benchmark
+    from graphbench.runner import run_benchmark
     from graphbench.measure.busy import BusyProbe, Hold
     from graphbench.measure.graphs import CapturedGraph
     from graphbench.measure.kernels import HOLD_KERNEL

@@ -2,7 +2,7 @@
 
 Times graphbench's own EventTimer rounds and a bare loop of the same
 cuda.core calls, interleaved in one process, and prints the ratio of the
-medians per mode (the issue's target: within 3%). Also times the graph
+medians per mode (the target: within 3%). Also times the graph
 lifecycle steps against bare calls. Run on a GPU:
     PYTHONPATH=. python3 benchmarks/harness_overhead.py --json out.json
 """

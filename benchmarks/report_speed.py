@@ -1,10 +1,10 @@
-"""Issue 19 item 7: `graphbench report` on a valid 20,000-round record in
-under 2 s. Makes the record from a committed H200 record, every round with
-its conditions (busy and submit readings): the default ladder's 3 modes
-(results/h200_default.json, about 9 MB at 20,000 rounds) and every rung's 8
-(results/session5/call4/records/inter_all_3.json, about 26 MB), then times
-`report` and `compare` (the record against itself) in fresh processes, and
-prints the medians.
+"""How fast `graphbench report` and `compare` read a long record: the target
+is a valid 20,000-round record in under 2 s. Makes the record from a
+committed H200 record, every round with its conditions (busy and submit
+readings): the default ladder's 3 modes (results/ladder/default_4096.json)
+and every rung's 8 (results/ladder/all_rungs_4096.json), then times `report`
+and `compare` (the record against itself) in fresh processes, and prints
+the medians. No GPU needed.
 
     python benchmarks/report_speed.py [rounds] [repeats]
 """
@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = {"default ladder": ROOT / "results/h200_default.json",
-           "every rung": ROOT / "results/session5/call4/records/inter_all_3.json"}
+SOURCES = {"default ladder": ROOT / "results/ladder/default_4096.json",
+           "every rung": ROOT / "results/ladder/all_rungs_4096.json"}
 
 
 def jittered(value, rng):

@@ -1,8 +1,8 @@
-"""Issue 22's second cross-check: per-stage GPU time from `run --attribute`
-against the bytes the stage's buffer arguments hold, over the H200's
-bandwidth. A stage that reads or writes each of its buffers once moves those
-bytes; at 2^24 elements (64 MiB per float32 array, beyond the 50 MB L2) its
-time is then that traffic at the achieved bandwidth, below the 4.8 TB/s peak.
+"""A cross-check of `run --attribute`: per-stage GPU time against the bytes
+the stage's buffer arguments hold, over the H200's bandwidth. A stage that
+reads or writes each of its buffers once moves those bytes; at 2^24
+elements (64 MiB per float32 array, beyond the 50 MB L2) its time is then
+that traffic at the achieved bandwidth, below the 4.8 TB/s peak.
 
     python benchmarks/stage_bandwidth.py RECORD.json...   (prints a table)
 """

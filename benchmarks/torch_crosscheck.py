@@ -44,7 +44,7 @@ def time_loop(step, stream):
 
 def tensors(n, layout):
     """The chain's six tensors. At 2^20 they sit in the L2, and where they land
-    moves replay time by several percent (benchmarks/torch_bisect.py):
+    moves replay time by several percent (docs/results.md):
     --layout graphbench allocates them as graphbench's torch backend does
     (empty, in the pipeline's order, inputs filled from host doubles)."""
     if layout == "graphbench":
