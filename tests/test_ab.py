@@ -1,9 +1,18 @@
 """The A/B decision rule: paired round ratios of two builds in one process."""
 
+import dataclasses
+import math
+
+import numpy as np
+import pytest
 from conftest import make_record
 from tests_helpers import ab_record as shared_ab_record
 
-from graphbench.analyze.ab import compare_ab, default_ab_specs, is_ab
+from graphbench.analyze.ab import (MIN_EFFECTIVE_PAIRS, candidate_modes, compare_ab,
+                                   default_ab_specs, is_ab, judge_ratios, ratio_change)
+from graphbench.analyze.decide import MISSING, NOT_GATEABLE, SAME, SLOWER
+from graphbench.analyze.intervals import median_interval
+from graphbench.analyze.specs import parse_spec
 from graphbench.cli import main
 from graphbench.record.codec import write_record
 
@@ -145,3 +154,180 @@ def test_fewer_than_20_pairs_are_not_gateable_however_clear():
     record = wall_ab([10.0 + 0.01 * i for i in range(19)], [20.0 + 0.01 * i for i in range(19)])
     verdict = compare_ab(record, [parse_spec("graph.wall:5%")]).verdicts[0]
     assert verdict.verdict == "not gateable" and verdict.note.startswith("19 pairs: ")
+
+
+TWO_RUNGS = {"individual": 14.0, "graph": 6.0}
+
+
+def two_rung_ab_record(busy_factor=1.0, rounds=30, noise=0.005):
+    return shared_ab_record(TWO_RUNGS, busy_factor=busy_factor, rounds=rounds, noise=noise)
+
+
+def test_default_ab_thresholds_catch_a_3_percent_busy_regression_and_pass_1_percent():
+    """Busy at 2%: +3% fails; wall at 5%: the same +3% on the walls would not."""
+    specs = {s.name: s.text for s in default_ab_specs(two_rung_ab_record())}
+    assert specs == {"individual.wall": "5%", "graph.wall": "5%", "individual.busy": "2%"}
+    slow = {v.metric: v for v in compare_ab(two_rung_ab_record(1.03)).verdicts}
+    assert slow["individual.busy"].verdict == SLOWER and slow["individual.busy"].gated
+    quiet = {v.metric: v for v in compare_ab(two_rung_ab_record(1.0)).verdicts}
+    assert quiet["individual.busy"].verdict == SAME
+
+
+def test_an_unpaired_spec_is_missing_and_gated_so_the_gate_fails_closed():
+    record = two_rung_ab_record()
+    comparison = compare_ab(record, [parse_spec("fused.wall:5%"), parse_spec("individual.wall:1us"),
+                                     parse_spec("graph.wall:5%")])
+    fused, absolute, wall = comparison.verdicts
+    for verdict in (fused, absolute):
+        assert verdict.verdict == MISSING and verdict.gated
+        assert verdict.note == "not paired in this A/B record (relative specs only)"
+    assert fused.metric == "fused.wall" and fused.threshold == "5%"
+    assert wall.verdict == SAME   # the loop goes on past a missing one
+    assert not comparison.passed and comparison.unjudged == [fused, absolute]
+    assert comparison.notes == ("A/B in one process: new.cu against base base.cu, rounds "
+                                "alternating on the same buffers",)
+
+
+def test_a_verdict_on_paired_ratios_carries_its_figures():
+    record = two_rung_ab_record(1.03)
+    verdict = {v.metric: v for v in compare_ab(record).verdicts}["individual.busy"]
+    base = record.samples("individual@base", "busy")
+    cand = record.samples("individual", "busy")
+    assert verdict.baseline == pytest.approx(float(np.median(base)))
+    assert verdict.current == pytest.approx(float(np.median(cand)))
+    from scipy import stats
+
+    from graphbench.analyze.ab import paired_location, ratio_quantum
+
+    ratios = [c / b for c, b in zip(cand, base)]
+    # the mean of the log ratios, its spread floored at the readings' tick / sqrt(12)
+    floor = max(ratio_quantum(base, cand) / 12 ** 0.5, 1e-4)
+    location = paired_location(np.log(ratios), floor)
+    scale = np.exp(location.estimate)
+    estimate, se, df = scale - 1, location.se * scale, location.effective_n - 1
+    half = stats.t.ppf(0.995, df) * se
+    assert verdict.change == pytest.approx(estimate)
+    assert verdict.change_low == pytest.approx(estimate - half, rel=1e-3)
+    assert verdict.change_high == pytest.approx(estimate + half, rel=1e-3)
+    assert verdict.scope == "within one process, 30 pairs"
+    assert verdict.note == (f"paired ratio {estimate + 1:.3f} (99% interval "
+                            f"{verdict.change_low + 1:.3f}..{verdict.change_high + 1:.3f}, 30 pairs)")
+    margin = 1 + 1 / (2 * df) ** 0.5  # for the noise estimate's own error
+    assert verdict.detectable == pytest.approx(4 * stats.t.ppf(0.95, df) * se * margin, rel=1e-3)
+    assert verdict.resolution == 0.001
+
+
+def test_a_base_round_of_zero_is_not_gateable():
+    change = ratio_change([1.0, math.inf, 1.0])
+    assert not change.valid
+    assert change.reason == "a base round took no time: the ratio cannot be formed"
+    record = two_rung_ab_record()
+    run = record.runs[0]
+    zero = dataclasses.replace(run.modes["graph@base"], wall_us=(0.0,) * 30)
+    record = dataclasses.replace(record, runs=(dataclasses.replace(
+        run, modes={**run.modes, "graph@base": zero}),))
+    verdict = {v.metric: v for v in compare_ab(record).verdicts}["graph.wall"]
+    assert verdict.verdict == NOT_GATEABLE and verdict.note == change.reason
+    assert verdict.detectable is None and verdict.change_low is None
+
+
+def test_too_few_pairs_are_not_gateable_with_the_estimate_kept():
+    change = ratio_change([1.1, 1.1, 1.1, 1.1])
+    assert not change.valid and change.reason.startswith("4 pairs: ")
+    assert change.estimate == pytest.approx(0.1)
+    verdict = judge_ratios(parse_spec("graph.wall:5%"), [1.1, 1.1, 1.1, 1.1], 1.0, 1.1)
+    assert verdict.verdict == NOT_GATEABLE and verdict.change == pytest.approx(0.1)
+    assert verdict.note == change.reason and verdict.change_high is None
+
+
+def test_correlated_pairs_below_min_effective_pairs_are_not_gateable():
+    rng = np.random.default_rng(1)
+    ar = np.zeros(40)
+    for i in range(1, 40):
+        ar[i] = 0.9 * ar[i - 1] + 0.002 * rng.standard_normal()
+    ratios = list(1.05 + ar)
+    from graphbench.analyze.ab import paired_location
+
+    location = paired_location(np.log(ratios), 1e-4)
+    assert location.effective_n < MIN_EFFECTIVE_PAIRS
+    change = ratio_change(ratios)
+    assert not change.valid
+    assert change.reason.startswith(f"40 pairs are worth only {location.effective_n:.1f} "
+                                    "independent")
+    assert change.estimate == pytest.approx(np.exp(location.estimate) - 1)
+    white = list(1.0 + 0.002 * rng.standard_normal(40))
+    assert ratio_change(white).valid
+    assert paired_location(np.log(white), 1e-4).effective_n >= MIN_EFFECTIVE_PAIRS
+
+
+def test_candidate_modes_pair_each_mode_with_its_base():
+    assert candidate_modes(two_rung_ab_record()) == ["individual", "graph"]
+    lone = make_record({"individual": 14.0, "graph@base": 6.0})
+    assert candidate_modes(lone) == []
+
+
+def test_ab_ratios_worth_fewer_than_8_independent_pairs_are_not_gateable():
+    """24 correlated pairs (AR(1) 0.6) whose 99% interval is valid but worth
+    about 6 independent pairs: too few for the power promise."""
+
+    rng, state, series = np.random.default_rng(1), 0.0, []
+    for _ in range(24):
+        state = 0.6 * state + rng.standard_normal()
+        series.append(1.0 + 0.001 * state)
+    interval = median_interval(series, 0.99, shared_phases=True)
+    assert interval.valid and 4 < interval.effective_n < MIN_EFFECTIVE_PAIRS
+    change = ratio_change(series)
+    assert not change.valid and "independent ones" in change.reason
+
+
+def _ratios(n=80, seed=3):
+    rng = np.random.default_rng(seed)
+    return list(1.01 + 0.004 * rng.standard_normal(n))
+
+
+def test_ratio_change_widens_detectable_by_the_noise_margin_of_its_effective_pairs():
+    from scipy import stats
+
+    from graphbench.analyze.ab import paired_location
+
+    ratios = _ratios()
+    location = paired_location(np.log(ratios), 1e-4)
+    assert location.effective_n >= 8
+    df = location.effective_n - 1
+    margin = 1 + 1 / math.sqrt(2 * df)
+    se = location.se * math.exp(location.estimate)
+    change = ratio_change(ratios)
+    assert change.detectable == pytest.approx(4 * stats.t.ppf(0.95, df) * se * margin, rel=1e-3)
+    assert change.bound == pytest.approx(stats.t.ppf(0.95, df) * se * margin, rel=1e-3)
+    assert change.estimate == pytest.approx(math.exp(location.estimate) - 1, rel=1e-12)
+    # the interval is not widened: significance is the plain 99% one
+    assert change.high - change.estimate == pytest.approx(stats.t.ppf(0.995, df) * se, rel=1e-3)
+    assert change.scope == "within one process, 80 pairs"
+
+
+def test_judge_ratios_keeps_the_spec_text_and_no_estimate_where_a_ratio_is_infinite():
+    spec = parse_spec("graph.wall:5%")
+    verdict = judge_ratios(spec, _ratios(), 10.0, 10.1)
+    assert verdict.threshold == "5%" and verdict.metric == "graph.wall"
+    broken = judge_ratios(spec, [1.0, math.inf, 1.0], 10.0, 10.1)
+    assert broken.verdict == NOT_GATEABLE
+    assert broken.change is None and broken.detectable is None
+    assert broken.change_low is None and broken.change_high is None
+    assert broken.note == "a base round took no time: the ratio cannot be formed"
+
+
+def test_compare_ab_reports_no_incompatibility():
+    comparison = compare_ab(shared_ab_record({"individual": 14.0, "graph": 6.0}, rounds=60))
+    assert comparison.incompatible == ()
+
+
+def test_exactly_the_minimum_of_independent_pairs_is_enough_for_an_ab_verdict(monkeypatch):
+    import graphbench.analyze.ab as ab
+
+    ratios = [1.0 + 0.01 * (-1) ** i * (1 + 0.1 * (i % 3)) for i in range(20)]
+    worth = ab.paired_location(np.log(ratios), 1e-4).effective_n
+    monkeypatch.setattr(ab, "MIN_EFFECTIVE_PAIRS", worth)
+    change = ratio_change(ratios)
+    assert change.valid and change.scope == "within one process, 20 pairs"
+    monkeypatch.setattr(ab, "MIN_EFFECTIVE_PAIRS", worth + 0.01)
+    assert not ratio_change(ratios).valid

@@ -8,7 +8,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from tests_helpers import iteration_kernels, kernel_trace, record_with_trace, trace_attribution
 
+from graphbench.analyze import attribution as A
+from graphbench.analyze import stage_figures as F
 from graphbench.analyze.attribution import capture_escapes
 from graphbench.analyze.stage_figures import all_rung_figures, rung_figures, timelines
 from graphbench.cli import main
@@ -230,3 +233,114 @@ def test_timeline_needs_attribute_and_a_known_suffix(tmp_path, capsys):
     assert "add --attribute" in capsys.readouterr().err
     assert main(["run", "--attribute", "--timeline", str(tmp_path / "t.pdf")]) == 2
     assert ".svg or .png" in capsys.readouterr().err
+
+
+def placed(found):
+    return [[(p.stage, p.kernel.name, p.gap_ns, p.after_loop) for p in it] for it in found]
+
+
+def test_expected_stages_sort_each_stages_kernels_by_launch():
+    found = A.expected_stages(trace_attribution({}), "stages")
+    assert found == [("a", ("k1",)), ("b", ("k2", "k3"))]
+    assert A.expected_stages(trace_attribution({}), "fused") == []
+
+
+def test_escape_counts_per_iteration_and_its_text():
+    body = iteration_kernels() + iteration_kernels()
+    short = [k for k in body if k[0] != "k3"][:-1] + [("k3", 100, 10)] + \
+        [("k9", 5, 5), ("k9", 5, 5), ("loop_count", 5, 5), ("k2", 5, 5), ("k2", 5, 5)]
+    found = A.escape_of(trace_attribution({}), kernel_trace([body, short], 2))
+    # 4 iterations: k3 ran 3 times (one short), k2 5 times, k9 twice
+    assert found.missing == (("k3", 0.25),)
+    assert found.extra == (("k2", 0.25), ("k9", 0.5))
+    assert found.text() == "replay lacks k3 x0.25; replay adds k2 x0.25, k9 x0.5"
+    assert A.escape_of(trace_attribution({}), kernel_trace([body, body], 2)) is None
+    assert A.escape_of(trace_attribution({}), kernel_trace([body], 2, workload="fused")) is None
+
+
+def test_escape_text_of_one_side_and_whole_counts():
+    assert A.Escape((("k3", 1.0),), ()).text() == "replay lacks k3"
+    assert A.Escape((), (("k9", 2.0), ("k8", 1.0))).text() == "replay adds k9 x2, k8"
+    assert A.Escape((("a", 1.0), ("b", 0.5)), (("c", 1.0),)).text() == \
+        "replay lacks a, b x0.5; replay adds c"
+
+
+def test_a_trace_of_no_whole_batches_counts_as_one_run():
+    once = kernel_trace([iteration_kernels()], 0)  # no iterations per batch known: one run
+    assert A.escape_of(trace_attribution({}), once) is None
+    found = F.rung_figures(record_with_trace({"graph": once}), "graph")
+    assert found.kernels_per_iteration == 3.0 and found.iterations == 0
+
+
+def test_loop_escapes_go_by_name_only():
+    # CUPTI reports the loop's body once per launch: counts say nothing there
+    once = kernel_trace([[("loop_count", 10, 10)] + iteration_kernels()], 8)
+    rungs = {"loop": once, "graph": kernel_trace([iteration_kernels() * 8], 8)}
+    assert A.capture_escapes(trace_attribution(rungs)) == {}
+    assert A.escape_of(trace_attribution(rungs), once) is not None  # by count it would be one
+    odd = kernel_trace([[("loop_count", 10, 10), ("k1", 1, 1), ("k9", 1, 1), ("k2", 1, 1)]], 8)
+    found = A.capture_escapes(trace_attribution({"loop": odd, "graph": kernel_trace([iteration_kernels()], 1)}))
+    assert found == {"loop": A.Escape((("k3", 1.0),), (("k9", 1.0),))}
+    assert A.loop_escape_of(trace_attribution({}), kernel_trace([[("k9", 1, 1)]], 1, workload="x")) is None
+    missing_only = kernel_trace([[("k1", 1, 1), ("k2", 1, 1)]], 1)
+    assert A.loop_escape_of(trace_attribution({}), missing_only) == A.Escape((("k3", 1.0),), ())
+    extra_only = kernel_trace([iteration_kernels() + [("k7", 1, 1), ("k0", 1, 1)]], 1)
+    assert A.loop_escape_of(trace_attribution({}), extra_only) == A.Escape(
+        (), (("k0", 1.0), ("k7", 1.0)))
+
+
+def test_a_graph_rung_that_runs_its_kernels_twice_escapes_by_count():
+    twice = kernel_trace([iteration_kernels() * 2], 1)
+    found = A.capture_escapes(trace_attribution({"graph": twice, "loop": twice}))
+    assert found == {"graph": A.Escape((), (("k1", 1.0), ("k2", 1.0), ("k3", 1.0)))}
+
+
+def test_capture_escapes_only_on_graph_rungs():
+    bad = kernel_trace([[("k1", 1, 1)]], 1)
+    rungs = {"individual": bad, "driver": bad, "custom": bad, "graph": bad, "unrolled": bad}
+    found = A.capture_escapes(trace_attribution(rungs))
+    assert list(found) == ["graph", "unrolled"]
+    assert found["graph"] == A.Escape((("k2", 1.0), ("k3", 1.0)), ())
+
+
+def test_iterations_split_batches_and_place_kernels_in_order():
+    seq = [("k1", 0, 10), ("k2", 5, 10), ("loop_count", 7, 3), ("k3", 2, 10),
+           ("k1", 4, 10), ("k2", 0, 10), ("k3", 1, 10), ("loop_count", 6, 3)]
+    found = A.iterations(trace_attribution({}), kernel_trace([seq], 2))
+    assert placed(found) == [
+        [(0, "k1", None, False), (1, "k2", 5, False), (-1, "loop_count", 7, False),
+         (1, "k3", 2, True)],
+        [(0, "k1", 4, False), (1, "k2", 0, False), (1, "k3", 1, False),
+         (-1, "loop_count", 6, False)]]
+    assert A.iterations(trace_attribution({}), kernel_trace([seq[:-2]], 2)) == []  # not whole iterations
+    assert A.iterations(trace_attribution({}, stages=()), kernel_trace([seq], 2)) == []
+
+
+def test_iterations_of_an_even_plan_split_every_plan_length():
+    stages = (("a", ("k1",)), ("b", ("k2",)))
+    seq = [("k1", 1, 1), ("k2", 1, 1)] * 3
+    found = A.iterations(trace_attribution({}, stages), kernel_trace([seq], 3))
+    assert [[p.kernel.name for p in it] for it in found] == [["k1", "k2"]] * 3
+    assert [[p.stage for p in it] for it in found] == [[0, 1]] * 3
+
+
+def test_kernels_out_of_order_are_placed_by_name():
+    seq = [("k2", 1, 1), ("loop_count", 2, 1), ("k1", 3, 1), ("k3", 4, 1)]
+    (found,) = A.iterations(trace_attribution({}), kernel_trace([seq], 1))
+    assert [(p.stage, p.kernel.name, p.gap_ns, p.after_loop) for p in found] == [
+        (1, "k2", None, False), (-1, "loop_count", 2, False), (0, "k1", 3, True),
+        (1, "k3", 4, False)]
+    assert [p.kernel for p in found] == list(kernel_trace([seq], 1).kernels)
+
+
+def test_repeated_names_take_the_earliest_unplaced_kernel():
+    stages = (("a", ("k1",)), ("b", ("k1",)), ("c", ("k2",)))
+    seq = [("k2", 1, 1), ("k1", 2, 1), ("k1", 3, 1)]
+    (found,) = A.iterations(trace_attribution({}, stages), kernel_trace([seq], 1))
+    assert [(p.stage, p.gap_ns) for p in found] == [(2, None), (0, 2), (1, 3)]
+
+
+def test_an_unknown_kernel_keeps_the_first_stage():
+    seq = [("k1", 1, 1), ("k9", 2, 1), ("k3", 3, 1)]
+    (found,) = A.iterations(trace_attribution({}), kernel_trace([seq], 1))
+    assert [(p.stage, p.kernel.name) for p in found] == [(0, "k1"), (0, "k9"), (1, "k3")]

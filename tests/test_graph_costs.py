@@ -5,6 +5,7 @@ phases, and the per-node fit recovers a known line from stored samples."""
 import dataclasses
 import json
 
+import numpy as np
 import pytest
 
 from conftest import make_record
@@ -15,6 +16,7 @@ from graphbench.errors import RecordError
 from graphbench.measure.costs import time_graph_lifecycle, time_node_costs
 from graphbench.measure.graph_memory import per_executable
 from graphbench.record.codec import load_document, run_document
+from graphbench.record.graph_costs import check_node_costs
 from graphbench.record.model import LifecycleSamples, NodeCostSamples
 from graphbench.report.run import run_report
 from graphbench.report.tables import to_text
@@ -213,3 +215,58 @@ def test_lifecycle_without_memory_keeps_its_line():
     text = to_text(run_report(make_record()), width=200)
     assert "device memory" not in text and "per node" not in text
     assert LifecycleSamples((1.0,), (1.0,), (1.0,), (1.0,)).graph_memory_bytes == ()
+
+
+def test_fit_line_and_node_costs():
+    line = fit_line([1, 2, 3, 4], [12.0, 14.0, 16.0, 18.5])
+    slope, intercept = np.polyfit([1, 2, 3, 4], [12.0, 14.0, 16.0, 18.5], 1)
+    assert line.per_node_us == pytest.approx(slope) and line.fixed_us == pytest.approx(intercept)
+    residual = np.sqrt(np.mean((np.array([12, 14, 16, 18.5]) -
+                                (intercept + slope * np.array([1, 2, 3, 4]))) ** 2))
+    assert line.residual_us == pytest.approx(residual) and line.residual_us > 0
+    assert line.samples == 4
+    samples = NodeCostSamples(nodes=(10, 20, 40, 10), capture_us=(20.0, 30.0, 50.0, 20.0),
+                              instantiate_us=(5.0, 7.0, 11.0, 5.0),
+                              graph_memory_bytes=(1000.0, 2000.0, 4000.0, 1000.0))
+    fit = fit_node_costs(samples)
+    assert fit.capture.per_node_us == pytest.approx(1.0)
+    assert fit.capture.fixed_us == pytest.approx(10.0)
+    assert fit.instantiate.per_node_us == pytest.approx(0.2)
+    assert fit.instantiate.fixed_us == pytest.approx(3.0)
+    assert fit.nodes == (10, 40) and fit.memory_per_node_bytes == pytest.approx(100.0)
+    assert fit_node_costs(dataclasses.replace(samples, graph_memory_bytes=())
+                          ).memory_per_node_bytes is None
+    assert fit_node_costs(None) is None
+    two = NodeCostSamples(nodes=(10, 20), capture_us=(20.0, 30.0), instantiate_us=(5.0, 7.0))
+    assert fit_node_costs(two).capture.per_node_us == pytest.approx(1.0)  # two counts: a line
+    one_count = NodeCostSamples(nodes=(10, 10), capture_us=(1.0, 2.0), instantiate_us=(1.0, 1.0),
+                                graph_memory_bytes=())
+    assert fit_node_costs(one_count) is None
+
+
+def costs(nodes=(10, 20), capture=(5.0, 9.0), instantiate=(7.0, 12.0), memory=()):
+    return NodeCostSamples(nodes, capture, instantiate, memory)
+
+
+def test_node_costs_of_one_length_and_positive_times_pass():
+    check_node_costs(None, "runs[0]", 1e12)
+    check_node_costs(costs(), "runs[0]", 1e12)
+    check_node_costs(costs(memory=(0, 4096)), "runs[0]", 1e12)
+    check_node_costs(costs(capture=(1e12, 1.0)), "runs[0]", 1e12)  # at the limit
+
+
+@pytest.mark.parametrize("bad, named", [
+    (costs(nodes=(10,)), "runs[1].node_costs: series of different lengths"),
+    (costs(capture=(1.0,)), "runs[1].node_costs: series of different lengths"),
+    (costs(instantiate=(1.0, 2.0, 3.0)), "runs[1].node_costs: series of different lengths"),
+    (costs(memory=(1,)), "runs[1].node_costs: series of different lengths"),
+    (costs(nodes=(0, 20)), "runs[1].node_costs.nodes: a graph of no nodes"),
+    (costs(nodes=(10, -1)), "runs[1].node_costs.nodes: a graph of no nodes"),
+    (costs(capture=(0.0, 1.0)), "runs[1].node_costs: a time that is not positive"),
+    (costs(instantiate=(1.0, -2.0)), "runs[1].node_costs: a time that is not positive"),
+    (costs(capture=(1.0, 2e12)), "runs[1].node_costs: a time that is not positive"),
+])
+def test_bad_node_costs_are_refused_by_path(bad, named):
+    with pytest.raises(RecordError) as info:
+        check_node_costs(bad, "runs[1]", 1e12)
+    assert info.value.message.startswith(named)

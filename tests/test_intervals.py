@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from graphbench.analyze import intervals as I
 from graphbench.analyze.intervals import (_median_intervals, _t_quantile, lag1_autocorrelation,
                                           median_interval)
 
@@ -166,3 +167,268 @@ def test_reading_quantum_is_the_timers_tick_or_next_to_nothing():
         0.05, rel=1e-6)
     assert reading_quantum(10 + rng.standard_normal(60)) < 0.01
     assert reading_quantum([3.0] * 5) == 0.0 and reading_quantum([3.0]) == 0.0
+
+
+def _reference_interval(x, confidence, own_parts=False, shared_phases=False):
+    """The module docstring's interval, written out plainly, one series at a
+    time, with scipy's t quantile and the exact arcsin sum (own_parts: with
+    the module's t quantile and tau table, to compare to rounding error;
+    shared_phases: without the host-phase floor)."""
+    from scipy import stats
+    from statistics import NormalDist
+
+    x = [float(v) for v in x]
+    n, ordered = len(x), sorted(x)
+
+    def quantile(p):
+        position = min(max((n + 1) * p - 1, 0), n - 1)
+        below = min(int(np.floor(position)), n - 1)
+        above = min(below + 1, n - 1)
+        return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
+
+    middle = quantile(0.5)
+    if n >= 3:
+        mean = sum(x) / n
+        total = sum((v - mean) ** 2 for v in x)
+        steps = sum((b - a) ** 2 for a, b in zip(x, x[1:]))
+        rho_hat = 1 - steps / (2 * total) if total > 0 and max(x) > min(x) else 0.0
+        z = [NormalDist().inv_cdf(1 - (1 - p) / 2) for p in (0.95, 0.99, confidence)]
+        k = max(0.0, 10 + 50 * (z[2] - z[0]) / (z[1] - z[0]))
+        rho = (rho_hat + 1 / n) / max(1 - 3 / n, 1 / n) + k / n ** 2
+        rho = min(max(rho, 0.0), 0.99)
+        tau = 1 + 4 / np.pi * float(np.arcsin(rho ** np.arange(1, 5000)).sum())
+        if own_parts:
+            tau = float(np.interp(rho, *I._sign_table()))
+        if not shared_phases:  # 2.5 up to 60 rounds, then falling linearly to 1 at 150
+            tau = max(tau, 2.5 if n <= 60 else 1.0 if n >= 150 else 2.5 - 1.5 * (n - 60) / 90)
+        effective = n / tau
+    else:
+        effective = 0.0
+    df = max(effective - 1, 2.0)
+    t = float(I._t_quantile(1 - (1 - confidence) / 2, np.array([df]))[0]) if own_parts else \
+        stats.t.ppf(1 - (1 - confidence) / 2, df)
+    offset = t / (2 * np.sqrt(max(effective, 1.0)))
+
+    def bound(p):
+        if n < 2:
+            return middle
+        edge = 1 / (n + 1)
+        reach = abs(p - 0.5) / (0.5 - edge)
+        if reach > 1:
+            return middle + ((ordered[0] if p < 0.5 else ordered[-1]) - middle) * reach
+        return quantile(min(max(p, edge), 1 - edge))
+
+    valid = n >= 20
+    low, high = (bound(0.5 - offset), bound(0.5 + offset)) if valid else (-np.inf, np.inf)
+    if valid and min(x) >= 0:  # the median of data of one sign has that sign
+        low = max(low, 0.0)
+    if valid and max(x) <= 0:
+        high = min(high, 0.0)
+    return middle, low, high, effective, valid
+
+
+def _series():
+    rng = np.random.default_rng(11)
+    out = [[5.0, 1.0, 3.0], [2.02, -1.06, 0.37],  # the second: 1.7 effective rounds, valid at 0.8
+           [2.0, 9.0, 4.0, 4.5], [1.0, 2.0], [7.0], [3.0] * 6,
+           [1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.0], list(range(12)), [4.0, 1.0] * 7,
+           [4.0, 1.0] * 12, [3.0] * 22, [1.0] * 10 + [2.0] + [1.0] * 10,
+           [float(v) for v in range(25)],             # a trend: the bounds extrapolate
+           [0.01 * v for v in range(1, 21)],          # positive: the low bound stops at 0
+           [-0.01 * v for v in range(1, 21)],         # negative: the high bound stops at 0
+           [float(v) for v in range(-10, 12)]]        # both signs: neither stops
+    for n, rho in ((5, 0.0), (9, 0.3), (16, 0.6), (40, 0.9), (120, 0.5), (60, -0.4),
+                   (20, 0.95), (30, 0.0), (25, 0.7)):
+        e, v = rng.standard_normal(n), [0.0]
+        for i in range(n):
+            v.append(rho * v[-1] + e[i])
+        out.append([100.0 + 3.0 * a for a in v[1:]])
+    return out
+
+
+def _hill(p, df):
+    """Hill (1970), Algorithm 396, as the module's docstring names it, one value."""
+    from statistics import NormalDist
+
+    tail = 2 * (1 - p)
+    if abs(df - 2) < 1e-12:
+        return math.sqrt(2 / (tail * (2 - tail)) - 2)
+    a = 1 / (df - 0.5)
+    b = 48 / (a * a)
+    c = ((20700 * a / b - 98) * a - 16) * a + 96.36
+    d = ((94.5 / (b + c) - 3) / b + 1) * math.sqrt(a * math.pi / 2) * df
+    y = (d * tail) ** (2 / df)
+    if y > 0.05 + a:
+        x = NormalDist().inv_cdf(1 - tail / 2)
+        if df < 5:
+            c += 0.3 * (df - 4.5) * (x + 0.6)
+        c = (((0.05 * d * x - 5) * x - 7) * x - 2) * x + b + c
+        y = (((((0.4 * x * x + 6.3) * x * x + 36) * x * x + 94.5) / c - x * x - 3) / b + 1) * x
+        y = math.expm1(a * y * y)
+    else:
+        y = ((1 / (((df + 6) / (df * y) - 0.089 * d - 0.822) * (df + 2) * 3) + 0.5 / (df + 4))
+             * y - 1) * (df + 1) / (df + 2) + 1 / y
+    return math.sqrt(df * y)
+
+
+def test_interval_of_no_rounds_and_of_non_finite_values():
+    empty = I.median_interval([], 0.9)
+    assert np.isnan(empty.estimate) and (empty.low, empty.high) == (-np.inf, np.inf)
+    assert (empty.confidence, empty.n, empty.effective_n, empty.autocorrelation) == (0.9, 0, 0.0,
+                                                                                     0.0)
+    assert empty.valid is False and empty.reason == "no rounds"
+    assert empty.relative_half_width == np.inf
+    bad = I.median_interval([1.0, np.nan, 2.0, 3.0], 0.95)
+    assert np.isnan(bad.estimate) and (bad.low, bad.high) == (-np.inf, np.inf)
+    assert (bad.confidence, bad.n, bad.effective_n, bad.autocorrelation) == (0.95, 4, 0.0, 0.0)
+    assert bad.valid is False and bad.reason == "non-finite values"
+    assert I.median_interval([1.0, np.inf, 2.0]).reason == "non-finite values"
+
+
+@pytest.mark.parametrize("confidence", [0.0, 1.0, 1.5, -0.1])
+def test_confidence_must_be_strictly_between_0_and_1(confidence):
+    with pytest.raises(ValueError, match=rf"confidence must be in \(0, 1\), got {confidence}"):
+        I.median_interval([1.0, 2.0, 3.0], confidence)
+
+
+def test_lag1_needs_finite_values():
+    with pytest.raises(ValueError, match="^lag-1 autocorrelation needs finite values$"):
+        I.lag1_autocorrelation([1.0, np.nan, 2.0])
+
+
+def test_single_precision_samples_are_analysed_in_double():
+    rng = np.random.default_rng(7)
+    values = (10 + np.cumsum(rng.standard_normal(40)) * 0.1).astype(np.float32)
+    as_double = values.astype(np.float64)
+    assert I.lag1_autocorrelation(values) == I.lag1_autocorrelation(as_double)
+    single, double = I.median_interval(values), I.median_interval(as_double)
+    assert (single.estimate, single.low, single.high, single.effective_n) == \
+        (double.estimate, double.low, double.high, double.effective_n)
+    from graphbench.analyze.stats import median
+
+    close = np.array([1.0, 1 + 2**-23], dtype=np.float32)  # their mean needs double precision
+    assert median(close) == 1 + 2**-24
+
+
+@pytest.mark.parametrize("shared", [True, False])
+@pytest.mark.parametrize("confidence", [0.8, 0.95, 0.99, 0.999])
+def test_the_interval_is_the_documented_one(confidence, shared):
+    for values in _series():
+        found = I.median_interval(values, confidence, shared_phases=shared)
+        middle, low, high, effective, valid = _reference_interval(values, confidence,
+                                                                  shared_phases=shared)
+        where = f"{len(values)} values at {confidence}: {values[:4]}"
+        assert found.estimate == pytest.approx(middle, rel=1e-12), where
+        assert found.valid is valid, where
+        assert found.effective_n == pytest.approx(effective, rel=2e-3, abs=1e-12), where
+        assert found.low == pytest.approx(low, rel=1e-3, abs=1e-9), where
+        assert found.high == pytest.approx(high, rel=1e-3, abs=1e-9), where
+        assert found.n == len(values) and found.confidence == confidence
+        assert found.autocorrelation == pytest.approx(
+            I.lag1_autocorrelation(values), abs=1e-12), where
+
+
+@pytest.mark.parametrize("shared", [True, False])
+@pytest.mark.parametrize("confidence", [0.8, 0.95, 0.99])
+def test_the_interval_is_the_documented_one_to_rounding(confidence, shared):
+    for values in _series():
+        found = I.median_interval(values, confidence, shared_phases=shared)
+        middle, low, high, effective, valid = _reference_interval(values, confidence, True,
+                                                                  shared_phases=shared)
+        assert found.valid is valid
+        assert found.effective_n == pytest.approx(effective, rel=1e-9, abs=1e-12)
+        assert (found.low, found.high) == pytest.approx((low, high), rel=1e-9, abs=1e-9)
+
+
+def test_few_effective_rounds_give_a_wide_interval_not_none():
+    values = [1.0 + 0.01 * v for v in range(20)]  # a trend: about one effective round
+    found = I.median_interval(values, 0.95)
+    assert found.valid and found.effective_n < 1.5
+    assert found.low < min(values) and found.high > max(values)
+
+
+def test_no_interval_from_fewer_than_20_rounds():
+    values = [float(v) for v in np.random.default_rng(3).normal(10, 0.1, 20)]
+    assert I.median_interval(values, 0.95).valid
+    for shared in (True, False):
+        short = I.median_interval(values[:19], 0.95, shared_phases=shared)
+        assert not short.valid and short.reason == (
+            "19 rounds: under 20, a slow host phase can last the whole run")
+        assert (short.low, short.high) == (-math.inf, math.inf)
+
+
+def test_the_host_phase_floor_on_tau():
+    assert [I.phase_tau(n) for n in (3, 60, 105, 150, 1000)] == [2.5, 2.5, 1.75, 1.0, 1.0]
+    values = [float(v) for v in np.random.default_rng(4).normal(10, 0.1, 300)]
+    for n in (20, 60, 105, 300):
+        plain = I.median_interval(values[:n], 0.95, shared_phases=True)
+        floored = I.median_interval(values[:n], 0.95)
+        assert floored.effective_n == pytest.approx(
+            min(plain.effective_n, n / I.phase_tau(n)), rel=1e-12)
+    assert I.median_interval([5.0, 1.0], 0.99).reason == (
+        "2 rounds: under 20, a slow host phase can last the whole run")
+
+
+def test_scaling_gives_one_exponent_per_row_even_of_no_values():
+    scaled, exponent = I._scaled(np.empty((3, 0)))
+    assert scaled.shape == (3, 0) and exponent.tolist() == [0, 0, 0]
+    assert exponent.dtype.kind == "i"
+    scaled, exponent = I._scaled(np.array([[3.0, -6.0], [0.25, 0.125]]))
+    assert exponent.tolist() == [3, -1] and scaled.tolist() == [[0.375, -0.75], [0.5, 0.25]]
+
+
+def test_the_t_quantile_is_hills_algorithm():
+    dfs = [2.0, 2.0000001, 2.3, 2.5, 3.0, 4.0, 4.6, 5.0, 6.0, 10.0, 50.0, 1000.0]
+    for p in (0.55, 0.7, 0.8, 0.85, 0.9, 0.95, 0.975, 0.99, 0.9995):
+        found = I._t_quantile(p, np.array(dfs))
+        for df, q in zip(dfs, found):
+            assert q == pytest.approx(_hill(p, df), rel=1e-12), (p, df)
+
+
+def test_the_lag1_autocorrelation_is_the_plain_one():
+    for values in _series():
+        x = np.asarray(values, dtype=float)
+        if len(x) < 3 or np.ptp(x) == 0:
+            expected = 0.0
+        else:
+            c = x - x.mean()
+            expected = float(np.sum(c[1:] * c[:-1]) / np.sum(c * c))
+        assert I.lag1_autocorrelation(values) == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_t_quantile_against_scipy():
+    from scipy import stats
+
+    for p in (0.9, 0.975, 0.995, 0.9995):
+        for df in (2.0, 2.5, 3.0, 4.4, 4.6, 5.0, 7.5, 12.0, 40.0, 500.0):
+            assert float(I._t_quantile(p, np.array([df]))[0]) == pytest.approx(
+                stats.t.ppf(p, df), rel=2e-4), (p, df)
+
+
+def test_rows_are_independent_in_the_vector_form():
+    rng = np.random.default_rng(5)
+    series = []
+    for location, scale, rho in ((100.0, 1.0, 0.3), (5.0, 0.01, 0.6), (1e6, 300.0, 0.0),
+                                 (0.002, 1e-4, 0.8), (50.0, 5.0, -0.3)):
+        e, v = rng.standard_normal(30), [0.0]
+        for i in range(30):
+            v.append(rho * v[-1] + e[i])
+        series.append([location + scale * a for a in v[1:]])
+    series.append([1 / 3] * 30)  # constant: no autocorrelation, whatever its rounding
+    series.append([float(v) for v in np.linspace(5, 6, 30)[::-1]])
+    rows = I._median_intervals(np.array(series), 0.95, True)
+    for i, values in enumerate(series):
+        one = I.median_interval(values, 0.95, shared_phases=True)
+        assert (rows[0][i], rows[1][i], rows[2][i], rows[3][i], rows[4][i], rows[5][i]) == (
+            one.estimate, one.low, one.high, one.effective_n, one.autocorrelation, one.valid), i
+        middle, low, high, effective, valid = _reference_interval(values, 0.95,
+                                                                  shared_phases=True)
+        assert one.effective_n == pytest.approx(effective, rel=2e-3) and one.valid is valid, i
+        assert (one.low, one.high) == pytest.approx((low, high), rel=1e-3), i
+    assert I.lag1_autocorrelation(series[5]) == 0.0
+
+
+def test_data_whose_largest_value_is_zero_keep_the_high_bound_at_zero():
+    values = [0.0] + [-1.0 - i for i in range(19)]
+    assert median_interval(values).high == 0.0
+    assert median_interval([-v for v in values]).low == 0.0

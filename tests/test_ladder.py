@@ -3,6 +3,7 @@ per-mode round lengths, the ladder table at 80 columns, and records with
 every rung through report, compare and merge."""
 
 import ctypes
+import dataclasses
 import json
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from graphbench.analyze.merge import merge_runs
 
 from conftest import device_info, make_record
-from graphbench.analyze.ladder import ladder
+from graphbench.analyze.ladder import gpu_floor, ladder
 from graphbench.analyze.summary import summarize_run
 from graphbench.cli import main
 from graphbench.config import RunConfig
@@ -257,3 +258,51 @@ def test_a_rung_whose_need_is_unmet_is_left_out_with_the_needs_reason(monkeypatc
     old_driver = SimpleNamespace(compute_capability="9.0", cuda_driver_version="12.2")
     assert "CUDA 12.3+" in availability._device_reason("loop", old_driver)
     assert availability._device_reason("graph", old_driver) is None
+
+
+def test_ladder_rows_floor_and_fastest():
+    record = make_record({"individual": 14.0, "driver": 12.0, "graph": 4.3, "fused": 4.0},
+                         noise=0.001)
+    summary = summarize_run(record)
+    found = ladder(summary)
+    floor = summary.modes["individual"].busy.median
+    assert found.floor_us == floor == gpu_floor(summary)
+    assert [r.mode for r in found.rows] == ["individual", "driver", "graph", "fused"]
+    first, _, graph, fused = found.rows
+    assert first.speedup == 1.0 and first.wall_us == summary.modes["individual"].wall.median
+    assert graph.speedup == summary.speedup["graph"].stats.median
+    assert graph.from_floor == graph.wall_us / floor
+    assert graph.submit_us == summary.modes["graph"].launch_cost.median
+    assert graph.busy_us == summary.modes["graph"].busy.median
+    assert graph.idle_gap_us == summary.breakdown["graph"].idle_gap_us
+    assert found.fastest_unchanged == "graph" and found.fastest == "fused"
+
+
+def test_ladder_without_busy_times_or_breakdowns():
+    record = make_record({"individual": 14.0, "graph": 4.3}, noise=0.001)
+    summary = summarize_run(record)
+    bare = dataclasses.replace(summary, breakdown={}, speedup={}, modes={
+        m: dataclasses.replace(s, busy=None) for m, s in summary.modes.items()})
+    found = ladder(bare)
+    assert found.floor_us is None and gpu_floor(bare) is None
+    assert all(r.from_floor is None and r.busy_us is None and r.idle_gap_us is None
+               for r in found.rows)
+    assert [r.speedup for r in found.rows] == [1.0, None]
+
+
+def test_gpu_floor_skips_kernel_changing_rungs_and_base_builds():
+    record = make_record({"fused": 4.0, "graph@base": 1.0, "individual": 14.0, "graph": 4.3},
+                         noise=0.001)
+    summary = summarize_run(record)
+    # fused changes the kernels; graph@base is not one of this build's rungs
+    floor = summary.modes["individual"].busy.median
+    assert gpu_floor(summary) == floor
+    assert floor not in (summary.modes["fused"].busy.median,
+                         summary.modes["graph@base"].busy.median)
+    found = ladder(summary)
+    assert "graph@base" in [r.mode for r in found.rows]  # shown, but not one of this build's
+    assert found.fastest == "fused" and found.fastest_unchanged == "graph"
+    only_fused = make_record({"fused": 4.0, "pdl": 6.0}, noise=0.001)
+    assert gpu_floor(summarize_run(only_fused)) is None
+    found = ladder(summarize_run(only_fused))
+    assert found.fastest_unchanged is None and found.fastest == "fused"

@@ -1,3 +1,4 @@
+import dataclasses
 import json
 
 import pytest
@@ -10,6 +11,7 @@ from graphbench.analyze.metrics import process_values
 from graphbench.analyze.specs import parse_spec
 from graphbench.analyze.summary import summarize_run
 from graphbench.errors import RecordError
+from graphbench.record.model import LegacyProcesses
 from tests_helpers import scaled_busy
 
 
@@ -125,3 +127,26 @@ def test_a_new_process_inside_the_baselines_process_spread_is_not_a_regression()
 def test_processes_that_chose_their_own_iterations_still_merge():
     records = [make_record(seed=1, iters=120), make_record(seed=2, iters=140)]
     assert merge_runs(records).process_count == 2
+
+
+def test_merge_concatenates_runs_and_checks_keys():
+    a, b = make_record(seed=0), make_record(seed=1)
+    merged = merge_runs([a, b])
+    assert merged.runs == a.runs + b.runs and merged.config == a.config
+    assert merge_runs([a]).runs == a.runs
+    with pytest.raises(RecordError) as caught:
+        merge_runs([])
+    assert caught.value.message == "no records to merge"
+    with pytest.raises(RecordError) as caught:
+        merge_runs([a, b, make_record(elements=2**20, depth=2)])
+    assert caught.value.message == "cannot merge runs that differ in elements, depth"
+    assert merge_runs([a, make_record(iters=77)]).runs[1].modes  # iters may differ
+
+
+def test_merge_refuses_version_one_merged_records():
+    legacy = dataclasses.replace(make_record(), legacy_processes=LegacyProcesses(2, {}))
+    for records in ([legacy, make_record()], [make_record(), legacy]):
+        with pytest.raises(RecordError) as caught:
+            merge_runs(records)
+        assert caught.value.message == "cannot merge a version-1 merged record"
+        assert caught.value.remedy == "make the baseline again with graphbench run --processes N"

@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 
 from conftest import make_record
+from tests_helpers import refusal
 from graphbench.cli import main
-from graphbench.pipeline.files import SHIPPED, load_pipeline, plan, reference_outputs
+from graphbench.pipeline.files import SHIPPED, _raised, load_pipeline, plan, reference_outputs
 from graphbench.measure.session import check_argument_counts
+from graphbench.pipeline import files
 from graphbench.record.codec import read_run, write_record
 from graphbench.report.run import run_report
 from graphbench.report.tables import to_text
@@ -212,3 +214,198 @@ def test_the_readme_pipeline_file_plans_compiles_and_its_reference_checks(tmp_pa
     inputs = {name: rng.uniform(-1, 1, 4096).astype(np.float32) for name in mine.inputs}
     z = reference_outputs(mine, inputs)["z"]
     assert float(np.abs(z).max()) == pytest.approx(1.0)
+
+
+PARAMETRIC = (
+    "from graphbench.pipeline.spec import Pipeline, Stage, buffer\n"
+    "def pipeline(depth=1, stages=('add',)):\n"
+    "    return Pipeline(name='p', source='__global__ void k() {}',\n"
+    "                    buffers=[buffer('x', role='input'), buffer('out')],\n"
+    "                    stages=[Stage('k', args=('x', 'out'))],\n"
+    "                    reference=lambda inputs, n: {}, description=f'{depth} {stages}')\n")
+
+
+SHIPPED_NAMES = "add_mul_sub, softmax, jacobi, reduction, torch_mlp, cupy_chain"
+
+
+PATH_REMEDY = f"give a path to a .py file or one of {SHIPPED_NAMES}"
+
+
+ONCE = (
+    "import builtins\n"
+    "builtins.graphbench_test_loads = getattr(builtins, 'graphbench_test_loads', 0) + 1\n"
+    "from graphbench.pipeline.spec import Pipeline, Stage, buffer\n"
+    "def pipeline(depth=1):\n"
+    "    return Pipeline(name='o', source='__global__ void k() {}',\n"
+    "                    buffers=[buffer('x', role='input'), buffer('out')],\n"
+    "                    stages=[Stage('k', args=('x', 'out'))],\n"
+    "                    reference=lambda inputs, n: {}, description=__file__)\n")
+
+
+def test_a_pipeline_files_code_keeps_its_file_name(tmp_path):
+    path = tmp_path / "double.py"
+    path.write_text(
+        "from graphbench.pipeline.spec import Pipeline, Stage, buffer, count\n"
+        "def reference(inputs, n):\n"
+        "    return {'out': inputs['x'] * 2}\n"
+        "def pipeline():\n"
+        "    return Pipeline(name='double', source='__global__ void twice() {}',\n"
+        "                    buffers=[buffer('x', role='input'), buffer('out')],\n"
+        "                    stages=[Stage('twice', args=('x', 'out', count('n')))],\n"
+        "                    reference=reference)\n")
+    loaded = files.load_pipeline(str(path))
+    assert loaded.spec.reference.__code__.co_filename == str(path)  # tracebacks name it
+
+
+def test_a_nul_byte_is_not_python_source(tmp_path):
+    path = tmp_path / "nul.py"
+    path.write_bytes(b"x = 1\0\n")
+    message, _ = refusal(lambda: files.load_pipeline(str(path)), SpecError)
+    # this Python (3.11.7, as 3.12) raises SyntaxError with no line number, older ones ValueError
+    assert message.startswith(f"{path}: not Python source") and "null bytes" in message
+    assert ":None:" not in message  # 3.11's SyntaxError for a NUL byte has no line
+
+
+def test_kernel_source_is_text_or_a_file_beside_the_pipeline(tmp_path):
+    pipeline_file = tmp_path / "p.py"
+    assert files.kernel_source_text("__global__ void k() {}", pipeline_file) == \
+        "__global__ void k() {}"
+    assert files.kernel_source_text("// two\n// lines", pipeline_file) == "// two\n// lines"
+    (tmp_path / "k.cu").write_bytes("\ufeff__global__ void k() {}\n".encode("utf-8"))
+    assert files.kernel_source_text("k.cu", pipeline_file) == "__global__ void k() {}\n"
+    elsewhere = tmp_path / "sub" / "q.py"
+    assert files.kernel_source_text(str(tmp_path / "k.cu"), elsewhere) == \
+        "__global__ void k() {}\n"
+
+
+def test_kernel_source_refusals(tmp_path):
+    pipeline_file = tmp_path / "p.py"
+    long = "k" * 4097
+    assert refusal(lambda: files.kernel_source_text(long, pipeline_file), SpecError)[0] == (
+        f"{pipeline_file}: Pipeline source {'k' * 4097!r:.57}... is neither CUDA text nor a file "
+        "name")
+    assert refusal(lambda: files.kernel_source_text("k\0.cu", pipeline_file), SpecError)[0] == (
+        f"{pipeline_file}: Pipeline source 'k\\x00.cu' is neither CUDA text nor a file name")
+    at_limit = refusal(lambda: files.kernel_source_text("k" * 4096, pipeline_file), SpecError)[0]
+    assert "cannot read kernel source" in at_limit  # a path the OS is asked about
+    assert refusal(lambda: files.kernel_source_text("none.cu", pipeline_file), SpecError)[0] == (
+        f"{pipeline_file}: cannot read kernel source 'none.cu': No such file or directory")
+    (tmp_path / "bad.cu").write_bytes(b"\xff\xfe")
+    message = refusal(lambda: files.kernel_source_text("bad.cu", pipeline_file), SpecError)[0]
+    assert message.startswith(f"{pipeline_file}: cannot read kernel source 'bad.cu': 'utf-8' "
+                              "codec can't decode")
+
+
+def test_a_pipeline_file_runs_as_a_module_of_its_own(tmp_path):
+    path = tmp_path / "mod.py"
+    path.write_text(
+        "import sys\n"
+        "from graphbench.pipeline.spec import Pipeline, Stage, buffer\n"
+        "def pipeline():\n"
+        "    module = sys.modules[__name__]\n"
+        "    return Pipeline(name='m', source='__global__ void k() {}',\n"
+        "                    buffers=[buffer('x', role='input'), buffer('out')],\n"
+        "                    stages=[Stage('k', args=('x', 'out'))],\n"
+        "                    reference=lambda inputs, n: {}, description=module.__file__)\n")
+    assert files.load_pipeline(str(path)).spec.description == str(path)
+
+
+def test_pipeline_gets_the_depth_and_stages_it_takes(tmp_path):
+    path = tmp_path / "param.py"
+    path.write_text(PARAMETRIC)
+    assert files.load_pipeline(str(path), 3, ("add", "mul")).spec.description == \
+        "3 ('add', 'mul')"
+    assert files.load_pipeline(str(path), 2, None).spec.description == "2 ('add',)"
+
+
+def test_pipeline_without_stages_refuses_them(tmp_path):
+    path = tmp_path / "plain.py"
+    path.write_text(PARAMETRIC.replace("depth=1, stages=('add',)", "depth=1")
+                    .replace("{stages}", "-"))
+    assert files.load_pipeline(str(path), 2).spec.description == "2 -"
+    assert refusal(lambda: files.load_pipeline(str(path), 1, ("add", "mul")), SpecError) == (
+        f"{path}: pipeline() takes no stages", "leave out --stages for this pipeline")
+
+
+def test_a_file_without_a_pipeline_function(tmp_path):
+    remedy = "define def pipeline(): return graphbench.pipeline.spec.Pipeline(...)"
+    path = tmp_path / "none.py"
+    path.write_text("x = 1\n")
+    assert refusal(lambda: files.load_pipeline(str(path)), SpecError) == (
+        f"{path} defines no pipeline() function", remedy)
+    path = tmp_path / "five.py"
+    path.write_text("pipeline = 5\n")
+    assert refusal(lambda: files.load_pipeline(str(path)), SpecError) == (
+        f"{path}: pipeline is 5, not a function defined in the file", remedy)
+
+
+def test_pipeline_path_refusals_name_the_shipped_pipelines():
+    assert refusal(lambda: files.pipeline_path(" "), SpecError) == (
+        "--pipeline ' ' names no file", PATH_REMEDY)
+    assert refusal(lambda: files.pipeline_path("x" * 4097), SpecError) == (
+        "--pipeline path of 4,097 characters is longer than any file name (4096)", PATH_REMEDY)
+    at_limit = refusal(lambda: files.pipeline_path("x" * 4096), SpecError)
+    assert at_limit == (f"pipeline file {'x' * 4096!r:.57}...: File name too long", PATH_REMEDY)
+    assert refusal(lambda: files.pipeline_path("nope.py"), SpecError) == (
+        "pipeline file 'nope.py' not found", PATH_REMEDY)
+
+
+def test_an_unreadable_pipeline_file_is_named(tmp_path):
+    path = tmp_path / "bad.py"
+    path.write_bytes(b"\xff\xfe = 1\n")
+    message = refusal(lambda: files.load_pipeline(str(path)), SpecError)[0]
+    assert message.startswith(f"cannot read pipeline file {path}: 'utf-8' codec can't decode")
+
+
+def test_a_pipeline_file_runs_once_per_process_and_per_path(tmp_path, monkeypatch):
+    import builtins
+
+    monkeypatch.setattr(builtins, "graphbench_test_loads", 0, raising=False)
+    first, second = tmp_path / "a" / "once.py", tmp_path / "b" / "once.py"
+    for path in (first, second):
+        path.parent.mkdir()
+        path.write_text(ONCE)
+    assert files.load_pipeline(str(first), 1).spec.description == str(first)
+    assert files.load_pipeline(str(first), 2).spec.description == str(first)
+    assert builtins.graphbench_test_loads == 1  # another depth, the same run of the file
+    assert files.load_pipeline(str(second), 1).spec.description == str(second)
+    assert builtins.graphbench_test_loads == 2  # the same text at another path runs anew
+    loaded = files.load_pipeline(str(first), 1)
+    import hashlib
+
+    assert loaded.file_sha256 == hashlib.sha256(ONCE.encode()).hexdigest()
+    assert loaded.source == "__global__ void k() {}" and loaded.path == first
+
+
+def test_pipeline_errors_carry_the_files_name_and_remedy(tmp_path):
+    path = tmp_path / "raises.py"
+    path.write_text("from graphbench.pipeline.spec import SpecError\n"
+                    "def pipeline():\n"
+                    "    raise SpecError('no buffers', 'add one')\n")
+    assert refusal(lambda: files.load_pipeline(str(path)), SpecError) == (
+        f"{path}: no buffers", "add one")
+    path = tmp_path / "number.py"
+    path.write_text("def pipeline():\n    return 5\n")
+    assert refusal(lambda: files.load_pipeline(str(path)), SpecError) == (
+        f"{path}: pipeline() returned int, not a Pipeline",
+        "return graphbench.pipeline.spec.Pipeline(...) or "
+        "graphbench.pipeline.callables.CallablePipeline(...)")
+    path = tmp_path / "nosource.py"
+    path.write_text(PARAMETRIC.replace("source='__global__ void k() {}'", "source='  '"))
+    assert refusal(lambda: files.load_pipeline(str(path)), SpecError)[0] == (
+        f"{path}: Pipeline source must be CUDA text or a .cu path, got '  '")
+
+
+def test_raised_names_the_exception_and_keeps_its_text_short():
+    assert _raised(ValueError("bad value")) == "ValueError: bad value"
+    assert _raised(ValueError("bad"), " while loading") == "ValueError while loading: bad"
+    assert _raised(KeyError()) == "KeyError"
+    assert _raised(RuntimeError(), " while loading") == "RuntimeError while loading"
+    assert _raised(ValueError("x" * 200)) == "ValueError: " + "x" * 200
+    text = _raised(ValueError("y" * 201))
+    assert text == "ValueError: " + "y" * 197 + "..."
+
+    class Loud(Exception):
+        def __str__(self):
+            raise RuntimeError("no")
+    assert _raised(Loud()) == "Loud"

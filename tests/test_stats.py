@@ -5,7 +5,7 @@ import pytest
 
 from graphbench.analyze.decide import (CHANGED, FASTER, NOT_GATEABLE, SAME, SLOWER, Change,
                                        decide, unjudgeable)
-from graphbench.analyze.stats import paired_ratios, summarize
+from graphbench.analyze.stats import median, paired_ratios, summarize
 from graphbench.analyze.stopping import drift, headline_noise, series_noise
 
 
@@ -105,3 +105,29 @@ def test_an_ab_run_samples_at_least_60_rounds():
     assert stop_rule(RunConfig(min_rounds=10)).min_rounds == 10  # records of older runs
     assert stop_rule(RunConfig(ab_source="base.cu")).min_rounds == 60
     assert stop_rule(RunConfig(ab_source="base.cu", min_rounds=80)).min_rounds == 80
+
+
+def test_summarize_every_field():
+    s = summarize([1.0, 2.0, 3.0, 4.0, 10.0])
+    assert (s.n, s.median, s.q1, s.q3, s.iqr, s.min, s.max) == (5, 3.0, 2.0, 4.0, 2.0, 1.0, 10.0)
+    assert s.mean == 4.0
+    assert s.stdev == pytest.approx(float(np.std([1, 2, 3, 4, 10], ddof=1)))
+    assert s.cv == pytest.approx(s.stdev / 4.0)
+    one = summarize([7.0])
+    assert one.stdev == 0.0 and one.cv == 0.0 and one.n == 1
+    assert math.isnan(summarize([0.0, 0.0]).cv)
+    with pytest.raises(ValueError, match="^cannot summarize an empty sample$"):
+        summarize([])
+
+
+def test_single_precision_samples_are_summarized_in_double():
+    values = np.array([1.0, 1 + 2**-23, 1 + 2**-22, 1.0], dtype=np.float32)
+    assert summarize(values) == summarize(values.astype(np.float64))
+    assert summarize(values).median == 1 + 2**-24
+
+
+def test_median_and_paired_ratios():
+    assert median([3, 1, 2, 10]) == 2.5
+    assert paired_ratios([4.0, 9.0], [2.0, 3.0]) == [2.0, 3.0]
+    with pytest.raises(ValueError, match="^paired samples must have the same length$"):
+        paired_ratios([1.0], [1.0, 2.0])

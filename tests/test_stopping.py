@@ -1,12 +1,16 @@
 """graphbench.analyze.stopping: the stop rules and the noise they judge."""
 
+import math
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
-from graphbench.analyze.stopping import (FIXED, NOISE_TARGET, FixedRounds, NoiseTarget,
-                                         headline_noise, headline_noise_parts, noise_parts,
-                                         series_noise, stop_rule)
+from graphbench.analyze.intervals import median_interval
+from graphbench.analyze.stopping import (AB_MIN_ROUNDS, FIXED, NOISE_TARGET, TIME_BUDGET,
+                                         FixedRounds, NoiseTarget, drift, headline_noise,
+                                         headline_noise_parts, noise_parts, series_noise,
+                                         stop_rule, watched_series)
 
 
 def test_series_noise_passes_on_whether_the_phases_are_shared():
@@ -53,3 +57,87 @@ def test_more_than_three_rungs_get_the_time_budget_per_three():
     assert stop_rule(config) == NoiseTarget(0.01, 20, 4.0)
     assert stop_rule(SimpleNamespace(**{**vars(config), "modes": ["a", "b"]})) == \
         NoiseTarget(0.01, 20, 2.0)
+
+
+def test_drift_of_a_trend_and_its_edges():
+    assert drift([1.0] * 4 + [2.0]) == 0.0   # fewer than 6 rounds
+    assert drift([1, 1, 1, 1, 2, 2]) == pytest.approx(1.0)
+    assert drift([0.0, 0.0, 0.0, 0.0, 1.0, 1.0]) == math.inf
+    assert drift([2, 2, 2, 2, 1, 1]) == pytest.approx(1.0 / 2.0)
+    trend = np.linspace(1.0, 1.04, 66)
+    assert series_noise(trend) >= drift(trend) > 0.02
+
+
+def test_watched_series_follow_what_is_gated():
+    walls = {"individual": [10.0, 12.0], "graph": [5.0, 4.0], "graph@base": [4.0, 5.0]}
+    assert watched_series(walls) == [[1.25, 0.8]]
+    assert watched_series({"individual": [10.0, 12.0], "graph": [5.0, 4.0]}) == [[2.0, 3.0]]
+    assert watched_series({"fused": [1.0, 2.0]}) == [[1.0, 2.0]]
+    noisy = {"a": [1.0] * 20, "b": list(1 + 0.1 * np.sin(np.arange(20)))}
+    assert headline_noise(noisy) == series_noise(noisy["b"]) > 0
+
+
+def test_stop_rules():
+    assert FixedRounds(5).reason_to_stop(4, 0.0, {}) is None
+    assert FixedRounds(5).reason_to_stop(5, 0.0, {}) == FIXED
+    quiet = {"fused": [1.0] * 22}
+    rule = NoiseTarget(0.01, 20, 2.0)
+    assert rule.reason_to_stop(19, 0.0, quiet) is None
+    assert rule.reason_to_stop(20, 0.0, {"fused": [1.0] * 20}) == NOISE_TARGET
+    noisy = {"fused": list(1 + 0.2 * np.sin(np.arange(22)))}
+    assert rule.reason_to_stop(22, 1.9, noisy) is None
+    assert rule.reason_to_stop(22, 2.0, noisy) == TIME_BUDGET
+    assert NoiseTarget().min_rounds == 20
+    assert stop_rule(SimpleNamespace(rounds=7, max_noise=0.5, min_rounds=3, max_time=1.0,
+                                     ab_source=None)) == FixedRounds(7)
+    assert stop_rule(SimpleNamespace(rounds=None, max_noise=0.5, min_rounds=3, max_time=1.0,
+                                     ab_source=None)) == NoiseTarget(0.5, 3, 1.0)
+
+
+def test_an_ab_run_samples_at_least_sixty_rounds():
+    assert AB_MIN_ROUNDS == 60
+    config = SimpleNamespace(rounds=None, min_rounds=10, ab_source="base.cu", max_noise=0.02,
+                             max_time=3.0)
+    assert stop_rule(config) == NoiseTarget(0.02, 60, 3.0)
+    assert stop_rule(SimpleNamespace(**{**vars(config), "min_rounds": 75})) == \
+        NoiseTarget(0.02, 75, 3.0)
+    assert stop_rule(SimpleNamespace(**{**vars(config), "ab_source": None})) == \
+        NoiseTarget(0.02, 10, 3.0)
+
+
+def test_the_noise_target_is_met_at_equality():
+    walls = {"graph": [10.0, 10.2, 9.9, 10.1, 10.05, 9.95] * 4}
+    noise = headline_noise(walls)
+    assert 0 < noise < math.inf
+    rule = NoiseTarget(noise, 3, 100.0)
+    assert rule.reason_to_stop(24, 0.0, walls) == NOISE_TARGET
+    assert NoiseTarget(noise * 0.999, 3, 100.0).reason_to_stop(24, 0.0, walls) is None
+    assert NoiseTarget(noise * 0.999, 3, 1.0).reason_to_stop(24, 1.0, walls) == TIME_BUDGET
+
+
+def test_drift_compares_the_outer_thirds_medians():
+    # 12 rounds: thirds of 4; first third median 1.0, last 2.0, overall 1.5
+    values = [1.0] * 4 + [1.5] * 4 + [2.0] * 4
+    assert drift(values) == pytest.approx(1 / 1.5, rel=1e-12)
+    # quarters would read 1.0 and 2.0 as well, so a series whose thirds and quarters differ
+    values = [1.0, 1.0, 1.0, 3.0, 2.0, 2.0, 2.0, 2.0, 3.0, 3.0, 3.0, 1.0]
+    # thirds: [1,1,1,3] median 1.0, [3,3,3,1] median 3.0; overall median 2.0
+    assert drift(values) == 1.0
+    assert drift([1.0, 2.0, 3.0, 4.0, 5.0]) == 0.0        # under 6 rounds
+    assert drift([0.0] * 3 + [1.0] * 0 + [0.0] * 3) == math.inf
+
+
+def test_series_noise_takes_the_drift_where_it_is_larger():
+    rng = np.random.default_rng(0)
+    values = [float(x) * (1.05 if i >= 80 else 1.0)
+              for i, x in enumerate(1 + 0.01 * rng.standard_normal(120))]
+    hw = median_interval(values, 0.95).relative_half_width
+    assert 0 < hw < 0.035 < drift(values)
+    assert series_noise(values) == drift(values)
+    assert series_noise(values[:80]) == median_interval(values[:80], 0.95).relative_half_width
+
+
+def test_watched_series_needs_both_individual_and_graph_for_the_speedup():
+    assert watched_series({"individual": [2.0, 4.0]}) == [[2.0, 4.0]]
+    assert watched_series({"graph": [2.0, 4.0], "fused": [1.0]}) == [[2.0, 4.0], [1.0]]
+    assert watched_series({"individual": [2.0, 4.0], "graph": [1.0, 2.0]}) == [[2.0, 2.0]]

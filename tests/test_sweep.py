@@ -6,10 +6,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import synthetic_point
+from conftest import device_info, make_record, synthetic_point
 
 from graphbench.analyze.derived import Crossover, crossover
-from graphbench.analyze.sweeps import crossover_table
+from graphbench.analyze.sweeps import (bytes_per_element, crossover_table, point_speedups,
+                                       points_at, several_shapes, short_shape)
 from graphbench.cli import main
 from graphbench.cli.values import parse_grid
 from graphbench.config import RunConfig, SweepConfig
@@ -17,6 +18,7 @@ from graphbench.errors import UsageError
 from graphbench.pipeline.files import load_pipeline, plan
 from graphbench.measure.sweep import run_sweep
 from graphbench.record.codec import read_record, sweep_document
+from graphbench.record.model import HostInfo, SweepRecord, ToolInfo
 from graphbench.report.chart import Panel, Series, sweep_panels, terminal_chart, write_chart
 from graphbench.report.sweep import sweep_report
 from graphbench.report.tables import to_text
@@ -215,3 +217,89 @@ def test_a_sweep_interrupted_before_its_first_point_leaves_the_file_as_it_was(
     path.write_bytes(b"PRECIOUS\n")
     assert main(argv) == 130
     assert path.read_bytes() == b"PRECIOUS\n"
+
+
+def point(elements, depth, walls, grid="auto", block=None, working_set=None):
+    record = make_record(walls, noise=0.0, elements=elements, depth=depth, grid=grid,
+                         block=block)
+    if working_set is not None:
+        record = dataclasses.replace(record, pipeline=dataclasses.replace(
+            record.pipeline, working_set_bytes=working_set))
+    return record
+
+
+def sweep(points, l2=10**6, device=True, **config):
+    cfg = SweepConfig(**config)
+    return SweepRecord(ToolInfo("graphbench", "0"), "2026", HostInfo(), cfg,
+                       device_info(l2_bytes=l2) if device else None, tuple(points), True)
+
+
+def test_points_at_a_depth_and_shape():
+    points = [point(1024, 1, {"individual": 3.0, "graph": 1.0}),
+              point(1024, 2, {"individual": 3.0, "graph": 1.0}),
+              point(1024, 1, {"individual": 3.0, "graph": 1.0}, grid="1056", block=128)]
+    found = sweep(points, elements=(1024,), depths=(1, 2), grids=("auto", "1056"),
+                  blocks=(None, 128))
+    assert points_at(found, 1, ("auto", None)) == [points[0]]
+    assert points_at(found, 2, ("auto", None)) == [points[1]]
+    assert points_at(found, 1, ("1056", 128)) == [points[2]]
+    assert points_at(found, 2, ("1056", 128)) == []
+    assert several_shapes(sweep(points, elements=(1024,), depths=(1, 2), grids=("auto", "1056")))
+    assert several_shapes(found) and not several_shapes(sweep(points[:1], elements=(1024,),
+                                                              depths=(1,)))
+    assert short_shape(("auto", None)) == "autox256" and short_shape(("1056", 128)) == "1056x128"
+
+
+def test_point_speedups_and_bytes_per_element():
+    p = point(1024, 1, {"individual": 3.0, "graph": 1.5, "fused": 1.0}, working_set=8192)
+    assert point_speedups(p) == {"graph": 2.0, "fused": 3.0}
+    assert bytes_per_element(p) == 8.0
+
+
+def test_crossover_table_per_shape_depth_and_rung():
+    walls = {1024: (3.0, 1.0, 2.0), 4096: (3.0, 1.5, 2.0), 16384: (3.0, 3.0, 2.0)}
+    points = [point(n, 1, {"individual": i, "graph": g, "fused": f}, working_set=8 * n)
+              for n, (i, g, f) in walls.items()]
+    points += [point(n, 2, {"individual": 3.0, "graph": 2.0}, working_set=8 * n)
+               for n in walls]
+    found = crossover_table(sweep(points, l2=8 * 16384, elements=tuple(walls), depths=(1, 2),
+                                  threshold=1.5))
+    assert [(r.depth, r.mode, r.shape) for r in found] == [
+        (1, "graph", ("auto", None)), (1, "fused", ("auto", None)), (2, "graph", ("auto", None))]
+    graph, fused, deep = found
+    # graph: 3.0 -> 2.0 -> 1.0; 1.5 is crossed halfway from 4096 to 16384 in log2
+    assert graph.crossover == Crossover("crossover", 2.0 ** 13, (4096, 16384))
+    assert graph.fits_in_l2 is True  # 8 B x 8192 < 8 x 16384
+    assert fused.crossover == Crossover("none-in-range", None, None) and fused.fits_in_l2 is None
+    assert deep.crossover == Crossover("none-in-range", None, None)
+
+
+def test_fits_in_l2_at_the_boundary_and_from_the_first_points_bytes():
+    points = [point(1024, 1, {"individual": 3.0, "graph": 3.0}, working_set=8192),
+              point(4096, 1, {"individual": 3.0, "graph": 3.0}, working_set=4 * 4096)]
+    config = dict(elements=(1024, 4096), depths=(1,), threshold=1.5)
+    (row,) = crossover_table(sweep(points, l2=8192, **config))
+    assert row.crossover == Crossover("below-at-smallest", 1024.0, (1024, 1024))
+    assert row.fits_in_l2 is True  # 8 B per element (the first point's) x 1024 = 8192
+    (row,) = crossover_table(sweep(points, l2=8191, **config))
+    assert row.fits_in_l2 is False
+    (row,) = crossover_table(sweep(points, device=False, **config))
+    assert row.fits_in_l2 is None and row.crossover.status == "below-at-smallest"
+    (row,) = crossover_table(sweep(points, l2=None, **config))
+    assert row.fits_in_l2 is None
+
+
+def test_crossover_rows_name_their_shape():
+    points = [point(n, 1, {"individual": 3.0, "graph": 1.0}, grid="1056") for n in (1024, 4096)]
+    rows = crossover_table(sweep(points, elements=(1024, 4096), depths=(1,), grids=("1056",)))
+    assert [(r.mode, r.shape) for r in rows] == [("graph", ("1056", None))]
+
+
+def test_a_rung_missing_at_some_points_is_judged_where_it_ran():
+    points = [point(1024, 1, {"individual": 3.0, "graph": 1.0}),
+              point(4096, 1, {"individual": 3.0, "graph": 1.0, "fused": 1.0}),
+              point(16384, 1, {"individual": 3.0, "graph": 1.0, "fused": 3.0})]
+    rows = crossover_table(sweep(points, elements=(1024, 4096, 16384), depths=(1,),
+                                 threshold=1.5))
+    fused = next(r for r in rows if r.mode == "fused")
+    assert fused.crossover == Crossover("crossover", 2.0 ** 13.5, (4096, 16384))

@@ -1,5 +1,4 @@
-"""Tests that kill the mutants session 7's changes left alive (mutmut over
-analyze/intervals, analyze/stopping, analyze/summary and report/header)."""
+"""graphbench.report.header: how the report's first lines say why sampling stopped."""
 
 from __future__ import annotations
 
@@ -9,34 +8,18 @@ from types import SimpleNamespace
 from conftest import make_record
 
 from graphbench._version import __version__
-from graphbench.analyze.intervals import median_interval
-from graphbench.analyze.summary import between_process_interval, speedups, summarize_run
+from graphbench.analyze.summary import summarize_run
 from graphbench.report.header import _judged_by, header
-
-
-def test_data_whose_largest_value_is_zero_keep_the_high_bound_at_zero():
-    values = [0.0] + [-1.0 - i for i in range(19)]
-    assert median_interval(values).high == 0.0
-    assert median_interval([-v for v in values]).low == 0.0
-
-
-def test_a_pooled_interval_that_only_touches_the_t_interval_does_not_widen_it():
-    medians = [2.0, 2.5, 3.5, 3.0]
-    plain = between_process_interval(medians)
-    touching = between_process_interval(medians, plain["interval"])
-    assert touching == plain and "widened" not in touching["scope"]
-
-
-def test_no_effective_rounds_without_an_interval():
-    few = {"individual": (10.0, 10.2, 9.9, 10.1, 10.0), "graph": (4.0,) * 5}
-    entry = speedups(few)["graph"]
-    assert entry.interval is None and entry.effective_rounds is None
 
 
 def _stopped(reason="noise-target", processes=1, version="0.1.0", max_noise=0.01):
     return SimpleNamespace(stop_reason=reason, process_count=processes,
                            tool=SimpleNamespace(version=version),
                            config=SimpleNamespace(max_noise=max_noise))
+
+
+def _styles(record):
+    return [span.style for span in header(record, summarize_run(record)).spans]
 
 
 def test_whose_judgement_a_met_noise_target_was():
@@ -46,10 +29,6 @@ def test_whose_judgement_a_met_noise_target_was():
     assert _judged_by(_stopped(processes=2), above) == " in each process"
     assert _judged_by(_stopped(version=__version__), above) == ""
     assert _judged_by(_stopped(reason="time-budget"), above) == ""
-
-
-def _styles(record):
-    return [span.style for span in header(record, summarize_run(record)).spans]
 
 
 def test_the_header_marks_a_run_out_budget_in_yellow_and_nothing_else():

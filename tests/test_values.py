@@ -1,57 +1,65 @@
-"""Option-value parsers as users type them (issue 19 item 9: these kill the
-mutants that the CLI tests, which run graphbench in subprocesses, cannot see)."""
+"""graphbench.cli.values: option values as users type them; each refusal names the option typed."""
 
 from __future__ import annotations
 
 import argparse
 
 import pytest
+from tests_helpers import refusal, refused_option
 
 from graphbench.cli import values
-from graphbench.counts import MAX_COUNT, parse_count
 from graphbench.errors import UsageError
 
 
-def refused(parse, text, option="--opt"):
-    with pytest.raises(UsageError) as info:
-        parse(text, option)
-    assert option in info.value.message  # the message names the flag the user typed
-    return info.value
+def test_too_many_processes_has_a_remedy():
+    assert refusal(lambda: values.parse_processes("1001"), UsageError) == (
+        "--processes 1001 is more than 1000 processes",
+        "each one starts a fresh interpreter and CUDA context; use a few (3 to 10) for a "
+        "baseline")
 
 
-@pytest.mark.parametrize("text, value", [
-    ("4096", 4096), (" 17 ", 17), ("0", 0), ("2^20", 2**20), ("1^99", 1), ("0^5", 0),
-    ("2^64", 2**64 if 2**64 <= MAX_COUNT else None), ("1e6", 10**6), ("2.5e3", 2500), ("3E2", 300),
-])
-def test_counts_read_the_forms_users_type(text, value):
-    if value is None or value > MAX_COUNT:
-        refused(parse_count, text)
-    else:
-        assert parse_count(text, "--opt") == value
+def test_number_messages_name_the_expected_form():
+    assert refusal(lambda: values.parse_fraction("lots", "--max-noise"), UsageError)[0] == (
+        "--max-noise must be a percentage such as 1% or 0.01, got 'lots'")
+    assert refusal(lambda: values.parse_seconds("soon", "--max-time"), UsageError)[0] == (
+        "--max-time must be a number of seconds, got 'soon'")
+    assert refusal(lambda: values.parse_seconds("\uff11", "--max-time"), UsageError)[0] == (
+        "--max-time must be a number of seconds in ASCII digits, got '\uff11'")
 
 
-def test_the_largest_count_is_accepted_and_one_more_refused():
-    assert parse_count(str(MAX_COUNT), "--opt") == MAX_COUNT
-    assert parse_count("2^63", "--opt") == MAX_COUNT
-    assert "far too large" in refused(parse_count, str(MAX_COUNT + 1)).message
-    assert "far too large" in refused(parse_count, "2^65").message
-    assert "far too large" in refused(parse_count, "9^999999999").message  # refused, not computed
+def test_ranges_multiply_up_to_the_top():
+    assert values.parse_grid("4..64", "--elements") == (4, 8, 16, 32, 64)
+    assert values.parse_grid("4..100:x3", "--elements") == (4, 12, 36)
+    assert values.parse_grid("5..5", "--elements") == (5,)
 
 
-@pytest.mark.parametrize("text", ["-1", "+3", "1.5", "2.5e0", "1e999", "1e", "e6", "2^", "^3", "2^-1",
-                                  "٣", "４", "2^٣", "1e٣", "x", "", "2^3^4", "0x10"])
-def test_counts_refuse_everything_else_with_an_example(text):
-    error = refused(parse_count, text)
-    assert "whole number" in error.message and "2^20" in error.remedy
+def test_a_range_factor_is_a_lower_case_x():
+    assert values.parse_grid("2^4..2^8:x4", "--elements") == (16, 64, 256)
+    with pytest.raises(UsageError):
+        values.parse_grid("2^4..2^8:X4", "--elements")
+
+
+def test_a_bad_range_has_examples():
+    assert refusal(lambda: values.parse_grid("64..4", "--elements"), UsageError) == (
+        "--elements range '64..4' must run upwards with a factor of 2 or more",
+        "e.g. 2^12..2^24 or 2^12..2^24:x4")
+
+
+def test_a_bad_device_is_named_as_the_device_option():
+    assert refusal(lambda: values.parse_device_spec("gpu"), UsageError)[0] == (
+        "--device must be an id, a list such as 0,1, or all; got 'gpu'")
+    assert refusal(lambda: values.parse_device_spec(","), UsageError)[0] == (
+        "--device needs a device id, a list such as 0,1, or all")
+    assert refusal(lambda: values.parse_device_spec("-1"), UsageError)[0] == "--device must be 0 or more, got '-1'"
 
 
 def test_a_count_names_what_it_expected():
-    assert "a positive integer" in refused(values.parse_positive_int, "x").message
+    assert "a positive integer" in refused_option(values.parse_positive_int, "x").message
 
 
 @pytest.mark.parametrize("text", ["0", "0^3"])
 def test_positive_counts_refuse_zero(text):
-    assert "positive" in refused(values.parse_positive_int, text).message
+    assert "positive" in refused_option(values.parse_positive_int, text).message
 
 
 def test_processes_stop_at_the_limit():
@@ -63,13 +71,13 @@ def test_processes_stop_at_the_limit():
     with pytest.raises(UsageError) as info:
         values.parse_processes("2000", "--baseline-processes")
     assert "--baseline-processes 2000" in info.value.message
-    refused(values.parse_processes, "0", "--processes")
+    refused_option(values.parse_processes, "0", "--processes")
 
 
 def test_seeds_and_warmups_take_zero():
     assert values.parse_int("0", "--seed") == 0
     assert values.parse_int("2^4", "--seed") == 16
-    refused(values.parse_int, "-1")
+    refused_option(values.parse_int, "-1")
 
 
 @pytest.mark.parametrize("parse, text, value", [
@@ -85,15 +93,15 @@ def test_numbers_read_their_suffixes(parse, text, value):
 @pytest.mark.parametrize("parse", [values.parse_float, values.parse_fraction, values.parse_seconds])
 @pytest.mark.parametrize("text", ["abc", "1..2", "", "１", "٣"])
 def test_numbers_refuse_words_and_foreign_digits(parse, text):
-    error = refused(parse, text)
+    error = refused_option(parse, text)
     assert repr(text) in error.message
     assert ("ASCII" in error.message) == (not text.isascii())
 
 
 def test_number_messages_say_what_was_expected():
-    assert "a number, got" in refused(values.parse_float, "x").message
-    assert "seconds" in refused(values.parse_seconds, "x").message
-    assert "1%" in refused(values.parse_fraction, "x").message
+    assert "a number, got" in refused_option(values.parse_float, "x").message
+    assert "seconds" in refused_option(values.parse_seconds, "x").message
+    assert "1%" in refused_option(values.parse_fraction, "x").message
 
 
 def test_lists_drop_blanks_and_spaces():
@@ -112,23 +120,23 @@ def test_grids_expand_ranges_by_their_factor(text, grid):
 
 @pytest.mark.parametrize("text", ["8..4", "4..64:x1", "4..64:1", "0..8", "4..0", "4..x", "", " , "])
 def test_grids_refuse_ranges_that_do_not_run_upwards(text):
-    refused(values.parse_grid, text, "--sizes")
+    refused_option(values.parse_grid, text, "--sizes")
 
 
 def test_a_backwards_range_is_explained():
-    error = refused(values.parse_grid, "8..4", "--sizes")
+    error = refused_option(values.parse_grid, "8..4", "--sizes")
     assert "'8..4'" in error.message and "2^12..2^24" in error.remedy
 
 
 def test_grids_stop_at_the_point_limit():
     limit = values.MAX_GRID_POINTS
     assert len(values.parse_grid(",".join(str(n) for n in range(1, limit + 1)), "--sizes")) == limit
-    assert "more than" in refused(values.parse_grid, ",".join(str(n) for n in range(1, limit + 2)),
+    assert "more than" in refused_option(values.parse_grid, ",".join(str(n) for n in range(1, limit + 2)),
                                   "--sizes").message
 
 
 def test_empty_grid_says_it_needs_a_value():
-    assert "at least one" in refused(values.parse_grid, ",", "--sizes").message
+    assert "at least one" in refused_option(values.parse_grid, ",", "--sizes").message
 
 
 @pytest.mark.parametrize("text, devices", [
@@ -154,18 +162,18 @@ def test_paths_are_kept_as_typed():
 
 def test_blocks_are_deduplicated_in_order_and_checked():
     assert values.parse_blocks("256,128,256", "--block") == (256, 128)
-    refused(values.parse_blocks, "0", "--block")
-    refused(values.parse_blocks, "2048", "--block")
-    refused(values.parse_blocks, ",", "--block")
+    refused_option(values.parse_blocks, "0", "--block")
+    refused_option(values.parse_blocks, "2048", "--block")
+    refused_option(values.parse_blocks, ",", "--block")
     limit = values.MAX_SHAPES
     assert len(values.parse_blocks(",".join(str(32 * n) for n in range(1, limit + 1)), "--block")) == limit
-    assert f"1 to {limit}" in refused(values.parse_blocks, ",".join(str(32 * n) for n in range(1, limit + 2)),
+    assert f"1 to {limit}" in refused_option(values.parse_blocks, ",".join(str(32 * n) for n in range(1, limit + 2)),
                                       "--block").message
 
 
 def test_grids_of_launch_shapes_read_auto():
     assert len(values.parse_grids("auto", "--grid")) == 1
-    refused(values.parse_grids, "nonsense", "--grid")
+    refused_option(values.parse_grids, "nonsense", "--grid")
 
 
 def test_every_kind_has_a_parser():
@@ -189,20 +197,9 @@ def test_rounds_conflict_only_with_typed_adaptive_options():
     values.check_conflicts(argparse.Namespace())
 
 
-def test_a_zero_in_scientific_form_is_zero():
-    assert parse_count("0e3", "--seed") == 0
-    assert parse_count("0.0e0", "--seed") == 0
-
-
-@pytest.mark.parametrize("text", ["2^9999999999", "1" + "0" * 1000 + "^100000"])
-def test_a_huge_power_is_refused_before_it_is_computed(text):
-    # computing either would take minutes and gigabytes; the refusal is immediate
-    assert "far too large" in refused(parse_count, text).message
-
-
 @pytest.mark.parametrize("text", ["x", "0", "4..x", "4..64:xq", "4..64:x0"])
 def test_a_bad_grid_value_names_the_option(text):
-    refused(values.parse_grid, text, "--sizes")
+    refused_option(values.parse_grid, text, "--sizes")
 
 
 def test_a_bad_device_names_the_device_option_by_default():

@@ -1,14 +1,39 @@
-"""Size expressions, pipeline-file helpers and the spec's defaults, as a
-pipeline author relies on them (issue 19 item 9: mutation testing of spec.py
-and pipeline_files.py)."""
+"""graphbench.pipeline.spec: size expressions, short values in messages, and the defaults of
+buffer(), count() and scalar()."""
 
 from __future__ import annotations
 
 import pytest
+from tests_helpers import refusal
 
 from graphbench.pipeline import spec
-from graphbench.pipeline.files import _raised
 from graphbench.pipeline.spec import MAX_SIZE, SpecError, evaluate_size
+
+
+@pytest.mark.parametrize("expr, n, message, remedy", [
+    (2.5, 5, "buffer x: size 2.5 is not an integer expression in n",
+     'write e.g. "n", "n // 4" or 1024'),
+    ("n / 2", 5, "buffer x: size 'n / 2' is not an integer expression in n ('n / 2' is not "
+     "allowed)", 'use n, integers and + - * // % **, e.g. "n // 4"'),
+    ("2 ** 64 * 2 ** 64", 5, "buffer x: size '2 ** 64 * 2 ** 64' is not an integer expression "
+     "in n (far too large)", 'use n, integers and + - * // % **, e.g. "n // 4"'),
+    ("n ** 65", 5, "buffer x: size 'n ** 65' is not an integer expression in n (an exponent "
+     "must be 0 to 64)", 'use n, integers and + - * // % **, e.g. "n // 4"'),
+    ("n - 5000", 4096, "buffer x: size 'n - 5000' is -904 at n = 4,096, not positive",
+     "choose a larger --elements or another size expression"),
+    ("2 ** 48 + n", 4096, "buffer x: size '2 ** 48 + n' is more than 2^48 at n = 4,096",
+     "no GPU holds that many; check the expression"),
+])
+def test_size_refusals_say_what_and_what_to_do(expr, n, message, remedy):
+    assert refusal(lambda: evaluate_size(expr, n, "buffer x"), SpecError) == (message, remedy)
+
+
+def test_a_long_value_is_cut_to_sixty_characters_in_messages():
+    from graphbench.pipeline.spec import _short
+
+    assert _short("x" * 58) == repr("x" * 58)  # 60 with its quotes: kept
+    cut = _short("x" * 59)
+    assert len(cut) == 60 and cut == repr("x" * 59)[:57] + "..."
 
 
 @pytest.mark.parametrize("expr, n, value", [
@@ -64,21 +89,6 @@ def test_short_keeps_messages_to_one_readable_line():
         def __repr__(self):
             raise RuntimeError("no")
     assert spec._short(Bad()) == "a Bad"
-
-
-def test_raised_names_the_exception_and_keeps_its_text_short():
-    assert _raised(ValueError("bad value")) == "ValueError: bad value"
-    assert _raised(ValueError("bad"), " while loading") == "ValueError while loading: bad"
-    assert _raised(KeyError()) == "KeyError"
-    assert _raised(RuntimeError(), " while loading") == "RuntimeError while loading"
-    assert _raised(ValueError("x" * 200)) == "ValueError: " + "x" * 200
-    text = _raised(ValueError("y" * 201))
-    assert text == "ValueError: " + "y" * 197 + "..."
-
-    class Loud(Exception):
-        def __str__(self):
-            raise RuntimeError("no")
-    assert _raised(Loud()) == "Loud"
 
 
 def test_a_buffer_defaults_to_a_float32_output_of_n_elements_in_minus_one_to_one():

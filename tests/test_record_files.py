@@ -1,8 +1,5 @@
-"""Mutation tests for graphbench.record.files' branches a root test run never
-reaches on its own (issue 19 item 9): a file another user owns, a folder
-closed to us, a failing mkstemp or chown, an unwritable file. The failures
-are injected where the OS would raise them; what the write leaves on disk is
-checked, not just that it returned."""
+"""graphbench.record.files: what an output path must be before a run starts, and what a write
+leaves on disk (failures injected where the OS would raise them)."""
 
 from __future__ import annotations
 
@@ -17,8 +14,211 @@ from graphbench.errors import RecordError, UsageError
 from graphbench.record import files
 
 
+def test_a_directory_is_no_output_file(tmp_path):
+    with pytest.raises(UsageError) as info:
+        files.check_writable(tmp_path, "--out")
+    assert "is a directory" in info.value.message and "--out" in info.value.message
+
+
+def test_a_read_only_file_is_refused_even_for_root(tmp_path):
+    target = tmp_path / "r.json"
+    target.write_text("{}")
+    target.chmod(0o444)
+    with pytest.raises(UsageError, match="read-only"):
+        files.check_writable(target, "--out")
+    with pytest.raises(UsageError, match="read-only"):
+        files.write_text_atomic(target, "new")
+    assert target.read_text() == "{}"
+
+
+def test_a_writable_file_a_stream_and_a_new_file_pass(tmp_path):
+    existing = tmp_path / "w.json"
+    existing.write_text("{}")
+    files.check_writable(existing, "--out")
+    files.check_writable("/dev/null", "--out")
+    files.check_writable(tmp_path / "new" / "deeper" / "x.json", "--out")  # folders made later
+    assert not list(tmp_path.glob("**/.graphbench-check.*"))  # the probe is removed
+
+
+def test_a_file_in_the_way_of_the_folder_is_named(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(UsageError) as info:
+        files.check_folder(blocker / "sub" / "x.json", "--out")
+    assert "--out" in info.value.message and "not a directory" in info.value.message
+
+
+def test_a_folder_closed_to_writing_is_refused(tmp_path):
+    if os.geteuid() == 0:
+        pytest.skip("root writes anywhere")
+    closed = tmp_path / "closed"
+    closed.mkdir()
+    closed.chmod(0o555)
+    try:
+        with pytest.raises(UsageError, match="cannot write in"):
+            files.check_folder(closed / "x.json", "--out")
+    finally:
+        closed.chmod(0o755)
+
+
+def test_a_hard_linked_record_is_rewritten_for_every_name(tmp_path):
+    first = tmp_path / "a.json"
+    first.write_text("old")
+    second = tmp_path / "b.json"
+    os.link(first, second)
+    files.write_text_atomic(first, "new text")
+    assert second.read_text() == "new text" and first.read_text() == "new text"
+    assert os.stat(first).st_ino == os.stat(second).st_ino
+
+
+def test_a_replaced_record_keeps_no_temporary_file(tmp_path):
+    target = tmp_path / "r.json"
+    files.write_text_atomic(target, "one")
+    files.write_text_atomic(target, "two")
+    assert target.read_text() == "two"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def _written(path, text):
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+@pytest.mark.parametrize("path", ["out/", "out/."])
+def test_a_path_ending_in_a_folder_is_refused_with_a_file_name_in_it(path):
+    with pytest.raises(UsageError) as info:
+        files.check_path_text(path, "--json")
+    assert info.value.message == f"--json {path}: ends in a folder, not a file name"
+    assert "out/out" in info.value.remedy
+
+
+def test_an_empty_path_is_refused():
+    with pytest.raises(UsageError) as info:
+        files.check_path_text("", "--json")
+    assert info.value.message.startswith("--json ''")
+    files.check_path_text("out.json", "--json")
+    files.check_path_text("./out", "--json")
+
+
+def test_a_new_record_is_shared_as_the_umask_allows(tmp_path):
+    old = os.umask(0o027)
+    try:
+        target = files.write_text_atomic(tmp_path / "deep" / "new.json", "text")
+    finally:
+        os.umask(old)
+    assert target == tmp_path / "deep" / "new.json"
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640
+    assert target.read_text() == "text"
+
+
+def test_a_replaced_record_keeps_its_mode_and_gets_a_new_inode(tmp_path):
+    target = tmp_path / "r.json"
+    target.write_text("old old old old")
+    target.chmod(0o604)
+    before = os.stat(target).st_ino
+    files.write_text_atomic(target, "new")
+    assert target.read_text() == "new"
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o604
+    assert os.stat(target).st_ino != before  # replaced, not rewritten
+
+
+def test_a_hard_linked_record_is_rewritten_shorter_in_place(tmp_path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text("a long old text")
+    os.link(first, second)
+    before = os.stat(first).st_ino
+    assert files.write_text_atomic(second, "short") == second
+    assert first.read_text() == "short" and os.stat(first).st_ino == before
+
+
+def test_a_symbolic_link_is_written_through(tmp_path):
+    target, link = tmp_path / "t.json", tmp_path / "l.json"
+    target.write_text("old")
+    link.symlink_to(target)
+    files.write_text_atomic(link, "new")
+    assert link.is_symlink() and target.read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["l.json", "t.json"]
+
+
+def test_a_fifo_is_written_as_a_stream(tmp_path):
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    reader.start()
+    assert files.write_text_atomic(fifo, "streamed") == fifo
+    reader.join(5)
+    assert got == ["streamed"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_writing_a_directory_or_an_empty_path_is_refused(tmp_path):
+    with pytest.raises(UsageError, match="is a directory"):
+        files.write_text_atomic(tmp_path, "x")
+    with pytest.raises(UsageError, match="an empty path"):
+        files.write_text_atomic("", "x")
+
+
+def test_a_record_that_is_no_text_or_not_there_is_named(tmp_path):
+    binary = tmp_path / "b.json"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(RecordError) as info:
+        files.read_text(binary)
+    assert info.value.message == f"{binary} is not a text file (not UTF-8)" and info.value.remedy
+    with pytest.raises(RecordError) as info:
+        files.read_text(tmp_path / "none.json")
+    assert info.value.message.startswith(f"cannot read {tmp_path / 'none.json'}: ")
+    assert "No such file" in info.value.message
+    assert files.read_text(_written(tmp_path / "ok.json", "é")) == "é"
+
+
+def test_what_is_at_a_path_is_its_stat_or_none(tmp_path):
+    blocker = tmp_path / "f"
+    blocker.write_text("x")
+    assert files.existing(tmp_path / "none") is None
+    assert files.existing(blocker).st_size == 1
+    with pytest.raises(UsageError) as info:
+        files.existing(blocker / "x.json", "--json")
+    assert info.value.message == f"--json {blocker / 'x.json'}: a folder on that path is not a directory"
+    with pytest.raises(UsageError) as info:
+        files.existing(blocker / "x.json")
+    assert info.value.message.startswith(str(blocker / "x.json"))
+
+
+def test_a_bad_output_path_is_named_by_its_option(tmp_path):
+    blocker = tmp_path / "f"
+    blocker.write_text("x")
+    for path, said in [("out/", "--csv out/: ends in a folder"),
+                       (blocker / "x.json", f"--csv {blocker / 'x.json'}: a folder on that path"),
+                       (tmp_path, f"--csv {tmp_path} is a directory")]:
+        with pytest.raises(UsageError) as info:
+            files.check_writable(path, "--csv")
+        assert info.value.message.startswith(said)
+
+
+def test_a_record_in_new_folders_is_made_with_them(tmp_path):
+    target = tmp_path / "a" / "b" / "c" / "r.json"
+    files.check_writable(target, "--json")
+    assert files.write_text_atomic(target, "x") == target and target.read_text() == "x"
+    assert [p.name for p in target.parent.iterdir()] == ["r.json"]
+
+
 def denied(*_args, **_kwargs):
     raise PermissionError(errno.EACCES, "Permission denied")
+
+
+@pytest.fixture
+def mkstemp_calls(monkeypatch):
+    """The keyword arguments of every tempfile.mkstemp call, which still runs."""
+    made, real = [], tempfile.mkstemp
+
+    def spy(*args, **kwargs):
+        made.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", spy)
+    return made
 
 
 def test_a_read_error_is_named_with_its_reason(tmp_path):
@@ -128,19 +328,6 @@ def test_a_folder_on_the_path_that_is_a_file(tmp_path):
         files.check_folder(blocker / "deeper" / "x.json", "--json")
     assert info.value.message == f"--json {blocker / 'deeper' / 'x.json'}: {blocker} is not a " \
         "directory"
-
-
-@pytest.fixture
-def mkstemp_calls(monkeypatch):
-    """The keyword arguments of every tempfile.mkstemp call, which still runs."""
-    made, real = [], tempfile.mkstemp
-
-    def spy(*args, **kwargs):
-        made.append(kwargs)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(tempfile, "mkstemp", spy)
-    return made
 
 
 def test_the_folder_probe_finds_the_nearest_existing_folder_and_cleans_up(tmp_path, mkstemp_calls):
@@ -325,166 +512,3 @@ def test_an_in_place_write_of_nothing_empties_the_file(tmp_path):
     os.link(first, second)
     files.write_text_atomic(first, "")
     assert second.read_bytes() == b""
-
-
-def test_a_sweep_finds_its_point_by_size_depth_and_shape():
-    from conftest import make_record
-
-    from graphbench.config import SweepConfig
-    from graphbench.record.model import HostInfo, SweepRecord, ToolInfo
-
-    points = (make_record(elements=1024, depth=1), make_record(elements=1024, depth=2),
-              make_record(elements=4096, depth=1),
-              make_record(elements=1024, depth=1, grid="1056", block=128))
-    sweep = SweepRecord(ToolInfo("graphbench", "0"), "2026", HostInfo(),
-                        SweepConfig((1024, 4096), (1, 2)), None, points, True)
-    assert sweep.point(1024, 1) is points[0]  # the first of any shape
-    assert sweep.point(1024, 2) is points[1] and sweep.point(4096, 1) is points[2]
-    assert sweep.point(1024, 1, ("1056", 128)) is points[3]
-    assert sweep.point(1024, 1, ("auto", None)) is points[0]
-    assert sweep.point(4096, 2) is None and sweep.point(4096, 1, ("1056", 128)) is None
-    assert sweep.point(2048, 1) is None
-
-
-# --- parse, codec and legacy: what each refusal says -----------------------------
-
-from graphbench.record import codec, legacy  # noqa: E402
-from graphbench.record.parse import parse_json  # noqa: E402
-
-
-def refusal(call):
-    with pytest.raises(RecordError) as info:
-        call()
-    return info.value.message, info.value.remedy
-
-
-def test_parse_refusals_and_their_remedies():
-    assert refusal(lambda: parse_json('{"a": ', "t.json")) == (
-        "t.json is not valid JSON (Expecting value at line 1)",
-        "was it truncated? re-run graphbench with --json")
-    assert refusal(lambda: parse_json("1" * 5000, "t.json")) == (
-        "t.json holds an integer of thousands of digits, which no graphbench record does", "")
-    assert refusal(lambda: parse_json("[" * 100000 + "]" * 100000, "t.json")) == (
-        "t.json is nested too deeply to be a graphbench record", "")
-    assert refusal(lambda: parse_json('{"a": [1, NaN]}', "t.json")) == (
-        "t.json: a[1]: bare NaN is not JSON", "a record stores finite numbers only")
-    assert refusal(lambda: parse_json("Infinity", "t.json")) == (
-        "t.json: the record: bare Infinity is not JSON", "a record stores finite numbers only")
-    assert refusal(lambda: parse_json('"\\udc00"', "t.json")) == (
-        "t.json: the record: a string with a lone surrogate, not text",
-        "was the file written by graphbench?")
-
-
-def test_schema_refusals_name_the_remedy(tmp_path):
-    assert refusal(lambda: codec.load_document(
-        {"schema": codec.RUN_SCHEMA, "schema_version": 99}, "t.json"))[1] == \
-        "use the graphbench version that wrote it"
-    from conftest import make_record
-
-    from graphbench.config import SweepConfig
-    from graphbench.record.model import HostInfo, SweepRecord, ToolInfo
-
-    sweep = SweepRecord(ToolInfo("graphbench", "0"), "2026", HostInfo(),
-                        SweepConfig((4096,), (1,)), None, (make_record(elements=4096),), True)
-    path = codec.write_record(tmp_path / "s.json", sweep)
-    assert refusal(lambda: codec.read_run(path)) == (
-        f"{path} is a sweep record, not a run record",
-        "give a record written by graphbench run --json")
-
-
-def test_a_records_summary_block_reaches_every_point(tmp_path):
-    import json
-
-    from conftest import make_record
-
-    from graphbench.config import SweepConfig
-    from graphbench.record.model import HostInfo, SweepRecord, ToolInfo
-
-    point = make_record(elements=4096)
-    sweep = SweepRecord(ToolInfo("graphbench", "0"), "2026", HostInfo(),
-                        SweepConfig((4096,), (1,)), None, (point,), True)
-    marker = lambda run: {"elements": run.config.elements}  # noqa: E731
-    written = json.loads(codec.write_record(tmp_path / "s.json", sweep, marker).read_text())
-    assert [p["summary"] for p in written["points"]] == [{"elements": 4096}]
-    assert "summary" not in written
-    run = json.loads(codec.write_record(tmp_path / "r.json", point, marker).read_text())
-    assert run["summary"] == {"elements": 4096}
-    assert "summary" not in json.loads(codec.write_record(tmp_path / "n.json", point)
-                                       .read_text())
-
-
-def test_writing_refuses_non_finite_numbers(tmp_path):
-    with pytest.raises(ValueError):
-        codec.write_json(tmp_path / "x.json", {"a": float("nan")})
-    assert not (tmp_path / "x.json").exists()
-
-
-def test_a_pipeline_files_record_must_store_its_working_set():
-    import dataclasses
-
-    from conftest import make_record
-
-    record = make_record()
-    bare = dataclasses.replace(record, pipeline=dataclasses.replace(
-        record.pipeline, working_set_bytes=None, file="mine.py"))
-    assert refusal(lambda: legacy.with_working_sets(bare)) == (
-        "pipeline.working_set_bytes: required field is missing",
-        "a record of a pipeline file stores it; remake the record")
-
-
-def test_a_built_in_records_working_set_follows_its_depth_and_stages():
-    import dataclasses
-
-    from conftest import make_record
-
-    from graphbench.pipeline.files import load_pipeline, plan
-
-    for depth, stages in ((1, ("add", "mul", "sub")), (3, ("add", "mul", "sub")),
-                          (2, ("add", "mul"))):
-        record = make_record(depth=depth, stages=stages, elements=4096)
-        bare = dataclasses.replace(record, pipeline=dataclasses.replace(
-            record.pipeline, working_set_bytes=None))
-        filled = legacy.with_working_sets(bare).pipeline.working_set_bytes
-        assert filled == plan(load_pipeline(None, depth, stages).spec, 4096).buffer_bytes
-
-
-def test_a_long_wrong_value_is_cut_to_forty_characters():
-    from graphbench.record.decode import decode
-    from graphbench.record.model import Environment
-
-    kept = refusal(lambda: decode(Environment, {"pinned_cpu": "x" * 38}, "env"))[0]
-    assert kept == f'env.pinned_cpu: expected a whole number, got "{"x" * 38}"'
-    cut = refusal(lambda: decode(Environment, {"pinned_cpu": "x" * 39}, "env"))[0]
-    assert cut == f'env.pinned_cpu: expected a whole number, got "{"x" * 36}...'
-
-
-def test_a_version_2_record_reads_its_graph_lifecycle(tmp_path):
-    import json
-
-    from conftest import make_record, make_run
-
-    record = make_record()
-    two = dataclasses_replace_runs(record, record.runs[0], make_run(seed=1, extras=False))
-    document = json.loads(codec.write_record(tmp_path / "r.json", two).read_text())
-    document["schema_version"] = 2
-    for run in document["runs"]:
-        lifecycles = run.pop("lifecycles", {})
-        if lifecycles:
-            run["graph_lifecycle"] = lifecycles["graph"]
-    assert "graph_lifecycle" in document["runs"][0]
-    assert "graph_lifecycle" not in document["runs"][1]
-    read = codec.load_document(document, "v2.json")
-    assert read.runs[0].lifecycles == record.runs[0].lifecycles
-    assert read.runs[1].lifecycles == {}
-
-
-def dataclasses_replace_runs(record, *runs):
-    import dataclasses
-
-    return dataclasses.replace(record, runs=tuple(runs))
-
-
-def test_a_version_1_sweep_needs_a_list_of_points():
-    document = {"schema": "graphbench/sweep", "schema_version": 1, "config": {}, "points": 5}
-    assert refusal(lambda: codec.load_document(document, "s.json"))[0] == (
-        "s.json: points: expected a list (schema version 1)")  # named with its file
