@@ -7,7 +7,7 @@
 Everything is validated as the command line validates it, before any GPU
 work: a bad setting raises ConfigError naming its field, a bad pipeline
 SpecError, a record that cannot be judged RecordError. Nothing here prints;
-the CLI is a thin layer over the same library calls (graphbench.measure.run,
+the CLI is a thin layer over the same library calls (graphbench.runner,
 graphbench.analyze.gate).
 """
 
@@ -47,7 +47,7 @@ def run(pipeline: PipelineArg = None, *, elements: int | str = 4096,
     `modes` and `stages` may be "individual,graph" or a sequence, counts
     may be written "2^20". Raises the typed errors of graphbench.errors,
     e.g. DeviceError where no GPU is usable."""
-    from graphbench.measure.run import check_run, measure
+    from graphbench.runner import check_run, measure
 
     spec, path = _pipeline(pipeline)
     settings = run_config(elements=elements, modes=modes, gate_sizes=gate_sizes, pipeline=path,

@@ -26,7 +26,8 @@ import dataclasses
 from dataclasses import dataclass
 
 from graphbench.errors import UsageError
-from graphbench.pipeline.spec import AUTO
+
+AUTO = "auto"  # a grid-stride stage's grid sized from its work (graphbench.pipeline.spec.Stage)
 
 PER_ELEMENT = "per-element"
 AUTO_BLOCKS_PER_SM = 32      # auto's cap (graphbench.measure.pipeline.GRID_BLOCKS_PER_SM)

@@ -43,7 +43,7 @@ def test_text_forms_become_the_config_the_cli_would_build(monkeypatch):
         seen.update(config=config, processes=processes, spec=spec)
         return make_record()
 
-    monkeypatch.setattr("graphbench.measure.run.measure", fake_measure)
+    monkeypatch.setattr("graphbench.runner.measure", fake_measure)
     graphbench.run("softmax", elements="2^16", modes="individual,graph", max_noise=0.02)
     config = seen["config"]
     assert (config.pipeline, config.elements, config.modes) == ("softmax", 65536,
@@ -59,7 +59,7 @@ def test_a_pipeline_object_reaches_the_session_without_a_file(monkeypatch):
         seen.update(config=config, spec=spec)
         return make_record()
 
-    monkeypatch.setattr("graphbench.measure.benchmark.run_benchmark", fake_benchmark)
+    monkeypatch.setattr("graphbench.runner.run_benchmark", fake_benchmark)
     graphbench.run(spec, modes=["individual", "graph"])
     assert seen["spec"] is spec and seen["config"].pipeline is None
 
@@ -103,7 +103,9 @@ def test_import_graphbench_loads_no_gpu_or_numeric_package():
             "('cupy', 'cuda', 'numpy', 'scipy', 'rich', 'graphbench')))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, cwd=Path(__file__).resolve().parents[1]).stdout
-    assert eval(loaded) == ["graphbench", "graphbench._version", "graphbench.pytest_plugin"]
+    # graphbench.limits: the plugin's default process count, three constants
+    assert eval(loaded) == ["graphbench", "graphbench._version", "graphbench.limits",
+                            "graphbench.pytest_plugin"]
 
 
 @pytest.mark.gpu

@@ -15,7 +15,7 @@ from graphbench.analyze import stage_figures as F
 from graphbench.analyze.attribution import capture_escapes
 from graphbench.analyze.stage_figures import all_rung_figures, rung_figures, timelines
 from graphbench.cli import main
-from graphbench.measure.attribution import escape_checks
+from graphbench.analyze.attribution import escape_checks
 from graphbench.record.codec import read_run, write_record
 from graphbench.report.attribution import attribution_report, stage_names, timeline_text
 from graphbench.report.tables import to_text

@@ -17,7 +17,7 @@ from graphbench.analyze.stage_figures import all_rung_figures, busy_us, record_a
 from graphbench.cli import main
 from graphbench.config import RunConfig
 from graphbench.ladder import RUNG
-from graphbench.measure.benchmark import run_benchmark
+from graphbench.runner import run_benchmark
 
 pytestmark = pytest.mark.gpu
 cupti = pytest.importorskip("cupti")

@@ -10,7 +10,7 @@ import pytest
 from graphbench.pipeline.callables import CaptureError
 from graphbench.config import RunConfig
 from graphbench.ladder import RUNG
-from graphbench.measure.benchmark import run_benchmark
+from graphbench.runner import run_benchmark
 
 
 pytestmark = pytest.mark.gpu

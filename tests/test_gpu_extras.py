@@ -6,7 +6,7 @@ import pytest
 from graphbench.analyze.summary import summarize_run
 from graphbench.cli import main
 from graphbench.config import RunConfig
-from graphbench.measure.benchmark import run_benchmark
+from graphbench.runner import run_benchmark
 from graphbench.measure.busy import BUSY_MAX_ITERATIONS, BUSY_MIN_ITERATIONS, BusyProbe, Hold
 from graphbench.measure.kernels import HOLD_KERNEL
 from graphbench.measure.session import Session

@@ -4,7 +4,7 @@ import pytest
 
 from graphbench.analyze.summary import summarize_run
 from graphbench.config import RunConfig
-from graphbench.measure.benchmark import run_benchmark
+from graphbench.runner import run_benchmark
 
 pytestmark = pytest.mark.gpu
 

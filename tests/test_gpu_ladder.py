@@ -6,7 +6,7 @@ import pytest
 from graphbench.analyze.summary import summarize_run
 from graphbench.config import RunConfig
 from graphbench.ladder import LADDER, RUNG
-from graphbench.measure.benchmark import run_benchmark
+from graphbench.runner import run_benchmark
 from graphbench.measure.device import describe, open_device
 from graphbench.measure.kernels import load_source
 from graphbench.measure.session import load_kernels

@@ -7,7 +7,7 @@ import pytest
 from graphbench.cli import main
 from graphbench.config import RunConfig
 from graphbench.ladder import RUNG
-from graphbench.measure.benchmark import run_benchmark
+from graphbench.runner import run_benchmark
 from graphbench.measure.device import describe, open_device
 from graphbench.measure.session import load_kernels
 from graphbench.pipeline.files import load_pipeline, plan

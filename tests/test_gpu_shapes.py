@@ -4,7 +4,7 @@ import pytest
 
 from graphbench.cli import main
 from graphbench.config import RunConfig
-from graphbench.measure.benchmark import run_benchmark
+from graphbench.runner import run_benchmark
 from graphbench.record.codec import read_run
 
 pytestmark = pytest.mark.gpu

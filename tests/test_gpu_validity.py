@@ -6,7 +6,7 @@ import pytest
 
 from graphbench.analyze.summary import summarize_run
 from graphbench.config import RunConfig
-from graphbench.measure.benchmark import run_benchmark
+from graphbench.runner import run_benchmark
 from graphbench.measure.verify import compare, untouched
 
 pytestmark = pytest.mark.gpu

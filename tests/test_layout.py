@@ -113,3 +113,48 @@ def test_graphbench_has_no_import_cycles():
         if name not in done:
             visit(name)
     assert cycles == []
+
+
+# The data flow, as import layers: a module imports only from its own stage
+# or an earlier one. The typed record is the vocabulary every later stage
+# speaks (measurement writes it, statistics read it), so it follows the
+# configuration it stores; pipeline definitions come before the measurement
+# that runs them; statistics before the report that renders them; and the
+# runner, the one place where measurement and statistics meet, before the
+# entry points (CLI, Python API, pytest plugin) that call it.
+FLOW = (
+    ("graphbench._version", "graphbench.errors", "graphbench.limits", "graphbench.counts",
+     "graphbench.ladder", "graphbench.launch_shape", "graphbench.kernel_files"),
+    ("graphbench.config",),
+    ("graphbench.record",),
+    ("graphbench.pipeline", "graphbench.spec", "graphbench.callables"),
+    ("graphbench.measure",),
+    ("graphbench.preflight",),
+    ("graphbench.analyze",),
+    ("graphbench.report",),
+    ("graphbench.runner",),
+    ("graphbench.api", "graphbench.cli", "graphbench.pytest_plugin", "graphbench.__main__",
+     "graphbench"),
+)
+
+
+def stage(name: str) -> int:
+    """The flow stage of a module: the stage of its longest matching prefix."""
+    matches = [(len(prefix), i) for i, prefixes in enumerate(FLOW) for prefix in prefixes
+               if name == prefix or (prefix != "graphbench" and name.startswith(prefix + "."))]
+    assert matches, f"{name} has no stage in FLOW: add it where the data flow puts it"
+    return max(matches)[1]
+
+
+def test_every_import_follows_the_data_flow():
+    against = sorted(f"{name} -> {target}" for name in MODULES for target in IMPORTS[name]
+                     if stage(target) > stage(name))
+    assert against == []
+
+
+def test_the_flow_check_sees_an_import_against_the_flow():
+    assert stage("graphbench.measure.benchmark") < stage("graphbench.analyze.stopping")
+    assert stage("graphbench.record.legacy") < stage("graphbench.pipeline.files")
+    assert stage("graphbench") > stage("graphbench.runner") > stage("graphbench.report")
+    with pytest.raises(AssertionError, match="no stage"):
+        stage("graphbench.newthing")

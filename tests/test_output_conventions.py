@@ -184,7 +184,7 @@ def test_no_color_is_documented_and_honoured():
 
 
 def test_a_sweep_to_a_fifo_is_written_once_when_it_ends(tmp_path, monkeypatch):
-    import graphbench.measure.benchmark as benchmark
+    import graphbench.runner as benchmark
     from conftest import synthetic_point
 
     monkeypatch.setattr(benchmark, "run_benchmark", lambda c, on_round=None, kernels=None:

@@ -34,7 +34,7 @@ def one_device(monkeypatch):
 
 def fake_point(monkeypatch, fail_at: int | None = None, error=KeyboardInterrupt):
     """Sweep points from the synthetic model; the `fail_at`-th one raises."""
-    import graphbench.measure.benchmark as benchmark
+    import graphbench.runner as benchmark
     from conftest import synthetic_point
 
     calls = []

@@ -157,3 +157,16 @@ def test_a_lifecycle_phase_a_rung_does_not_have_reads_back_as_zero(tmp_path):
     bad = write_record(tmp_path / "bad.json", dataclasses.replace(record, runs=(negative,)))
     with pytest.raises(RecordError, match="not positive"):
         read_run(bad)
+
+
+def test_an_old_records_working_set_is_what_the_built_in_pipeline_allocates():
+    """Old records did not store the working set; the reader's arithmetic
+    must match the built-in pipeline file's buffers, at every chain."""
+    from graphbench.pipeline.files import load_pipeline, plan
+    from graphbench.record.legacy import _built_in_bytes
+
+    for depth, stages in ((1, ("add", "mul", "sub")), (3, ("mul",)), (2, ("sub", "add"))):
+        planned = plan(load_pipeline(None, depth, stages).spec, 12288).buffer_bytes
+        assert _built_in_bytes(12288, depth, stages) == planned
+    with pytest.raises(RecordError, match="no chain the built-in pipeline ran"):
+        _built_in_bytes(4096, 1, ("add", "div"))

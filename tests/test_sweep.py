@@ -201,7 +201,7 @@ def test_a_sweep_interrupted_before_its_first_point_leaves_the_file_as_it_was(
         tmp_path, monkeypatch, capsys):
     """Nothing is written before the work it records exists: no new file,
     and an existing one stays byte for byte."""
-    import graphbench.measure.benchmark as benchmark
+    import graphbench.runner as benchmark
 
     def interrupted(config, on_round=None, kernels=None):
         raise KeyboardInterrupt

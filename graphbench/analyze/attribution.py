@@ -21,10 +21,12 @@ How kernels are assigned:
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 
 from graphbench.ladder import rung
+from graphbench.record.model import Check
 from graphbench.record.trace import Attribution, KernelActivity, RungTrace
 
 NS_PER_US = 1000.0
@@ -144,6 +146,19 @@ def capture_escapes(attribution: Attribution) -> dict[str, Escape]:
     """Every graph rung whose replay ran other kernels than its stages."""
     found = {mode: rung_escape(attribution, mode) for mode in attribution.rungs}
     return {mode: escape for mode, escape in found.items() if escape}
+
+
+def escape_checks(attribution: Attribution) -> list[Check]:
+    """A failed check per graph rung whose replay ran other kernels than
+    its stages: the run fails as a wrong result does (exit 1)."""
+    checks = []
+    for mode, escape in capture_escapes(attribution).items():
+        count = sum(math.ceil(n) for _, n in escape.missing + escape.extra)
+        expected = sum(len(w.kernels) for w in attribution.stages
+                       if w.workload == attribution.rungs[mode].workload)
+        checks.append(Check(f"{mode}: capture escape: {escape.text()}", False, expected,
+                            count, None, None))
+    return checks
 
 
 @dataclass(frozen=True)

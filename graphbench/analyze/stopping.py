@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Protocol, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from graphbench.analyze.host_speed import steadied
 from graphbench.analyze.intervals import MIN_ROUNDS, median_interval
 from graphbench.analyze.stats import paired_ratios
 from graphbench.ladder import BASELINE, BASE_SUFFIX, HEADLINE
+from graphbench.measure.timing import Probes, StopRule  # noqa: F401 - what the rules here are
 
 FIXED = "fixed-rounds"
 NOISE_TARGET = "noise-target"
@@ -40,16 +41,6 @@ MIN_DRIFT_ROUNDS = 6  # thirds of at least two rounds each
 # series with lag-1 0.9 that read as gateable, 93-96% caught a change equal
 # to the threshold; from 60 pairs 99% (tests/test_gate_calibration.py).
 AB_MIN_ROUNDS = 60
-
-
-# each mode's host probe reading per round, where they were read
-Probes = "Mapping[str, Sequence[float | None]] | None"
-
-
-class StopRule(Protocol):
-    def reason_to_stop(self, rounds_done: int, elapsed_s: float,
-                       walls: Mapping[str, Sequence[float]],
-                       probes: Probes = None) -> str | None: ...
 
 
 def drift(values: Sequence[float]) -> float:

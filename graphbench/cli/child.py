@@ -11,7 +11,7 @@ from graphbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, GraphbenchError
 def main(argv: list[str]) -> int:
     from graphbench.cli import error_line
     from graphbench.config import RunConfig
-    from graphbench.measure.benchmark import run_benchmark
+    from graphbench.runner import run_benchmark
     from graphbench.record.codec import decode, parse_json, write_record
     from graphbench.record.files import read_text
 

@@ -14,7 +14,7 @@ from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_fields
 from graphbench.errors import EXIT_FAILED, EXIT_OK, UsageError
 from graphbench.cli.shapes import first_shape, run_shapes
 from graphbench.cli.values import check_conflicts
-from graphbench.measure.run import check_run
+from graphbench.runner import check_run
 from graphbench.preflight import check_configs
 from graphbench.record.model import RunRecord, SweepRecord
 
@@ -120,8 +120,8 @@ def _progress(args) -> bool:
 
 
 def measured(config: RunConfig, processes: int, show_progress: bool) -> RunRecord:
-    """The library's run (graphbench.measure.run, as the API's), with a progress bar."""
-    from graphbench.measure.run import measure
+    """The library's run (graphbench.runner, as the API's), with a progress bar."""
+    from graphbench.runner import measure
 
     return measure(config, processes,
                    lambda total, unit: round_progress(total, show_progress, unit))
@@ -159,7 +159,7 @@ def cmd_sweep(args) -> int:
 def sweep_device(config: SweepConfig, path: str | None, show_progress: bool) -> SweepRecord:
     """One device's sweep, its record rewritten after every point (a stream
     gets it once, at the end); on Ctrl-C, say what was kept."""
-    from graphbench.measure.benchmark import run_benchmark
+    from graphbench.runner import run_benchmark
     from graphbench.measure.sweep import run_sweep
 
     saved: list[SweepRecord] = []

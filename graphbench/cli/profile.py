@@ -60,7 +60,7 @@ def profile_text(run) -> Text:
 
 def cmd_profile(args, config) -> int:
     from graphbench.measure.profile import run_profile
-    from graphbench.measure.run import check_run
+    from graphbench.runner import check_run
 
     check_profile_options(args, config)
     check_run(config)  # the pipeline file, its sizes and kernel sources, before the GPU

@@ -23,10 +23,8 @@ from __future__ import annotations
 import math
 import time
 
-from graphbench.analyze.attribution import capture_escapes
 from graphbench.errors import ConfigError
 from graphbench.measure.kernels import LOOP_COUNT_KERNEL, LOOP_RESET_KERNEL
-from graphbench.record.model import Check
 from graphbench.record.trace import Attribution, KernelActivity, RungTrace, StageWindow
 
 TRACE_BATCHES, TRACE_ITERATIONS = 4, 8
@@ -170,24 +168,3 @@ def _version() -> str | None:
         return metadata.version("cupti-python")
     except metadata.PackageNotFoundError:  # on sys.path without its metadata
         return None
-
-
-def escape_checks(attribution: Attribution) -> list[Check]:
-    """A failed check per graph rung whose replay ran other kernels than
-    its stages: the run fails as a wrong result does (exit 1)."""
-    checks = []
-    for mode, escape in capture_escapes(attribution).items():
-        count = sum(math.ceil(n) for _, n in escape.missing + escape.extra)
-        expected = sum(len(w.kernels) for w in attribution.stages
-                       if w.workload == attribution.rungs[mode].workload)
-        checks.append(Check(f"{mode}: capture escape: {escape.text()}", False, expected,
-                            count, None, None))
-    return checks
-
-
-def attribute(session, extras: dict, checks: list[Check]) -> tuple[dict, list[Check]]:
-    """With --attribute, the trace and its escape checks (last: see above)."""
-    if not session.config.attribute:
-        return extras, checks
-    trace = trace_rungs(session)
-    return {**extras, "attribution": trace}, checks + escape_checks(trace)

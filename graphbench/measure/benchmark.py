@@ -1,41 +1,30 @@
-"""One benchmark run, end to end: the data flow in one place.
-
-config -> device and compiled kernels -> pipeline -> modes -> interleaved
-timed rounds -> floor, lifecycle and update measurements -> verification
--> the typed record (statistics are derived from it, never stored).
+"""One process's measurement, step by step: sampling the interleaved
+rounds, the floor, lifecycle and update measurements, verification, and the
+process's part of the record. graphbench.runner strings them together.
 
 Timing comes before verification, and a run whose checks fail keeps none of
-its figures. Measured on the H200 (benchmarks/busy_rise.py): once checks had
-run, whether with CuPy's reductions, graphbench's own reduction kernels or on
-the host, the timed rounds after them left the pipeline kernels 17% slower
-for the rest of the process (3.0 -> 3.5 us per pipeline at 4096 elements,
-SM clock 1980 MHz throughout by clock64), while rounds with no checks before
-them stayed at the figure a bare loop in a fresh process measures.
+its figures. Measured on the H200: once checks had run, whether with CuPy's
+reductions, graphbench's own reduction kernels or on the host, the timed
+rounds after them left the pipeline kernels 17% slower for the rest of the
+process (3.0 -> 3.5 us per pipeline at 4096 elements, SM clock 1980 MHz
+throughout by clock64), while rounds with no checks before them stayed at
+the figure a bare loop in a fresh process measures.
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import replace
-from typing import Callable
-
-import numpy as np
-
-from graphbench.analyze.stopping import stop_rule
-from graphbench.config import RunConfig
+from graphbench.ladder import HEADLINE, KERNELS
 from graphbench.measure import provenance
-from graphbench.measure.attribution import attribute
 from graphbench.measure.busy import BusyProbe, Hold, SubmitProbe
 from graphbench.measure.conditions import round_probe_us
 from graphbench.measure.reference import gpu_reference
-from graphbench.ladder import HEADLINE, KERNELS
 from graphbench.measure.costs import time_launch_floor, time_node_costs
 from graphbench.measure.kernels import (EMPTY_KERNEL, HOLD_KERNEL, L2_FLUSH_KERNEL,
                                         load_harness_source, source_digest)
 from graphbench.measure.l2 import L2Flusher
 from graphbench.measure.repoint import graph_update_experiment
 from graphbench.measure.session import Session
-from graphbench.measure.timing import ColdTimer, Sampling, round_order, run_rounds
+from graphbench.measure.timing import ColdTimer, Sampling, StopRule, round_order, run_rounds
 from graphbench.measure.verify import all_passed, compare_outputs
 from graphbench.record.model import (ROUND_METRICS, Check, Condition, Environment, ModeSamples,
                                      PipelineInfo, ProcessRun, RunRecord)
@@ -45,36 +34,14 @@ MIN_AUTO_ITERS, MAX_AUTO_ITERS = 10, 1000
 NOT_RUN = "not-run: verification failed"
 
 
-def run_benchmark(config: RunConfig, on_round: Callable | None = None,
-                  kernels: dict | None = None, spec=None) -> RunRecord:
-    """Run `config` on its device and return the record.
-
-    `kernels` replaces the shipped kernels (tests use it to plant a wrong one);
-    `spec`, a pipeline object, replaces config.pipeline's file."""
-    started = time.perf_counter()
-    with Session(config, kernels, spec) as session:
-        rng = np.random.default_rng(config.seed)
-        session.pipeline.fill_random(rng)  # time on fresh random data, not the constants
-        session.pipeline.reference()  # a reference that raises or misshapes fails before timing
-        if config.iters is None:
-            session.config = replace(config, iters=calibrate_iters(session))
-        sampling = sample(session, rng, on_round)
-        extras, checks = measure_extras(session, sampling, rng)
-        checks = verify_modes(session, rng) + checks
-        if all_passed(checks):
-            extras = {**extras, "busy_after_checks": busy_after_checks(session)}
-        # last, since tracing slows the process; also after a failed check: a
-        # kernel that escaped capture is the likeliest cause of a wrong result
-        extras, checks = attribute(session, extras, checks)
-        if not all_passed(checks):  # no figures for wrong results; a trace shows the escape
-            sampling, extras = None, {k: v for k, v in extras.items() if k == "attribution"}
-        run = process_run(session, sampling, checks, extras, time.perf_counter() - started)
-        return RunRecord(tool=provenance.tool_info(), created=provenance.utc_timestamp(),
-                         host=provenance.host_info(), packages=provenance.package_versions(),
-                         device=session.info,
-                         config=session.config.resolved(rtol=session.plan.rtol,
-                                                        atol=session.plan.atol),
-                         pipeline=describe_pipeline(session), runs=(run,))
+def run_record(session: Session, run: ProcessRun) -> RunRecord:
+    """The record of one process's run, with where and with what it ran."""
+    return RunRecord(tool=provenance.tool_info(), created=provenance.utc_timestamp(),
+                     host=provenance.host_info(), packages=provenance.package_versions(),
+                     device=session.info,
+                     config=session.config.resolved(rtol=session.plan.rtol,
+                                                    atol=session.plan.atol),
+                     pipeline=describe_pipeline(session), runs=(run,))
 
 
 def round_iterations(session: Session) -> dict[str, int]:
@@ -171,7 +138,7 @@ class Probes:
         self.hold.close()
 
 
-def sample(session: Session, rng, on_round) -> Sampling:
+def sample(session: Session, rng, on_round, stop: StopRule) -> Sampling:
     config = session.config
     flusher = L2Flusher(session.info.l2_bytes, session.stream, session.kernels[L2_FLUSH_KERNEL],
                         session.info.multiprocessors) if config.flush_l2 else None
@@ -182,7 +149,7 @@ def sample(session: Session, rng, on_round) -> Sampling:
     calls = {mode.name: mode.calls_per_round(config.iters) for mode in session.modes}
     try:
         return run_rounds({mode.name: mode.step for mode in session.modes}, calls,
-                          timer, stop_rule(config), config.warmup_rounds, on_round,
+                          timer, stop, config.warmup_rounds, on_round,
                           monitor=probes.read, host_probe=round_probe_us)
     finally:
         probes.close()

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphbench.errors import CompileError, UsageError
+from graphbench.kernel_files import HARNESS_FILE, PIPELINE_FILE, kernel_dir  # noqa: F401
 
-PIPELINE_FILE, HARNESS_FILE = "pipeline.cu", "harness.cu"
 EMPTY_KERNEL, HOLD_KERNEL = "empty", "hold"
 LOOP_RESET_KERNEL, LOOP_COUNT_KERNEL = "loop_reset", "loop_count"
 L2_FLUSH_KERNEL = "l2_flush"
@@ -29,16 +29,6 @@ REF_STREAM_KERNEL, REF_COMPUTE_KERNEL = "ref_stream", "ref_compute"
 HARNESS_KERNELS = (EMPTY_KERNEL, HOLD_KERNEL, LOOP_RESET_KERNEL, LOOP_COUNT_KERNEL,
                    L2_FLUSH_KERNEL, REF_STREAM_KERNEL, REF_COMPUTE_KERNEL)
 CACHE_ENV = "GRAPHBENCH_CACHE_DIR"
-
-
-def kernel_dir() -> Path:
-    """Where the .cu files are: inside the installed wheel, or the source tree."""
-    package = Path(__file__).resolve().parents[1]  # graphbench/
-    for candidate in (package / "kernels", package.parent / "kernels"):
-        if (candidate / PIPELINE_FILE).is_file():
-            return candidate
-    raise CompileError(f"kernel source {PIPELINE_FILE} not found next to {package}", log="",
-                       remedy="reinstall graphbench from its checkout (pip install --force-reinstall .)")
 
 
 def load_source(path: str | None = None, option: str = "--kernel-source") -> str:

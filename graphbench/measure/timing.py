@@ -10,13 +10,23 @@ import gc
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Protocol
+from typing import Callable, Mapping, Protocol, Sequence
 
-from graphbench.analyze.stopping import StopRule
 from graphbench.ladder import BASE_SUFFIX
 from graphbench.measure.nvtx import RANGES, round_name, warmup_name
 
 Step = Callable[[], None]
+# each mode's host probe reading per round, where they were read
+Probes = "Mapping[str, Sequence[float | None]] | None"
+
+
+class StopRule(Protocol):
+    """When sampling ends (graphbench.analyze.stopping has the rules; the
+    runner hands one in): a reason to stop, or None to go on."""
+
+    def reason_to_stop(self, rounds_done: int, elapsed_s: float,
+                       walls: Mapping[str, Sequence[float]],
+                       probes: Probes = None) -> str | None: ...
 
 
 @dataclass(frozen=True)

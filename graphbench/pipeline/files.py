@@ -174,7 +174,7 @@ def kernel_source_text(source: str, pipeline_file: Path) -> str:
 
 
 def _shipped_kernel(name: str) -> Path | None:
-    from graphbench.measure.kernels import kernel_dir
+    from graphbench.kernel_files import kernel_dir
 
     path = kernel_dir() / name
     return path if path.is_file() else None

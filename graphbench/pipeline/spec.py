@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 from graphbench.errors import UsageError
+from graphbench.launch_shape import AUTO  # noqa: F401 - a Stage's default grid, public here
 
 ROLES = ("input", "output", "scratch")
-AUTO = "auto"
 
 
 class SpecError(UsageError):

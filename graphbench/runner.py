@@ -1,11 +1,21 @@
-"""A run as the library gives it: validated before any GPU work, measured
-in this process or in fresh ones, and at each of its gate sizes.
+"""A run, end to end: the data flow in one place.
 
-`progress(total, unit)` is the caller's display: a context manager giving a
-callback `(done, reason)` or None (the CLI's shows a bar; the API's none)."""
+arguments -> validated config (checked before any GPU work) -> device and
+compiled kernels -> pipeline -> modes -> interleaved timed rounds, until the
+stop rule (graphbench.analyze.stopping) says enough -> floor, lifecycle and
+update measurements -> verification -> the trace and its escape checks
+(--attribute) -> the typed record, one per process, merged
+(graphbench.analyze.merge) -> the same at each gate size.
+
+This is the one layer that joins measurement and statistics; the command
+line, the Python API and the pytest plugin call it, and graphbench.measure
+never imports graphbench.analyze. `progress(total, unit)` is the caller's
+display: a context manager giving a callback `(done, reason)` or None (the
+CLI's shows a bar; the API's none)."""
 
 from __future__ import annotations
 
+import time
 from contextlib import nullcontext
 from dataclasses import replace
 from typing import Callable
@@ -22,8 +32,8 @@ def check_run(config: RunConfig, processes: int = 1, spec=None) -> None:
     `spec`: an already-built pipeline object instead of config.pipeline."""
     from graphbench.measure.kernels import load_source
     from graphbench.pipeline.files import plan
-    from graphbench.preflight import check_configs
     from graphbench.pipeline.objects import loaded_object
+    from graphbench.preflight import check_configs
 
     if not isinstance(processes, int) or isinstance(processes, bool) or processes < 1:
         raise UsageError(f"processes must be a positive integer, got {processes!r}")
@@ -70,7 +80,6 @@ def measure_one(config: RunConfig, processes: int = 1, progress: Progress | None
                 spec=None) -> RunRecord:
     """One run in this process, or `processes` fresh ones merged."""
     from graphbench.analyze.merge import merge_runs
-    from graphbench.measure.benchmark import run_benchmark
     from graphbench.measure.processes import run_processes
 
     shown = progress or (lambda total, unit: nullcontext(None))
@@ -80,3 +89,43 @@ def measure_one(config: RunConfig, processes: int = 1, progress: Progress | None
     with shown(processes, "processes") as on_done:
         done = (lambda count: on_done(count, None)) if on_done else None
         return merge_runs(run_processes(config, processes, done))
+
+
+def run_benchmark(config: RunConfig, on_round: Callable | None = None,
+                  kernels: dict | None = None, spec=None) -> RunRecord:
+    """Run `config` in this process, on its device, and return the record.
+
+    `kernels` replaces the shipped kernels (tests use it to plant a wrong one);
+    `spec`, a pipeline object, replaces config.pipeline's file."""
+    import numpy as np
+
+    from graphbench.analyze.attribution import escape_checks
+    from graphbench.analyze.stopping import stop_rule
+    from graphbench.measure.attribution import trace_rungs
+    from graphbench.measure.benchmark import (busy_after_checks, calibrate_iters,
+                                              measure_extras, process_run, run_record, sample,
+                                              verify_modes)
+    from graphbench.measure.session import Session
+    from graphbench.measure.verify import all_passed
+
+    started = time.perf_counter()
+    with Session(config, kernels, spec) as session:
+        rng = np.random.default_rng(config.seed)
+        session.pipeline.fill_random(rng)  # time on fresh random data, not the constants
+        session.pipeline.reference()  # a reference that raises or misshapes fails before timing
+        if config.iters is None:
+            session.config = replace(config, iters=calibrate_iters(session))
+        sampling = sample(session, rng, on_round, stop_rule(session.config))
+        extras, checks = measure_extras(session, sampling, rng)
+        checks = verify_modes(session, rng) + checks
+        if all_passed(checks):
+            extras = {**extras, "busy_after_checks": busy_after_checks(session)}
+        # last, since tracing slows the process; also after a failed check: a
+        # kernel that escaped capture is the likeliest cause of a wrong result
+        if config.attribute:
+            trace = trace_rungs(session)
+            extras, checks = {**extras, "attribution": trace}, checks + escape_checks(trace)
+        if not all_passed(checks):  # no figures for wrong results; a trace shows the escape
+            sampling, extras = None, {k: v for k, v in extras.items() if k == "attribution"}
+        run = process_run(session, sampling, checks, extras, time.perf_counter() - started)
+        return run_record(session, run)
