@@ -363,24 +363,15 @@ def test_a_record_without_checks_cannot_be_judged(tmp_path, capsys):
 
 # --- the verdict contract at the front door (tests/test_verdict_contract.py measures it) ---
 
-def busy_scaled(record, factor):
-    """Every process's busy readings `factor` times the record's."""
-    runs = tuple(dataclasses.replace(run, conditions=tuple(
-        dataclasses.replace(c, busy={w: dataclasses.replace(r, us=r.us * factor)
-                                     for w, r in c.busy.items()})
-        for c in run.conditions)) for run in record.runs)
-    return dataclasses.replace(record, runs=runs)
-
-
 def test_a_gate_size_is_judged_against_the_baselines_point_of_that_size():
     """At 2^20 busy time is 1.8x that at 4096: a +10% regression at 2^20 reads
     +10% against the baseline's 2^20 point, not against its top-level record
     (+98%) nor the current's top-level against the baseline's point (-45%)."""
     size = 2**20
     base = processes(None, count=3, first_seed=1)
-    base_point = busy_scaled(processes(None, count=3, first_seed=5, elements=size), 1.8)
+    base_point = with_busy(processes(None, count=3, first_seed=5, elements=size), 1.8)
     baseline = dataclasses.replace(base, gate_points=(base_point,))
-    cur_point = busy_scaled(make_record(elements=size, rounds=20, seed=9), 1.8 * 1.10)
+    cur_point = with_busy(make_record(elements=size, rounds=20, seed=9), 1.8 * 1.10)
     current = dataclasses.replace(make_record(rounds=20, seed=8), gate_points=(cur_point,))
     verdict = gate(baseline, current, "graph.busy@2^20:5%")["graph.busy@2^20"]
     assert verdict.verdict == SLOWER
@@ -427,7 +418,7 @@ def test_busy_time_of_records_without_measured_clocks_is_judged():
     for base, cur in ((no_clock(baseline), no_clock(current)), (baseline, no_clock(current)),
                       (no_clock(baseline), current)):
         assert gate(base, cur, "graph.busy:5%")["graph.busy"].verdict == SAME
-        slower = busy_scaled(cur, 1.2)
+        slower = with_busy(cur, 1.2)
         assert gate(base, slower, "graph.busy:5%")["graph.busy"].verdict == SLOWER
 
 
