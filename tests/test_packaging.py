@@ -1,0 +1,35 @@
+"""The source distribution holds the code, kernels, tests, docs and
+benchmarks, and leaves out the H200 records (results/), the test caches and
+mutation testing's copies; pyproject.toml says so, and hatchling's own file
+selection for the sdist follows it."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LEFT_OUT = ("results", ".hypothesis", "mutants")
+
+
+def pyproject() -> dict:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        tomllib = pytest.importorskip("tomli")
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def test_the_sdist_excludes_the_records_and_the_caches():
+    exclude = pyproject()["tool"]["hatch"]["build"]["targets"]["sdist"]["exclude"]
+    assert {f"/{name}" for name in LEFT_OUT} <= set(exclude)
+
+
+def test_hatchling_selects_no_record_or_cache_for_the_sdist():
+    sdist = pytest.importorskip("hatchling.builders.sdist")
+    if not (ROOT / "results").is_dir():
+        pytest.skip("not a checkout: no results/ to leave out")
+    files = {f.distribution_path for f in sdist.SdistBuilder(str(ROOT)).recurse_included_files()}
+    assert not [f for f in files if f.split("/")[0] in LEFT_OUT]
+    assert {"README.md", "pyproject.toml", "graphbench/__init__.py", "kernels/pipeline.cu",
+            "benchmarks/slow_build.py", "docs/gate.md", "tests/test_packaging.py"} <= files
