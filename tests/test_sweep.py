@@ -19,7 +19,8 @@ from graphbench.pipeline.files import load_pipeline, plan
 from graphbench.measure.sweep import run_sweep
 from graphbench.record.codec import read_record, sweep_document
 from graphbench.record.model import HostInfo, SweepRecord, ToolInfo
-from graphbench.report.chart import Panel, Series, sweep_panels, terminal_chart, write_chart
+from graphbench.report.chart import Panel, Series, sweep_panels, terminal_chart
+from graphbench.report.chart_files import write_chart
 from graphbench.report.sweep import sweep_report
 from graphbench.report.tables import to_text
 

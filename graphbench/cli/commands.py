@@ -188,7 +188,8 @@ def sweep_device(config: SweepConfig, path: str | None, show_progress: bool) -> 
 
 
 def show_sweep(sweep: SweepRecord, args, device: int, devices: int, path: str | None) -> None:
-    from graphbench.report.chart import sweep_panels, write_chart
+    from graphbench.report.chart import sweep_panels
+    from graphbench.report.chart_files import write_chart
     from graphbench.report.csv_rows import sweep_csv
     from graphbench.report.sweep import sweep_markdown, sweep_report
 

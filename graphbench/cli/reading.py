@@ -26,7 +26,8 @@ def kept_until_exit(records):
 
 def cmd_report(args) -> int:
     from graphbench.record.codec import read_record
-    from graphbench.report.chart import sweep_panels, write_chart
+    from graphbench.report.chart import sweep_panels
+    from graphbench.report.chart_files import write_chart
 
     check_outputs(args)
     records = kept_until_exit([(path, read_record(path)) for path in args.files])

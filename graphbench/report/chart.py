@@ -1,24 +1,22 @@
 """Charts of a sweep: speedup and wall time against elements (log2 axis),
-one line per depth (and launch shape). The terminal chart and the SVG need nothing beyond the
-base install; PNG uses matplotlib, an optional dependency."""
+one line per depth (and launch shape), each with its band. The panels are
+built here once; the terminal chart is drawn here, the SVG and the PNG
+(matplotlib, an optional dependency) in graphbench.report.chart_files."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from html import escape
-from pathlib import Path
 
 from graphbench.analyze.summary import summarize_run
 from graphbench.analyze.sweeps import points_at, several_shapes, short_shape
 from graphbench.counts import power_label
-from graphbench.errors import UsageError
 from graphbench.ladder import BASELINE, DEFAULT_MODES, HEADLINE, ladder_order
 from graphbench.launch_shape import shape_name
 from graphbench.record.model import SweepRecord
+from graphbench.report.figures import check_figure_path
 
 MARKERS = "*o+x#@%&"
-COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 
 
 @dataclass(frozen=True)
@@ -26,14 +24,21 @@ class Series:
     label: str
     xs: tuple[float, ...]  # element counts
     ys: tuple[float, ...]
+    lows: tuple[float, ...] = ()   # each point's band (Panel.band says what it is), if any
+    highs: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
 class Panel:
     title: str
-    ylabel: str
+    ylabel: str  # "speedup" or "us"
     series: tuple[Series, ...]
     reference_y: float | None = None  # a horizontal line, e.g. the speedup threshold
+    band: str = ""  # what the series' bands show
+
+    @property
+    def log_y(self) -> bool:
+        return self.ylabel == "us"  # wall times span decades over a sweep
 
 
 def sweep_panels(sweep: SweepRecord) -> list[Panel]:
@@ -45,19 +50,27 @@ def sweep_panels(sweep: SweepRecord) -> list[Panel]:
         for depth in sweep.config.depths:
             points = sorted(points_at(sweep, depth, shape), key=lambda p: p.config.elements)
             summaries = [(p.config.elements, summarize_run(p)) for p in points]
-            with_speedup = [(n, s.speedup[HEADLINE].stats.median) for n, s in summaries
+            with_speedup = [(n, s.speedup[HEADLINE]) for n, s in summaries
                             if HEADLINE in s.speedup]
             if with_speedup:
                 label = f"d{depth}{named}" if named else f"depth {depth}"
-                speedups.append(Series(label, *map(tuple, zip(*with_speedup))))
+                speedups.append(_banded(label, [(n, e.stats.median, e.interval or
+                                                 (e.stats.median,) * 2) for n, e in with_speedup]))
             for mode in (BASELINE, HEADLINE):
-                with_mode = [(n, s.modes[mode].wall.median) for n, s in summaries
-                             if mode in s.modes]
-                if with_mode:
-                    walls.append(Series(f"{mode} d{depth}{named}", *map(tuple, zip(*with_mode))))
-    return [Panel("graph speedup (individual / graph wall)", "speedup", tuple(speedups),
-                  sweep.config.threshold),
-            Panel("wall time per iteration", "us", tuple(walls))] + ladder_panels(sweep)
+                walls_at = [(n, s.modes[mode].wall) for n, s in summaries if mode in s.modes]
+                if walls_at:
+                    walls.append(_banded(f"{mode} d{depth}{named}",
+                                         [(n, w.median, (w.q1, w.q3)) for n, w in walls_at]))
+    return [Panel(f"{HEADLINE} speedup ({BASELINE} / {HEADLINE} wall)", "speedup",
+                  tuple(speedups), sweep.config.threshold, band="band: 95% interval"),
+            Panel("wall time per iteration", "us", tuple(walls),
+                  band="band: middle half of the rounds")] + ladder_panels(sweep)
+
+
+def _banded(label: str, points: list[tuple[int, float, tuple[float, float]]]) -> Series:
+    """A series from (elements, value, (low, high)) points."""
+    return Series(label, tuple(float(n) for n, _, _ in points), tuple(v for _, v, _ in points),
+                  tuple(b[0] for _, _, b in points), tuple(b[1] for _, _, b in points))
 
 
 def ladder_panels(sweep: SweepRecord) -> list[Panel]:
@@ -84,7 +97,7 @@ def ladder_panels(sweep: SweepRecord) -> list[Panel]:
 
 def _bounds(panel: Panel, log_y: bool) -> tuple[float, float, float, float]:
     xs = [x for s in panel.series for x in s.xs]
-    ys = [y for s in panel.series for y in s.ys] + (
+    ys = [y for s in panel.series for y in s.ys + s.lows + s.highs] + (
         [panel.reference_y] if panel.reference_y is not None else [])
     if log_y:
         ys = [math.log10(max(y, 1e-9)) for y in ys]
@@ -142,121 +155,6 @@ def _x_axis_labels(x0: float, x1: float, width: int) -> str:
     return "".join(axis)
 
 
-def svg_chart(panels: list[Panel], width: int = 640, height: int = 320) -> str:
-    """Panels stacked vertically as one standalone SVG document."""
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
-             f'height="{height * len(panels)}" font-family="sans-serif" font-size="11">',
-             '<rect width="100%" height="100%" fill="white"/>']
-    for index, panel in enumerate(panels):
-        parts.append(_svg_panel(panel, 0, index * height, width, height,
-                                log_y=panel.ylabel == "us"))
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
-
-
-def _svg_panel(panel: Panel, left: int, top: int, width: int, height: int, log_y: bool) -> str:
-    if not panel.series:
-        return ""
-    margin_l, margin_r, margin_t, margin_b = 60, 150, 30, 40
-    plot_w, plot_h = width - margin_l - margin_r, height - margin_t - margin_b
-    x0, x1, y0, y1 = _bounds(panel, log_y)
-
-    def px(x: float) -> float:
-        return left + margin_l + (math.log2(x) - x0) / (x1 - x0) * plot_w
-
-    def py(y: float) -> float:
-        value = math.log10(max(y, 1e-9)) if log_y else y
-        return top + margin_t + (y1 - value) / (y1 - y0) * plot_h
-
-    out = [f'<text x="{left + margin_l}" y="{top + 18}" font-weight="bold">'
-           f'{escape(panel.title)}{" (log scale)" if log_y else ""}</text>',
-           f'<rect x="{left + margin_l}" y="{top + margin_t}" width="{plot_w}" height="{plot_h}" '
-           f'fill="none" stroke="#888"/>']
-    for exponent in range(math.ceil(x0), math.floor(x1) + 1, 2):
-        x = px(2.0 ** exponent)
-        out.append(f'<text x="{x:.1f}" y="{top + margin_t + plot_h + 15}" text-anchor="middle">'
-                   f'2^{exponent}</text>')
-    for i in range(5):
-        value = y0 + (y1 - y0) * i / 4
-        shown = 10 ** value if log_y else value
-        y = top + margin_t + plot_h - plot_h * i / 4
-        out.append(f'<text x="{left + margin_l - 5}" y="{y + 4:.1f}" text-anchor="end">'
-                   f'{shown:.3g}</text>')
-    out.append(f'<text x="{left + margin_l + plot_w / 2}" y="{top + height - 5}" '
-               f'text-anchor="middle">elements</text>')
-    if panel.reference_y is not None:
-        y = py(panel.reference_y)
-        out.append(f'<line x1="{left + margin_l}" x2="{left + margin_l + plot_w}" y1="{y:.1f}" '
-                   f'y2="{y:.1f}" stroke="#999" stroke-dasharray="4 3"/>')
-    out += _svg_series(panel, px, py, legend_x=left + margin_l + plot_w + 10,
-                       legend_y=top + margin_t + 8)
-    return "\n".join(out)
-
-
-def _svg_series(panel: Panel, px, py, legend_x: float, legend_y: float) -> list[str]:
-    """Each series as a line with its points, and its label in the legend."""
-    out = []
-    for i, series in enumerate(panel.series):
-        color = COLORS[i % len(COLORS)]
-        points = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(series.xs, series.ys))
-        out.append(f'<polyline points="{points}" fill="none" stroke="{color}" stroke-width="2"/>')
-        out += [f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{color}"/>'
-                for x, y in zip(series.xs, series.ys)]
-        out.append(f'<text x="{legend_x}" y="{legend_y + 14 * i}" fill="{color}">'
-                   f'{escape(series.label)}</text>')
-    return out
-
-
-def png_chart(panels: list[Panel], path: Path) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise UsageError("PNG charts need matplotlib",
-                         'pip install matplotlib, or write an .svg instead') from None
-    figure, axes = plt.subplots(len(panels), 1, figsize=(8, 4 * len(panels)))
-    for axis, panel in zip(list(axes) if len(panels) > 1 else [axes], panels):
-        for series in panel.series:
-            axis.plot(series.xs, series.ys, marker="o", label=series.label)
-        if panel.reference_y is not None:
-            axis.axhline(panel.reference_y, color="grey", linestyle="--", label="threshold")
-        axis.set_xscale("log", base=2)
-        if panel.ylabel == "us":
-            axis.set_yscale("log")
-        axis.set(title=panel.title, xlabel="elements", ylabel=panel.ylabel)
-        axis.legend(fontsize="small")
-        axis.grid(True, alpha=0.3)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-
-
 def check_chart_path(path: str) -> None:
     """UsageError now for a chart that could not be written later."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in (".svg", ".png"):
-        raise UsageError(f"--plot {path}: the file must end in .svg or .png")
-    if suffix == ".png":
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise UsageError("PNG charts need matplotlib",
-                             "pip install matplotlib, or write an .svg instead") from None
-
-
-def write_chart(path: str, panels: list[Panel]) -> Path:
-    """Write the chart as SVG or PNG, chosen by the file's suffix."""
-    target = Path(path)
-    suffix = target.suffix.lower()
-    if suffix not in (".svg", ".png"):
-        raise UsageError(f"--plot {path}: the file must end in .svg or .png")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".svg":
-        from graphbench.record.files import write_text_atomic
-
-        write_text_atomic(target, svg_chart(panels))
-    else:
-        png_chart(panels, target)
-    return target
+    check_figure_path(path, "--plot", "charts")

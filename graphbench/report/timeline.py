@@ -9,7 +9,8 @@ from pathlib import Path
 
 from graphbench.analyze.stage_figures import Timeline
 from graphbench.errors import UsageError
-from graphbench.report.chart import COLORS
+from graphbench.report.chart_files import COLORS
+from graphbench.report.figures import check_figure_path
 
 LOOP_COLOR = "#999999"
 ROW, LEFT, RIGHT, TOP = 26, 90, 70, 34
@@ -83,15 +84,7 @@ def png_timeline(found: list[Timeline], stages: dict[int, str], path: Path) -> N
 
 def check_timeline_path(path: str) -> None:
     """UsageError now, before any GPU work, for a file that could not be written later."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in (".svg", ".png"):
-        raise UsageError(f"--timeline {path}: the file must end in .svg or .png")
-    if suffix == ".png":
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise UsageError("PNG timelines need matplotlib",
-                             "pip install matplotlib, or write an .svg instead") from None
+    check_figure_path(path, "--timeline", "timelines")
 
 
 def write_timeline(path: str, found: list[Timeline], stages: dict[int, str]) -> Path:
