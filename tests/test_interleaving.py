@@ -182,11 +182,11 @@ def test_a_single_mode_always_follows_the_probes():
 
 
 def test_records_without_a_known_order_are_not_analysed():
-    merged = interleaving(read_record(RESULTS / "v1" / "h200_baseline.json"))
+    merged = interleaving(read_record(RESULTS / "v1" / "baseline.json"))
     assert merged.reason.startswith("a version-1 merged record")
     alternating = interleaving(read_record(RESULTS / "v1" / "gate_same_1.json"))
     assert alternating.reason.startswith("recorded before rounds rotated")
-    assert interleaving_lines(read_record(RESULTS / "v1" / "h200_baseline.json")) == []
+    assert interleaving_lines(read_record(RESULTS / "v1" / "baseline.json")) == []
 
 
 def test_a_process_whose_modes_disagree_in_rounds_is_set_aside():

@@ -108,8 +108,8 @@ def test_missing_file_is_a_record_error(tmp_path):
 
 
 def test_version_1_records_load_with_their_samples():
-    record = read_run(RESULTS / "h200_default.json")
-    raw = json.loads((RESULTS / "h200_default.json").read_text())
+    record = read_run(RESULTS / "default_4096.json")
+    raw = json.loads((RESULTS / "default_4096.json").read_text())
     assert record.samples("graph", "wall") == tuple(raw["modes"]["graph"]["samples"]["wall_us"])
     walls = {m: record.samples(m, "wall") for m in ("individual", "graph")}
     assert speedups(walls)["graph"].stats.median == pytest.approx(raw["speedup"]["graph"]["median"])
@@ -120,21 +120,21 @@ def test_version_1_records_load_with_their_samples():
 
 
 def test_a_version_1_merged_baseline_keeps_its_process_medians():
-    record = read_run(RESULTS / "h200_baseline.json")
-    raw = json.loads((RESULTS / "h200_baseline.json").read_text())
+    record = read_run(RESULTS / "baseline.json")
+    raw = json.loads((RESULTS / "baseline.json").read_text())
     assert record.process_count == 5
     assert list(record.legacy_processes.medians["graph.busy"]) == \
         raw["sampling"]["per_process_medians"]["graph.busy"]
 
 
 def test_version_1_sweep_loads_as_a_sweep():
-    sweep = read_record(RESULTS / "h200_sweep.json")
+    sweep = read_record(RESULTS / "sweep.json")
     assert isinstance(sweep, SweepRecord) and len(sweep.points) == 21
     assert all(isinstance(p, RunRecord) for p in sweep.points)
 
 
 def test_a_sweep_round_trips(tmp_path):
-    sweep = read_record(RESULTS / "h200_sweep.json")
+    sweep = read_record(RESULTS / "sweep.json")
     assert read_record(write_record(tmp_path / "s.json", sweep)) == sweep
 
 

@@ -29,8 +29,8 @@ def minimal_v1(**extra):
 
 
 def test_a_version_1_run_keeps_its_sampling_conditions_and_sections():
-    data = v1("h200_default.json")
-    record = codec.load_document(v1("h200_default.json"), "default.json")
+    data = v1("default_4096.json")
+    record = codec.load_document(v1("default_4096.json"), "default.json")
     run, sampling = record.runs[0], data["sampling"]
     assert run.seed == data["config"]["seed"]
     assert (run.rounds, run.stop_reason) == (sampling["rounds"], sampling["stop_reason"])
@@ -51,14 +51,14 @@ def test_a_version_1_run_keeps_its_sampling_conditions_and_sections():
 
 
 def test_a_merged_version_1_run_keeps_its_process_count_and_drops_the_environment():
-    data = v1("h200_baseline.json")
+    data = v1("baseline.json")
     upgraded = codec_v1.upgrade(data, "baseline.json")
     assert upgraded["legacy_processes"]["count"] == data["sampling"]["processes"] == 5
     assert upgraded["legacy_processes"]["medians"] == data["sampling"]["per_process_medians"]
     assert upgraded["runs"][0]["environment"] == {}
-    single = codec_v1.upgrade(v1("h200_default.json"), "default.json")
+    single = codec_v1.upgrade(v1("default_4096.json"), "default.json")
     assert "legacy_processes" not in single
-    assert single["runs"][0]["environment"] == v1("h200_default.json")["environment"]
+    assert single["runs"][0]["environment"] == v1("default_4096.json")["environment"]
 
 
 def test_a_version_1_run_without_sampling_reads_as_no_rounds():
@@ -135,10 +135,10 @@ def test_a_version_1_sweep_maps_its_config_and_points():
     with pytest.raises(RecordError) as info:
         codec_v1.upgrade({**sweep, "points": {}}, "s.json")
     assert "points" in info.value.message and "list" in info.value.message
-    real = codec.load_document(v1("h200_sweep.json"), "sweep.json") \
-        if (V1 / "h200_sweep.json").exists() else None
+    real = codec.load_document(v1("sweep.json"), "sweep.json") \
+        if (V1 / "sweep.json").exists() else None
     if real is not None:
-        assert real.points and real.config.elements == tuple(v1("h200_sweep.json")["config"]["elements"])
+        assert real.points and real.config.elements == tuple(v1("sweep.json")["config"]["elements"])
 
 
 def test_a_version_1_record_s_problem_is_named_with_its_file():
