@@ -95,9 +95,11 @@ def ladder_panels(sweep: SweepRecord) -> list[Panel]:
     return panels
 
 
-def _bounds(panel: Panel, log_y: bool) -> tuple[float, float, float, float]:
+def _bounds(panel: Panel, log_y: bool, bands: bool = False) -> tuple[float, float, float, float]:
+    """The axes' extent: log2 elements, and y (log10 where log_y); `bands`:
+    wide enough for the bands too (the terminal chart draws none)."""
     xs = [x for s in panel.series for x in s.xs]
-    ys = [y for s in panel.series for y in s.ys + s.lows + s.highs] + (
+    ys = [y for s in panel.series for y in s.ys + ((s.lows + s.highs) if bands else ())] + (
         [panel.reference_y] if panel.reference_y is not None else [])
     if log_y:
         ys = [math.log10(max(y, 1e-9)) for y in ys]

@@ -20,12 +20,12 @@ MARGIN_L, MARGIN_R, MARGIN_T, MARGIN_B = 70, 160, 30, 40
 
 def x_ticks(panel: Panel) -> list[int]:
     """Every other power of two across the panel's element counts."""
-    x0, x1, _, _ = _bounds(panel, panel.log_y)
+    x0, x1, _, _ = _bounds(panel, panel.log_y, bands=True)
     return [2 ** e for e in range(math.ceil(x0), math.floor(x1) + 1, 2)]
 
 
 def y_ticks(panel: Panel) -> list[float]:
-    _, _, y0, y1 = _bounds(panel, panel.log_y)
+    _, _, y0, y1 = _bounds(panel, panel.log_y, bands=True)
     low, high = (10 ** y0, 10 ** y1) if panel.log_y else (y0, y1)
     return nice_ticks(low, high, panel.log_y)
 
@@ -44,7 +44,7 @@ def _svg_panel(panel: Panel, top: int) -> str:
     if not panel.series:
         return ""
     plot_w, plot_h = WIDTH - MARGIN_L - MARGIN_R, HEIGHT - MARGIN_T - MARGIN_B
-    x0, x1, y0, y1 = _bounds(panel, panel.log_y)
+    x0, x1, y0, y1 = _bounds(panel, panel.log_y, bands=True)
 
     def px(x: float) -> float:
         return MARGIN_L + (math.log2(x) - x0) / (x1 - x0) * plot_w
