@@ -86,8 +86,8 @@ def test_a_stage_on_another_stream_is_a_capture_escape(tmp_path):
     failed = [c for c in record.checks if not c.passed]
     note = next(w for w in record_attribution(record).stages if w.stage == "side_note")
     missing = note.kernels[0].name
-    # the escaped kernel is named. On the H200 (calls 6, 7 and session 6's call 1) the
-    # replay also lacked the stage before it, cupy_multiply, so its output was wrong too
+    # the escaped kernel is named. On H200s the replay also lacked the stage before it,
+    # cupy_multiply, so its output was wrong too (three runs on three GPUs)
     escapes = [c.name for c in failed if c.name.startswith("graph: capture escape: replay lacks")]
     assert len(escapes) == 1 and missing in escapes[0], [c.name for c in failed]
     assert not record.verified
