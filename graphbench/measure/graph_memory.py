@@ -1,7 +1,7 @@
 """The device memory one executable graph takes, from free-memory reads.
 
 cuMemGetInfo moves in the driver's 2 MiB chunks, and the driver keeps the
-chunks closed graphs held: on the H200 (benchmarks/graph_memory_probe.py)
+chunks closed graphs held: on an H200 (results/cross_checks/graph_memory_probe.json)
 the first 3-node executable read 2 MiB, the next 15 read 0, and 256 read
 104 KiB each; later in a run whole batches read 0. So one executable's
 reading says nothing. Instead copies of one capture are instantiated and

@@ -1,7 +1,7 @@
 """Correctness checks: compare a result with its reference, element by element.
 
 The comparison runs on the host, on chunks copied from the device, and never
-in a GPU reduction. Measured on the H200 (benchmarks/busy_rise.py): once a
+in a GPU reduction. Measured on an H200 (results/validity/busy_rise.json): once a
 reduction kernel had run in the process, CuPy's or one of graphbench's own,
 the pipeline kernels ran 18% slower for the rest of it (2.92 -> 3.45 us per
 pipeline at 4096 elements, SM clock unchanged at 1980 MHz by clock64), while
