@@ -29,7 +29,7 @@ exit codes: 0 ok, 1 verification failed or regression, 2 usage, environment or
 """
 
 COMPARE_EXAMPLES = """examples:
-  graphbench compare results/h200_baseline.json new.json
+  graphbench compare results/gate/baseline.json new.json
   graphbench compare base.json new.json --fail-on graph.wall:10% --fail-on graph.busy@2^24:3%
   graphbench compare base.json new.json --markdown summary.md --json verdicts.json
   graphbench compare ab.json                      an A/B record (run --ab): new against base
@@ -76,7 +76,7 @@ exit codes: 0 ok, 1 verification failed at a point, 2 usage, environment or
 """
 
 REPORT_EXAMPLES = """examples:
-  graphbench report results/h200_default.json
+  graphbench report results/ladder/default_4096.json
   graphbench report run_a.json run_b.json --markdown summary.md     side by side
   graphbench report sweep.json --plot sweep.png
   graphbench report run.json --csv run.csv    one row per mode (a sweep: per point and mode)

@@ -2,7 +2,7 @@
 model: nested dicts with stored statistics. `upgrade` keeps only what was
 measured (configuration and raw samples) in the version-2 layout; the
 statistics are derived again on load, exactly as version 1 derived them.
-The committed records under results/ and tests/records/ are version 1.
+The committed records under results/v1/ are version 1.
 """
 
 from __future__ import annotations

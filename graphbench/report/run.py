@@ -202,7 +202,7 @@ def after_checks_line(summary: RunSummary) -> Text | None:
     parts = [f"{workload} {before:,.2f} -> {after:,.2f} us ({after / before - 1:+.0%})"
              for workload, (before, after) in summary.busy_after_checks.items()]
     return Text("GPU busy before -> after the checks: " + ", ".join(parts) +
-                "\n  (the gate uses the figure before; see results/README.md on the "
+                "\n  (the gate uses the figure before; docs/measurement.md explains the "
                 "after-checks state)", style="dim")
 
 
