@@ -16,6 +16,12 @@ def test_decide_at_the_edges():
     assert decide(Change(-0.03, -0.0499, -0.01, 0.04), 0.05) == (CHANGED, "")
     assert decide(Change(0.0, 0.0, 0.01, 0.04), 0.05) == (SAME, "")
     assert decide(Change(0.0, -0.01, 0.0, 0.04), 0.05) == (SAME, "")
+    # an interval that only touches 0 is not significant, nor a change of exactly the floor
+    assert decide(Change(0.01, 0.0, 0.02, 0.04), 0.05) == (SAME, "")
+    assert decide(Change(-0.01, -0.02, 0.0, 0.04), 0.05) == (SAME, "")
+    assert decide(Change(0.001, 0.0005, 0.0015, 0.02, floor=0.001), 0.05) == (SAME, "")
+    # a pair that detects 0 takes the default share of the threshold for its bound
+    assert decide(Change(0.0, -0.01, 0.01, 0.0, bound=0.0), 0.05) == (SAME, "")
     assert decide(Change(0.1, 0.06, 0.14, 0.05), 0.05)[0] == SLOWER   # detectable == threshold
     verdict, note = decide(Change(0.1, 0.06, 0.14, 0.0501), 0.05)
     assert verdict == NOT_GATEABLE
