@@ -54,3 +54,36 @@ def test_the_shipped_examples_exit_as_the_docs_say(args, code):
     done = subprocess.run([sys.executable, "-m", "graphbench", *args, "-q"], cwd=ROOT,
                           capture_output=True, text=True)
     assert done.returncode == code, done.stderr
+
+
+def documented_modules() -> tuple[set[str], set[str]]:
+    """The module paths docs/layout.md's source tree names: (one line each,
+    the path from the indentation of the package lines above it; and the
+    words of a package line that names its modules in its text, such as
+    shipped/ and backends/)."""
+    text = (ROOT / "docs" / "layout.md").read_text()
+    block = text[text.index("```\ngraphbench/\n") + 4:]
+    block = block[:block.index("```")]
+    lines, words, packages = set(), set(), []
+    for line in block.splitlines()[1:]:
+        if not line.startswith("  "):
+            break  # kernels/, tests/, ...: outside the package
+        depth, token = (len(line) - len(line.lstrip())) // 2, line.split()[0]
+        packages = packages[:depth - 1]
+        prefix = "".join(packages)
+        if token.endswith("/"):
+            packages.append(token)
+            stems = (w.strip(",():").removesuffix(".py") for w in line.split()[1:])
+            words.update(f"{prefix}{token}{stem}.py" for stem in stems if stem.isidentifier())
+        else:
+            lines.add(prefix + token)
+    return lines, words
+
+
+def test_the_layout_doc_names_every_module_and_no_other():
+    package = ROOT / "graphbench"
+    modules = {str(p.relative_to(package)) for p in package.rglob("*.py")
+               if p.name != "__init__.py" or p.parent == package}
+    lines, words = documented_modules()
+    assert sorted(modules - lines - words) == []
+    assert sorted(lines - modules) == []  # a line for a module that is gone
