@@ -116,6 +116,7 @@ def kernels_preflight(pipeline: str | None, kernel_source: str | None, arch: str
     config = RunConfig(pipeline=pipeline, kernel_source=kernel_source)
     loaded = load_pipeline(config.pipeline, config.depth, config.stages)
     if not loaded.source:
+        plan(loaded.spec, config.elements, str(loaded.path))  # a bad file says what is wrong
         raise UsageError(f"the {loaded.spec.name} pipeline is {loaded.spec.framework} "
                          "callables, with no CUDA kernels to compile",
                          f"graphbench run --pipeline {pipeline}")

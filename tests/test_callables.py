@@ -43,6 +43,19 @@ def spec(**changes):
     ({"stages": [lambda a, b, c: None]}, "takes 3 arguments"),
     ({"setup": lambda n: {}}, "give arrays= or a setup"),
     ({"reference": None}, "reference is not a function"),
+    ({"arrays": None}, "arrays must be a list, got None"),
+    ({"arrays": "xy"}, "arrays must be a list, got 'xy'"),
+    ({"name": ""}, "name must be a non-empty string"),
+    ({"name": "\x1b[2J"}, "name must be a non-empty string of printable text"),
+    ({"inputs": [1]}, "inputs must name arrays"),
+    ({"rtol": float("nan")}, "rtol must be a number 0 or more"),
+    ({"description": None}, "description must be a string"),
+    ({"arrays": [array("x", role="input", low=float("nan")), array("y")]},
+     "array 'x': low must be a finite number, got nan"),
+    ({"arrays": [array("x", role="input", high=float("inf")), array("y")]},
+     "high must be a finite number"),
+    ({"arrays": [array("x", role="input", low=2.0, high=1.0), array("y")]},
+     "low 2.0 is above high 1.0"),
 ])
 def test_a_bad_callable_pipeline_is_refused_in_one_line(changes, message):
     with pytest.raises(SpecError, match=message) as info:
@@ -110,6 +123,57 @@ def test_the_shipped_callable_examples_load_and_plan_without_a_gpu(name, framewo
 def test_kernels_refuses_a_callable_pipeline_in_one_line(capsys):
     assert main(["kernels", "--pipeline", "cupy_chain", "--arch", "sm_90"]) == 2
     assert "cupy callables, with no CUDA kernels" in capsys.readouterr().err
+
+
+BAD_FILE = """
+from graphbench.pipeline.callables import CallablePipeline, array
+
+def twice(b):
+    b["y"][:] = b["x"] * 2
+
+def reference(inputs, n):
+    return {"y": inputs["x"] * 2}
+
+def pipeline():
+    return CallablePipeline(name="mine", framework="FRAMEWORK", stages=[twice],
+                            reference=reference, arrays=ARRAYS)
+"""
+
+
+@pytest.mark.parametrize("command", [["run"], ["kernels", "--arch", "sm_90"]])
+def test_a_bad_callable_file_is_named_by_run_and_kernels_before_any_gpu_work(
+        tmp_path, capsys, command):
+    path = tmp_path / "mine.py"
+    path.write_text(BAD_FILE.replace("FRAMEWORK", "cupy").replace("ARRAYS", "None"))
+    assert main([*command, "--pipeline", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "mine: CallablePipeline arrays must be a list, got None" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_api_refuses_a_bad_callable_file_with_its_typed_error(tmp_path):
+    import graphbench
+
+    path = tmp_path / "mine.py"
+    path.write_text(BAD_FILE.replace("FRAMEWORK", "cupy").replace("ARRAYS", "None"))
+    with pytest.raises(SpecError, match="arrays must be a list"):
+        graphbench.run(str(path))
+
+
+def test_a_torch_file_without_torch_says_so_with_the_install_command(
+        tmp_path, capsys, monkeypatch):
+    import importlib.util
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torch" else found(name, *a))
+    path = tmp_path / "mine.py"
+    path.write_text(BAD_FILE.replace("FRAMEWORK", "torch").replace(
+        "ARRAYS", '[array("x", role="input"), array("y")]'))
+    assert main(["run", "--pipeline", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "torch callables, and torch is not installed" in err
+    assert 'pip install "graphbench[torch]"' in err and "driver" not in err
 
 
 class NumpyBackend(CallableBackend):

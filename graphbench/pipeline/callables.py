@@ -42,7 +42,8 @@ from typing import Callable, Mapping, Sequence
 
 from graphbench.errors import UsageError
 from graphbench.ladder import FRAMEWORKS
-from graphbench.pipeline.spec import ROLES, SpecError, evaluate_size
+from graphbench.pipeline.checks import check_buffer_fields, check_callable_fields
+from graphbench.pipeline.spec import ROLES, SpecError, _short, evaluate_size
 
 # the dtypes graphbench allocates and fills, by framework (names both share)
 DTYPES = {"torch": ("float64", "float32", "float16", "bfloat16", "int64", "int32", "int16",
@@ -160,8 +161,9 @@ class CallablePlan:
 def plan_callables(spec: CallablePipeline, n: int) -> CallablePlan:
     where = spec.name if isinstance(spec.name, str) and spec.name else "pipeline"
     if spec.framework not in FRAMEWORKS:
-        raise SpecError(f"{where}: framework {spec.framework!r} is not one of "
+        raise SpecError(f"{where}: framework {_short(spec.framework)} is not one of "
                         f"{', '.join(FRAMEWORKS)}", 'use framework="torch" or "cupy"')
+    check_callable_fields(spec, where)
     arrays, roles = _arrays(spec, n, where)
     stages = _stages(spec, where)
     if not callable(spec.reference):
@@ -197,6 +199,10 @@ def _arrays(spec, n: int, where: str) -> tuple[dict, dict]:
         if a.dtype not in DTYPES[spec.framework]:
             raise SpecError(f"{here}: dtype {a.dtype!r} is not one graphbench fills for "
                             f"{spec.framework}", f"use one of {', '.join(DTYPES[spec.framework])}")
+        check_buffer_fields(a, here)
+        if not isinstance(a.shape, tuple) or not a.shape:
+            raise SpecError(f"{here}: shape must be a tuple of sizes, got {_short(a.shape)}",
+                            'e.g. ("n",) or ("n // 1024", 1024)')
         shape = tuple(evaluate_size(extent, n, f"{here}: shape") for extent in a.shape)
         arrays[a.name] = ArrayPlan(a.name, a.dtype, shape, a.role, a.low, a.high)
     roles = {a.name: a.role for a in arrays.values() if a.role != "scratch"}

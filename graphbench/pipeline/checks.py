@@ -153,3 +153,41 @@ def check_stage_fields(stage, where: str) -> None:
     if isinstance(stage.args, (str, bytes)) or not isinstance(stage.args, Sequence):
         raise SpecError(f"{where}: args must be a tuple, got {_short(stage.args)}",
                         'give args=("x", "out", count("n"))')
+
+
+FRAMEWORK_INSTALL = {"torch": 'pip install "graphbench[torch]"', "cupy": "pip install cupy-cuda13x"}
+
+
+def check_callable_fields(spec, where: str) -> None:
+    """A CallablePipeline's own fields, as check_pipeline_fields checks a
+    kernel pipeline's: text fields printable and non-empty, lists that are
+    lists, numbers that are finite, and its framework importable here."""
+    import importlib.util
+
+    if not isinstance(spec.name, str) or not spec.name.strip() or not _printable(spec.name):
+        raise SpecError(f"{where}: CallablePipeline name must be a non-empty string of "
+                        f"printable text, got {_short(spec.name)}")
+    for name in ("stages", "arrays", "inputs", "outputs"):
+        value = getattr(spec, name)
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise SpecError(f"{where}: CallablePipeline {name} must be a list, got "
+                            f"{_short(value)}", f"give {name}=[...]")
+    for name in ("inputs", "outputs"):
+        if not all(isinstance(x, str) for x in getattr(spec, name)):
+            raise SpecError(f"{where}: CallablePipeline {name} must name arrays, got "
+                            f"{_short(getattr(spec, name))}", f'give {name}=["x", ...]')
+    if not isinstance(spec.description, str) or not _printable(spec.description):
+        raise SpecError(f"{where}: CallablePipeline description must be a string, got "
+                        f"{_short(spec.description)}")
+    if not isinstance(spec.params, Mapping):
+        raise SpecError(f"{where}: CallablePipeline params must be a dict, got "
+                        f"{_short(spec.params)}")
+    for name in ("rtol", "atol"):
+        value = getattr(spec, name)
+        if not _real(value) or not 0 <= value < math.inf:
+            raise SpecError(f"{where}: CallablePipeline {name} must be a number 0 or more, got "
+                            f"{_short(value)}")
+    if spec.framework in FRAMEWORK_INSTALL and importlib.util.find_spec(spec.framework) is None:
+        raise SpecError(f"{where}: the pipeline is {spec.framework} callables, and "
+                        f"{spec.framework} is not installed", FRAMEWORK_INSTALL[spec.framework])
+
