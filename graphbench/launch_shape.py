@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from graphbench.counts import parse_count
 from graphbench.errors import UsageError
 
 AUTO = "auto"  # a grid-stride stage's grid sized from its work (graphbench.pipeline.spec.Stage)
@@ -69,10 +70,12 @@ def normal_grid(text: str) -> str:
     if text in NAMED_GRIDS:
         return text
     per_sm = text.endswith(("/sm", "x"))
-    digits = text.removesuffix("/sm").removesuffix("x")
-    if not (digits.isascii() and digits.isdigit()):
-        raise ShapeError(f"grid {text!r} is not auto, per-element, a block count or N/sm")
-    value, limit = int(digits), MAX_BLOCKS_PER_SM if per_sm else MAX_GRID_BLOCKS
+    try:  # a block count in every form --block and --elements take: 1056, 2^10, 1e3
+        value = parse_count(text.removesuffix("/sm").removesuffix("x"), "grid")
+    except UsageError:
+        raise ShapeError(f"grid {text!r} is not auto, per-element, a block count or N/sm") \
+            from None
+    limit = MAX_BLOCKS_PER_SM if per_sm else MAX_GRID_BLOCKS
     if not 0 < value <= limit:
         raise ShapeError(f"grid {text} must be from 1 to {limit:,} "
                          f"{'blocks per SM' if per_sm else 'blocks'}")
@@ -138,6 +141,11 @@ def with_launch_shape(plan, grid: str = AUTO, block: int | None = None):
     except ShapeError as exc:  # a stage's own work past the limit: still before any GPU work
         raise UsageError(f"--{exc}", exc.remedy) from None
     count = sum(shapeable(s) for s in (*plan.stages, *([plan.fused] if plan.fused else [])))
+    if not count:  # the shape would be ignored: a record would name a shape that never ran
+        given = " and ".join([f"--grid {grid}"] * (grid != AUTO) + [f"--block {block}"] * bool(block))
+        raise UsageError(f"{given} shape the grid-stride stages (grid auto, block "
+                         f"{DEFAULT_BLOCK[0]}); the {plan.name} pipeline has none",
+                         "leave out --grid and --block")
     return dataclasses.replace(plan, stages=stages, fused=fused), count
 
 

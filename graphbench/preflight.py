@@ -34,7 +34,21 @@ def preflight(configs, arch: str = DEFAULT_ARCH) -> list:
                        for label, text in sources(config, loaded)] \
             if loaded.source else []  # callables (torch, CuPy): no CUDA source to compile
         check_rungs(config, plans[-1], kernel_sets, where)
+        check_launch_shape(config, plans[-1], bool(loaded.source))
     return plans
+
+
+def check_launch_shape(config, found, kernels: bool) -> None:
+    """--grid and --block apply to kernel stages that loop over their work:
+    refused where nothing would take them, rather than silently ignored."""
+    from graphbench.launch_shape import AUTO, with_launch_shape
+
+    if config.grid == AUTO and config.block is None:
+        return
+    if not kernels:
+        raise UsageError(f"the {found.name} pipeline is {found.framework} callables: --grid "
+                         "and --block shape CUDA kernel stages", "leave out --grid and --block")
+    with_launch_shape(found, config.grid, config.block)
 
 
 def check_configs(configs) -> None:

@@ -107,9 +107,10 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
                                               verify_modes)
     from graphbench.measure.session import Session
     from graphbench.measure.verify import all_passed
+    from graphbench.pipeline.files import no_hard_exit
 
     started = time.perf_counter()
-    with Session(config, kernels, spec) as session:
+    with no_hard_exit("the pipeline"), Session(config, kernels, spec) as session:
         rng = np.random.default_rng(config.seed)
         session.pipeline.fill_random(rng)  # time on fresh random data, not the constants
         session.pipeline.reference()  # a reference that raises or misshapes fails before timing

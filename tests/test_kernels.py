@@ -103,3 +103,12 @@ def test_the_cubin_names_its_kernels_and_their_parameter_counts():
     kernels = entry_kernels(compile_cubin(source, "sm_90").code)
     assert kernels == {"two": 2, "none": 0, "five": 5}  # the device function is no kernel
     assert entry_kernels(b"not an ELF file") is None
+
+
+@pytest.mark.parametrize("arch", ["sm_９0", "sm_٩0", "sm_90x"])
+def test_an_arch_in_other_digits_is_one_line_before_nvrtc(arch, capsys):
+    from graphbench.cli import main
+
+    assert main(["kernels", "--arch", arch]) == 2
+    err = capsys.readouterr().err
+    assert "--arch must look like sm_90" in err and len(err.strip().splitlines()) == 1

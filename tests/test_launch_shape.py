@@ -12,7 +12,7 @@ from conftest import make_record
 from graphbench.cli import main
 from graphbench.cli.shapes import per_shape_path, shapes_of
 from graphbench.config import RunConfig
-from graphbench.errors import ConfigError
+from graphbench.errors import ConfigError, UsageError
 from graphbench.launch_shape import (AUTO_BLOCKS_PER_SM, GridRule, ShapeError, normal_grid,
                                      per_element_blocks, with_launch_shape)
 from graphbench.pipeline.files import load_pipeline, plan
@@ -109,8 +109,9 @@ def test_shape_applies_to_grid_stride_stages_only():
     assert count == 4  # three stages and the fused one
     assert {s.grid for s in shaped.stages} == {GridRule(1056)}
     softmax = plan(load_pipeline("softmax").spec, 2**20)
-    kept, count = with_launch_shape(softmax, "1056", 128)
-    assert count == 0 and kept.stages == softmax.stages  # fixed grids keep their shape
+    with pytest.raises(UsageError, match="the softmax pipeline has none"):
+        with_launch_shape(softmax, "1056", 128)  # fixed grids: the shape would be ignored
+    assert with_launch_shape(softmax) == (softmax, None)
     assert with_launch_shape(built_in) == (built_in, None)
     per_sm, _ = with_launch_shape(built_in, "8/sm", 512)
     assert per_sm.stages[0].grid.resolve(132) == 1056 and per_sm.stages[0].block == (512,)
@@ -131,16 +132,16 @@ def test_per_element_resolves_every_grid_stride_stage_at_its_work(n, block, bloc
     assert shaped.stages[0].grid.resolve(132) == shaped.stages[0].grid.resolve(None) == blocks
 
 
-def test_per_element_keeps_stages_that_fix_their_own_grid():
+def test_per_element_is_refused_where_every_stage_fixes_its_own_grid():
     softmax = plan(load_pipeline("softmax").spec, 2**20)
-    kept, count = with_launch_shape(softmax, "per-element")
-    assert count == 0 and kept.stages == softmax.stages and kept.fused == softmax.fused
+    with pytest.raises(UsageError, match="--grid per-element shape the grid-stride stages"):
+        with_launch_shape(softmax, "per-element")
 
 
 def test_per_element_past_the_limit_at_a_stages_own_work_is_a_usage_error():
     """Each stage's own work (a file's may differ from the element count) is
     checked at its plan, before the device is opened, with the remedy (exit 2)."""
-    from graphbench.errors import EXIT_USAGE, UsageError
+    from graphbench.errors import EXIT_USAGE
 
     built_in = plan(load_pipeline(None).spec, 2**32)
     with pytest.raises(UsageError, match="^--grid per-element at 4,294,967,296 elements") as bad:
@@ -284,3 +285,34 @@ def test_the_shape_table_states_how_much_less_busy_time_auto_took():
         assert "GPU busy time than" not in to_text(shapes_table([auto, other]), width=200)
     assert "GPU busy time than" not in to_text(shapes_table(
         [auto, shaped_record("1056", 1056, shaped=4, elements=2**24)]), width=200)
+
+
+@pytest.mark.parametrize("text, grid", [("2^10", "1024"), ("1e3", "1000"), ("2^3/sm", "8/sm"),
+                                        ("2^31", None)])
+def test_a_grid_takes_the_count_forms_every_count_option_takes(text, grid):
+    if grid is None:
+        with pytest.raises(ShapeError, match="must be from 1 to 2,147,483,647 blocks"):
+            normal_grid(text)
+    else:
+        assert normal_grid(text) == grid
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--grid", "-1/sm"], "grid '-1/sm' is not auto, per-element"),
+    (["--grid", "８/sm"], "grid '８/sm' is not auto"),
+    (["--grid", "8/sm,8x"], "--grid names 8/sm twice"),
+    (["--grid", "1024,2^10"], "--grid names 1024 twice"),
+    (["--grid", "auto,AUTO"], "--grid names auto twice"),
+    (["--block", "128,128"], "--block names 128 twice"),
+    (["--pipeline", "softmax", "--grid", "8/sm"],
+     "--grid 8/sm shape the grid-stride stages .* the softmax pipeline has none"),
+    (["--pipeline", "cupy_chain", "--block", "128"],
+     "the cupy_chain pipeline is cupy callables: --grid and --block shape CUDA kernel stages"),
+])
+def test_a_launch_shape_that_cannot_run_or_would_be_ignored_is_one_line(args, message, capsys):
+    import re
+
+    assert main(["run", *args]) == 2
+    err = capsys.readouterr().err
+    assert re.search(message, err) and len(err.strip().splitlines()) == 1, err
+    assert "driver" not in err  # refused before the driver is asked

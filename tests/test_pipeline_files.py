@@ -5,6 +5,7 @@ user pipeline pass through report, compare and merge."""
 
 import dataclasses
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -409,3 +410,26 @@ def test_raised_names_the_exception_and_keeps_its_text_short():
         def __str__(self):
             raise RuntimeError("no")
     assert _raised(Loud()) == "Loud"
+
+
+@pytest.mark.parametrize("where", ["os._exit(0)\n\ndef pipeline():\n    return None\n",
+                                   "def pipeline():\n    os._exit(3)\n"])
+def test_a_pipeline_that_calls_os_exit_ends_in_an_error_not_a_silent_exit_0(tmp_path, where):
+    """os._exit skips every handler: the process would end with the file's
+    exit code and no record; it is refused while a pipeline's code runs."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "exits.py"
+    path.write_text("import os\n" + where)
+    done = subprocess.run([sys.executable, "-m", "graphbench", "run", "--pipeline", str(path)],
+                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 2, done
+    assert "called os._exit(" in done.stderr and "cannot end the process" in done.stderr
+
+
+def test_a_folder_given_as_a_pipeline_is_named_as_a_folder(capsys):
+    from graphbench.cli import main
+
+    assert main(["run", "--pipeline", "docs"]) == 2
+    assert "--pipeline 'docs' is a folder, not a pipeline file" in capsys.readouterr().err

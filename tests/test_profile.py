@@ -141,3 +141,15 @@ def test_the_profiler_command_lines():
 def test_profile_refuses_what_it_cannot_give_before_the_gpu(extra, words, capsys):
     assert main(["run", "--profile", *extra]) == 2
     assert words in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, flags", [(["--rounds", "5"], "--rounds"),
+                                         (["--max-noise", "2%", "--min-rounds", "30"],
+                                          "--max-noise, --min-rounds"),
+                                         (["--warmup", "3"], "--warmup")])
+def test_profile_refuses_sampling_options_it_would_ignore(args, flags, capsys):
+    from graphbench.cli import main
+
+    assert main(["run", "--profile", *args]) == 2
+    err = capsys.readouterr().err
+    assert f"so {flags} would be ignored; refused" in err and "driver" not in err

@@ -52,3 +52,10 @@ def test_sizes_and_their_labels():
     assert parse_spec("graph.busy@2^20:5%").name == "graph.busy@2^20"
     with pytest.raises(UsageError):
         parse_size("0")
+
+
+@pytest.mark.parametrize("text", ["graph.wall:１0%", "graph.wall:10٪", "graph.busy@2^2４:5%",
+                                  "graph.wall:٣%"])
+def test_a_threshold_in_other_digits_than_ascii_is_refused(text):
+    with pytest.raises(UsageError, match="is not METRIC\\[@SIZE\\]:THRESHOLD"):
+        parse_spec(text)

@@ -160,8 +160,10 @@ def test_paths_are_kept_as_typed():
     assert values.parse_path(" a b ", "--out") == " a b "
 
 
-def test_blocks_are_deduplicated_in_order_and_checked():
-    assert values.parse_blocks("256,128,256", "--block") == (256, 128)
+def test_blocks_keep_their_order_refuse_repeats_and_are_checked():
+    assert values.parse_blocks("256,128", "--block") == (256, 128)
+    assert "--block names 256 twice" in refused_option(values.parse_blocks, "256,128,256",
+                                                       "--block").message
     refused_option(values.parse_blocks, "0", "--block")
     refused_option(values.parse_blocks, "2048", "--block")
     refused_option(values.parse_blocks, ",", "--block")

@@ -22,7 +22,7 @@ GATE_FIELDS = TIME_METRICS + ("cycles",)  # cycles: busy x SM clock
 SPEEDUP_METRICS = ("speedup", "speedup.fused")
 DEFAULT_SHOWN = ("speedup:5%",)  # shown, not gated
 DEFAULT_WALL, DEFAULT_BUSY = "{mode}.wall:10%", "{mode}.busy{size}:5%"
-_SPEC = re.compile(r"^([a-z_.-]+)(?:@([0-9^e]+))?:(\d+(?:\.\d+)?)(%|us|x)$")
+_SPEC = re.compile(r"^([a-z_.-]+)(?:@([0-9^e]+))?:(\d+(?:\.\d+)?)(%|us|x)$", re.ASCII)
 
 
 @dataclass(frozen=True)

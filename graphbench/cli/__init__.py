@@ -72,13 +72,28 @@ def _drop_stdout() -> None:
     os.close(devnull)
 
 
+def _dash_values_attached(argv: list[str]) -> list[str]:
+    """`--grid -1/sm` as `--grid=-1/sm`: argparse takes a value that starts
+    with a dash for an option unless it is a plain negative number, and then
+    says the option "expected one argument" instead of what is wrong with
+    the value. No option of graphbench's starts with a dash and a digit."""
+    out: list[str] = []
+    for token in argv:
+        if out and out[-1].startswith("--") and "=" not in out[-1] and len(token) > 1 \
+                and token[0] == "-" and token[1].isdigit():
+            out[-1] = f"{out[-1]}={token}"
+        else:
+            out.append(token)
+    return out
+
+
 def parse(parser, argv: list[str]):
     """argparse reports a sub-command's unknown option through the top-level
     parser; point the user at the sub-command's own help instead."""
     from graphbench.errors import UsageError
 
     try:
-        return parser.parse_args(argv)
+        return parser.parse_args(_dash_values_attached(argv))
     except UsageError as exc:
         command = next((a for a in argv if not a.startswith("-")), None)
         if command in GPU_COMMANDS + ("report", "compare", "kernels") and \

@@ -23,6 +23,9 @@ NCU = "ncu --graph-profiling node --profile-from-start off -o graphbench"
 # options that write or gate on figures, which a profiling run does not make
 NO_FIGURES = {"json": "--json", "csv": "--csv", "baseline": "--baseline",
               "fail_on": "--fail-on", "markdown": "--markdown"}
+# options that steer timed sampling, which a profiling run does not do
+NO_SAMPLING = {"rounds": "--rounds", "max_noise": "--max-noise", "min_rounds": "--min-rounds",
+               "max_time": "--max-time", "warmup_rounds": "--warmup"}
 
 
 def profile_commands(argv: list[str]) -> list[str]:
@@ -37,6 +40,11 @@ def check_profile_options(args, config) -> None:
         if getattr(args, name, None):
             raise UsageError(f"--profile times nothing and writes no record, so {flag} has "
                              "nothing to write or gate on", f"leave out {flag}, or --profile")
+    steered = [flag for name, flag in NO_SAMPLING.items() if name in getattr(args, "given", ())]
+    if steered:
+        raise UsageError(f"--profile runs a few iterations of every rung untimed, so "
+                         f"{', '.join(steered)} would be ignored; refused",
+                         f"leave out {', '.join(steered)}, or --profile")
     if args.processes != 1 or config.gate_sizes:
         raise UsageError("--profile runs once, in this process",
                          "leave out --processes and --gate-sizes")

@@ -123,13 +123,17 @@ MAX_SHAPES = 16  # each shape is a run of its own
 def _shapes(text: str, option: str, read) -> tuple:
     from graphbench.launch_shape import ShapeError
 
-    values = tuple(dict.fromkeys(parse_list(text)))
+    values = tuple(parse_list(text))
     if not values or len(values) > MAX_SHAPES:
         raise UsageError(f"{option} needs 1 to {MAX_SHAPES} values, got {len(values)}")
     try:
-        return tuple(read(v) for v in values)
+        shapes = tuple(read(v) for v in values)
     except ShapeError as exc:
         raise UsageError(f"{option}: {exc}") from None
+    twice = sorted({str(s) for s in shapes if shapes.count(s) > 1})
+    if twice:  # 8/sm and 8x, or 1024 and 2^10: the same shape would run twice
+        raise UsageError(f"{option} names {', '.join(twice)} twice", "give each shape once")
+    return shapes
 
 
 def parse_grids(text: str, option: str) -> tuple[str, ...]:

@@ -58,7 +58,7 @@ def source_digest(source: str) -> str:
 
 def validate_arch(arch: str) -> str:
     """sm_NN[a|f] that this NVRTC compiles for, refused before NVRTC's own log."""
-    match = re.fullmatch(r"sm_(\d{2,3})[af]?", arch)
+    match = re.fullmatch(r"sm_(\d{2,3})[af]?", arch, re.ASCII)  # \d alone takes ９ too
     if not match:
         raise UsageError(f"--arch must look like sm_90, got {arch[:40]!r}")
     known = supported_archs()

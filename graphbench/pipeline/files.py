@@ -7,9 +7,11 @@ graphbench.preflight).
 from __future__ import annotations
 
 import hashlib
+import os
 import inspect
 import sys
 import types
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,10 +48,13 @@ def pipeline_path(name_or_path: str | None) -> Path:
                         f"any file name ({MAX_PATH})", remedy)
     path = Path(name_or_path)
     try:
-        found = path.is_file()
+        found, folder = path.is_file(), path.is_dir()
     except OSError as exc:  # a name component too long, a permission problem
         raise SpecError(f"pipeline file {_short(name_or_path)}: {exc.strerror or exc}",
                         remedy) from None
+    if folder:
+        raise SpecError(f"--pipeline {_short(name_or_path)} is a folder, not a pipeline file",
+                        remedy)
     if not found:
         raise SpecError(f"pipeline file {_short(name_or_path)} not found", remedy)
     return path
@@ -97,12 +102,35 @@ def _run_file(text: str, path: Path) -> dict:
     sys.modules[module.__name__] = module
     namespace = module.__dict__
     try:
-        exec(code, namespace)  # noqa: S102 - a pipeline file is trusted code, like a conftest
+        with no_hard_exit(path):
+            exec(code, namespace)  # noqa: S102 - a pipeline file is trusted code, like a conftest
     except KeyboardInterrupt:
         raise  # Ctrl-C while it loads is the user's, not the file's
     except BaseException as exc:  # SystemExit, GeneratorExit too: the file's error, named
         raise SpecError(f"{path} raised {_raised(exc, ' while loading')}") from None
     return namespace
+
+
+class HardExit(SpecError):
+    """A pipeline's code called os._exit, which would end the process with
+    no record and whatever exit code it chose."""
+
+
+@contextmanager
+def no_hard_exit(where):
+    """os._exit refused while a pipeline's code runs (loading its file, its
+    pipeline(), the run's stages and reference): a run that ends without a
+    record must say so and exit non-zero, and os._exit skips every handler."""
+    original = os._exit
+
+    def refused(code=0):
+        raise HardExit(f"{where} called os._exit({code}): a pipeline cannot end the process",
+                       "return or raise an exception instead")
+    os._exit = refused
+    try:
+        yield
+    finally:
+        os._exit = original
 
 
 def _raised(exc: BaseException, when: str = "") -> str:
@@ -135,7 +163,8 @@ def _call(make, path: Path, depth: int, stages) -> Pipeline:
             raise SpecError(f"{path}: pipeline() takes no {name}",
                             f"leave out --{name} for this pipeline")
     try:
-        spec = make(**kwargs)
+        with no_hard_exit(path):
+            spec = make(**kwargs)
     except SpecError as exc:
         raise SpecError(f"{path}: {exc.message}", exc.remedy) from None
     except KeyboardInterrupt:
