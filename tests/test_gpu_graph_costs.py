@@ -1,4 +1,4 @@
-"""GPU tests of graph memory and capture cost per node (issue 22, item 3)."""
+"""GPU tests of graph memory and capture cost per node."""
 
 import pytest
 

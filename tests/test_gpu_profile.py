@@ -1,4 +1,4 @@
-"""GPU tests of run --profile (issue 22, item 4): it runs without a profiler
+"""GPU tests of run --profile: it runs without a profiler
 (cuProfilerStart/Stop are then no-ops), and ncu profiles its graph nodes."""
 
 import os

@@ -1,4 +1,4 @@
-"""GPU tests of --grid and --block (issue 22, item 6)."""
+"""GPU tests of --grid and --block."""
 
 import pytest
 

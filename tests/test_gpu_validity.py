@@ -1,4 +1,4 @@
-"""GPU tests of what issue 11 made trustworthy: graphbench's own comparison
+"""GPU tests of what makes the figures trustworthy: graphbench's own comparison
 kernels, the SM clock read during timed work, and cold L2 that is cold."""
 
 import numpy as np

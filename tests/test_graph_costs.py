@@ -1,4 +1,4 @@
-"""Graph memory and capture cost per node (issue 22, item 3): the record
+"""Graph memory and capture cost per node: the record
 fields round-trip, the lifecycle reads free memory outside its timed
 phases, and the per-node fit recovers a known line from stored samples."""
 

@@ -1,4 +1,4 @@
-"""--grid and --block (issue 22, item 6) on CPU: parsing, refusal of bad
+"""--grid and --block on CPU: parsing, refusal of bad
 shapes before any GPU work, which stages take a shape, per-shape files and
 the shapes table."""
 

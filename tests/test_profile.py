@@ -1,4 +1,4 @@
-"""NVTX ranges and run --profile (issue 22, items 4 and 5), on CPU: the
+"""NVTX ranges and run --profile, on CPU: the
 ranges' names and no-op path with a fake nvtx module, their count per round
 (never per call), the profiling run's plan with fake modes and a fake
 profiler, and the exact command lines it prints."""

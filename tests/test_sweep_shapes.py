@@ -1,4 +1,4 @@
-"""--grid and --block as sweep axes (issue 22, item 6) on CPU: parsing and
+"""--grid and --block as sweep axes on CPU: parsing and
 refusal before any GPU work, how points cross, the shape column of the
 report and the chart's series per shape, and that a sweep of one shape
 (every sweep record before these axes) reads and renders as before."""
