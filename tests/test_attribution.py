@@ -253,7 +253,9 @@ def test_escape_counts_per_iteration_and_its_text():
     # 4 iterations: k3 ran 3 times (one short), k2 5 times, k9 twice
     assert found.missing == (("k3", 0.25),)
     assert found.extra == (("k2", 0.25), ("k9", 0.5))
-    assert found.text() == "replay lacks k3 x0.25; replay adds k2 x0.25, k9 x0.5"
+    assert found.extra_us == (1.0, 0.005)  # each added kernel's median time per launch
+    assert found.text() == ("replay lacks k3 x0.25; replay adds k2 x0.25 (1.00 us each), "
+                            "k9 x0.5 (0.01 us each)")
     assert A.escape_of(trace_attribution({}), kernel_trace([body, body], 2)) is None
     assert A.escape_of(trace_attribution({}), kernel_trace([body], 2, workload="fused")) is None
 
@@ -280,19 +282,41 @@ def test_loop_escapes_go_by_name_only():
     assert A.escape_of(trace_attribution(rungs), once) is not None  # by count it would be one
     odd = kernel_trace([[("loop_count", 10, 10), ("k1", 1, 1), ("k9", 1, 1), ("k2", 1, 1)]], 8)
     found = A.capture_escapes(trace_attribution({"loop": odd, "graph": kernel_trace([iteration_kernels()], 1)}))
-    assert found == {"loop": A.Escape((("k3", 1.0),), (("k9", 1.0),))}
+    assert found == {"loop": A.Escape((("k3", 1.0),), (("k9", 1.0),), (0.001,))}
     assert A.loop_escape_of(trace_attribution({}), kernel_trace([[("k9", 1, 1)]], 1, workload="x")) is None
     missing_only = kernel_trace([[("k1", 1, 1), ("k2", 1, 1)]], 1)
     assert A.loop_escape_of(trace_attribution({}), missing_only) == A.Escape((("k3", 1.0),), ())
     extra_only = kernel_trace([iteration_kernels() + [("k7", 1, 1), ("k0", 1, 1)]], 1)
     assert A.loop_escape_of(trace_attribution({}), extra_only) == A.Escape(
-        (), (("k0", 1.0), ("k7", 1.0)))
+        (), (("k0", 1.0), ("k7", 1.0)), (0.001, 0.001))
 
 
 def test_a_graph_rung_that_runs_its_kernels_twice_escapes_by_count():
     twice = kernel_trace([iteration_kernels() * 2], 1)
     found = A.capture_escapes(trace_attribution({"graph": twice, "loop": twice}))
-    assert found == {"graph": A.Escape((), (("k1", 1.0), ("k2", 1.0), ("k3", 1.0)))}
+    assert found == {"graph": A.Escape((), (("k1", 1.0), ("k2", 1.0), ("k3", 1.0)),
+                                       (1.0, 1.0, 1.0))}
+
+
+def test_kernels_a_replay_adds_are_shown_with_their_times_and_fail_nothing():
+    """Under capture a library may pick another kernel sequence (an fp16
+    attention chain's replay added memcpy32_post on the H200): a difference
+    to show, not an escape. Only kernels the replay lacks fail the run."""
+    from graphbench.report.attribution import rung_lines
+    from graphbench.report.tables import to_text
+
+    added = kernel_trace([iteration_kernels() + [("memcpy32_post", 1, 2000)]], 1)
+    attribution = trace_attribution({"graph": added})
+    assert A.escape_checks(attribution) == []
+    escape = A.capture_escapes(attribution)["graph"]
+    assert not escape.fails and escape.extra == (("memcpy32_post", 1.0),)
+    record = record_with_trace({"graph": added})
+    text = to_text(rung_lines(record, F.rung_figures(record, "graph")))
+    assert "replay adds memcpy32_post (2.00 us each)" in text and "CAPTURE ESCAPE" not in text
+    lacking = kernel_trace([[k for k in iteration_kernels() if k[0] != "k2"]], 1)
+    checks = A.escape_checks(trace_attribution({"graph": lacking}))
+    assert [c.name for c in checks] == ["graph: capture escape: replay lacks k2"]
+    assert not checks[0].passed
 
 
 def test_capture_escapes_only_on_graph_rungs():

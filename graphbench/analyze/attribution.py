@@ -15,8 +15,11 @@ How kernels are assigned:
   first iteration of a batch follows a host sync, so its first gap is left
   out. In the loop rung, the gaps around loop_count and its own time are
   the conditional node's cost, not stage 1's gap.
-- A graph rung whose replay runs other kernels than its stages ran alone is
-  a capture escape, named kernel by kernel.
+- A graph rung whose replay lacks kernels its stages ran alone is a capture
+  escape, named kernel by kernel: work the replay does not do, a failed
+  check. Kernels the replay adds (a library may pick another kernel
+  sequence under capture) are a difference to show, each with its time,
+  and fail nothing.
 """
 
 from __future__ import annotations
@@ -47,11 +50,25 @@ class StageFigures:
 class Escape:
     missing: tuple[tuple[str, float], ...]  # kernel name, launches per iteration
     extra: tuple[tuple[str, float], ...]
+    extra_us: tuple[float, ...] = ()        # each added kernel's median GPU time per launch
+
+    @property
+    def fails(self) -> bool:
+        """Only work the replay lacks is an escape that fails the run."""
+        return bool(self.missing)
+
+    def lacks_text(self) -> str:
+        return f"replay lacks {_names(self.missing)}" if self.missing else ""
+
+    def adds_text(self) -> str:
+        if not self.extra:
+            return ""
+        timed = [f"{name}{'' if count == 1 else f' x{count:g}'} ({us:,.2f} us each)"
+                 for (name, count), us in zip(self.extra, self.extra_us)]
+        return "replay adds " + (", ".join(timed) if timed else _names(self.extra))
 
     def text(self) -> str:
-        parts = [f"replay lacks {_names(self.missing)}"] if self.missing else []
-        parts += [f"replay adds {_names(self.extra)}"] if self.extra else []
-        return "; ".join(parts)
+        return "; ".join(part for part in (self.lacks_text(), self.adds_text()) if part)
 
 
 @dataclass(frozen=True)
@@ -118,7 +135,16 @@ def escape_of(attribution: Attribution, trace: RungTrace) -> Escape | None:
                     if ran[n] < c * runs)
     extra = tuple((n, (c - expected[n] * runs) / runs) for n, c in sorted(ran.items())
                   if c > expected[n] * runs)
-    return Escape(missing, extra) if missing or extra else None
+    return Escape(missing, extra, _times(trace, extra)) if missing or extra else None
+
+
+def _times(trace: RungTrace, kernels) -> tuple[float, ...]:
+    """Each named kernel's median GPU time per launch in the trace, in us."""
+    out = []
+    for name, _ in kernels:
+        spans = sorted((k.end_ns - k.start_ns) / NS_PER_US for k in trace.kernels if k.name == name)
+        out.append(spans[len(spans) // 2] if spans else 0.0)
+    return tuple(out)
 
 
 def loop_escape_of(attribution: Attribution, trace: RungTrace) -> Escape | None:
@@ -129,7 +155,8 @@ def loop_escape_of(attribution: Attribution, trace: RungTrace) -> Escape | None:
     ran = {k.name for k in trace.kernels if k.name not in set(attribution.harness_kernels)}
     missing = tuple((n, 1.0) for n in sorted(expected - ran))
     extra = tuple((n, 1.0) for n in sorted(ran - expected))
-    return Escape(missing, extra) if expected and (missing or extra) else None
+    return Escape(missing, extra, _times(trace, extra)) if expected and (missing or extra) \
+        else None
 
 
 def rung_escape(attribution: Attribution, mode: str) -> Escape | None:
@@ -149,14 +176,17 @@ def capture_escapes(attribution: Attribution) -> dict[str, Escape]:
 
 
 def escape_checks(attribution: Attribution) -> list[Check]:
-    """A failed check per graph rung whose replay ran other kernels than
-    its stages: the run fails as a wrong result does (exit 1)."""
+    """A failed check per graph rung whose replay lacks kernels its stages
+    ran alone: the run fails as a wrong result does (exit 1). Kernels a
+    replay adds are shown with their times (graphbench.report.attribution)."""
     checks = []
     for mode, escape in capture_escapes(attribution).items():
-        count = sum(math.ceil(n) for _, n in escape.missing + escape.extra)
+        if not escape.fails:
+            continue
+        count = sum(math.ceil(n) for _, n in escape.missing)
         expected = sum(len(w.kernels) for w in attribution.stages
                        if w.workload == attribution.rungs[mode].workload)
-        checks.append(Check(f"{mode}: capture escape: {escape.text()}", False, expected,
+        checks.append(Check(f"{mode}: capture escape: {escape.lacks_text()}", False, expected,
                             count, None, None))
     return checks
 

@@ -89,8 +89,11 @@ def rung_lines(record: RunRecord, figures: RungFigures) -> Text:
         text.append(f"\ntracing cost: wall {us(figures.untraced_wall_us)} -> "
                     f"{us(figures.traced_wall_us)} us per iteration "
                     f"({figures.traced_wall_us / figures.untraced_wall_us - 1:+.0%})", style="dim")
-    if figures.escape:
-        text.append(f"\nCAPTURE ESCAPE: {figures.escape.text()}", style="bold red")
+    if figures.escape and figures.escape.fails:
+        text.append(f"\nCAPTURE ESCAPE: {figures.escape.lacks_text()}", style="bold red")
+    if figures.escape and figures.escape.extra:  # a difference, not a failure
+        text.append(f"\n{figures.escape.adds_text()}: kernels its stages did not launch alone "
+                    "(under capture a library may choose other kernels)", style="yellow")
     return text
 
 
