@@ -4,16 +4,20 @@
     record = graphbench.run("softmax", elements=2**20, modes="individual,graph")
     verdict = graphbench.compare("baseline.json", record, fail_on="graph.wall:10%")
 
-Everything is validated as the command line validates it, before any GPU
-work: a bad setting raises ConfigError naming its field, a bad pipeline
-SpecError, a record that cannot be judged RecordError. Nothing here prints;
-the CLI is a thin layer over the same library calls (graphbench.runner,
-graphbench.analyze.gate).
+Everything is validated as the command line validates it, by the same
+checks, before any GPU work: text values are read by the CLI's own parsers
+(graphbench.cli.values), the configuration by RunConfig, the pipeline and
+its kernels by graphbench.runner.check_run. A bad argument raises a
+graphbench.errors type naming it, with a remedy: ConfigError for a setting,
+UsageError for another argument, SpecError for a pipeline, RecordError for
+a record file. Nothing here prints; the CLI is a thin layer over the same
+library calls (graphbench.runner, graphbench.analyze.gate).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import types
 import typing
@@ -30,7 +34,15 @@ if TYPE_CHECKING:
     from graphbench.pipeline.spec import Pipeline
 
 __all__ = ["run", "compare", "load", "save", "summarize"]
-SETTINGS = {f.name: f for f in dataclasses.fields(RunConfig)}
+# The settings the command line takes, by field name (rtol and atol are the
+# pipeline's own, stored in the record, never a run setting).
+SETTINGS = {f.name: f for f in dataclasses.fields(RunConfig) if "flag" in f.metadata}
+# How a setting's text is read: by the CLI's parser of that kind; the
+# others (paths, flags, one launch shape) are checked by RunConfig itself.
+TEXT_FORMS = ("count", "int", "fraction", "seconds", "list", "grid", "devices")
+SPEC_REMEDY = "give a spec such as 'graph.wall:10%', a list of them, or None for the default gate"
+PATH_REMEDY = "give the record file's path, as a str or a pathlib.Path"
+WRITE_REMEDY = "give a file this user can write"
 
 
 PipelineArg = Union["Pipeline", str, "os.PathLike[str]", None]
@@ -43,17 +55,23 @@ def run(pipeline: PipelineArg = None, *, elements: int | str = 4096,
         gate_sizes: str | Sequence[int | str] = (), **config: Any) -> RunRecord:
     """Measure `pipeline` (a graphbench.pipeline.spec.Pipeline, a pipeline file's path
     or a shipped name such as "softmax"; None: the built-in add,mul,sub) and
-    return the typed record. Every RunConfig field is accepted by its name;
-    `modes` and `stages` may be "individual,graph" or a sequence, counts
-    may be written "2^20". Raises the typed errors of graphbench.errors,
-    e.g. DeviceError where no GPU is usable."""
+    return the typed record. Every setting the CLI takes is accepted by its
+    RunConfig field name; text values are read as the CLI reads them
+    ("individual,graph", "2^20", "1%"). Raises the typed errors of
+    graphbench.errors, e.g. DeviceError where no GPU is usable."""
+    from graphbench.cli.values import check_fixed_rounds
+    from graphbench.counts import parse_processes
     from graphbench.runner import check_run, measure
 
     spec, path = _pipeline(pipeline)
     settings = run_config(elements=elements, modes=modes, gate_sizes=gate_sizes, pipeline=path,
                           **config)
-    check_run(settings, processes, spec)
-    return measure(settings, processes, spec=spec)
+    check_fixed_rounds(config)  # as the CLI refuses --rounds with --max-noise
+    if isinstance(processes, bool) or not isinstance(processes, int):
+        raise UsageError(f"processes must be an int, got {processes!r}", "e.g. processes=3")
+    count = parse_processes(processes, "processes")
+    check_run(settings, count, spec)
+    return measure(settings, count, spec=spec)
 
 
 def compare(baseline: RecordArg, current: RecordArg | None = None,
@@ -77,15 +95,29 @@ def load(path: str | os.PathLike) -> RunRecord | SweepRecord:
     """A run or sweep record from its file (RecordError naming what is wrong)."""
     from graphbench.record.codec import read_record
 
-    return read_record(path)
+    return read_record(_path(path, "path"))
 
 
 def save(path: str | os.PathLike, record: RunRecord | SweepRecord) -> Path:
-    """Write `record` as graphbench run --json does, with its summary block."""
+    """Write `record` as graphbench run --json does, with its summary block;
+    the path is checked first, as the CLI checks --json."""
     from graphbench.analyze.summary import summary_document
     from graphbench.record.codec import write_record
+    from graphbench.record.files import check_writable
 
-    return write_record(path, record, summary_document)
+    target = _path(path, "path")
+    if not isinstance(record, (RunRecord, SweepRecord)):
+        raise UsageError(f"record is {_a(type(record))}, not a run or sweep record",
+                         "save writes what graphbench.run returns (a comparison's verdicts "
+                         "are its fields: .passed, .regressions)")
+    try:
+        check_writable(target, "path")
+        return write_record(target, record, summary_document)
+    except OSError as exc:
+        raise UsageError(f"path {target}: cannot write ({exc.strerror or exc})",
+                         WRITE_REMEDY) from None
+    except UsageError as exc:  # the CLI's check of --json, whose remedy may go unsaid
+        raise UsageError(exc.message, exc.remedy or WRITE_REMEDY) from None
 
 
 def summarize(record: RecordArg) -> RunSummary:
@@ -99,11 +131,13 @@ def summarize(record: RecordArg) -> RunSummary:
 
 
 def run_config(**values: Any) -> RunConfig:
-    """A RunConfig from Python values: names checked, lists and counts in
-    their text forms accepted, each value's type checked (ConfigError)."""
+    """A RunConfig from Python values: names checked, text read by the CLI's
+    parsers, each value's type checked (ConfigError naming the field)."""
     unknown = sorted(set(values) - set(SETTINGS))
     if unknown:
-        raise ConfigError(unknown[0], "is not a run setting",
+        tolerance = unknown[0] in ("rtol", "atol")
+        raise ConfigError(unknown[0], "is not a run setting", "the tolerance is the pipeline's "
+                          "own (its file's rtol and atol)" if tolerance else
                           f"choose from {', '.join(SETTINGS)}")
     hints = typing.get_type_hints(RunConfig)
     checked = {name: _typed(name, value, hints[name]) for name, value in values.items()}
@@ -117,17 +151,37 @@ def _typed(name: str, value: Any, hint: Any) -> Any:
     if value is None and type(None) in options:
         return None
     kind = next(o for o in options if o is not type(None))
+    if isinstance(value, str) and SETTINGS[name].metadata["parse"] in TEXT_FORMS:
+        value = _parsed(name, value)
     if typing.get_origin(kind) is tuple:
         item = typing.get_args(kind)[0]
-        items = value.split(",") if isinstance(value, str) else value
-        if not isinstance(items, (list, tuple)):
-            raise ConfigError(name, f"must be a list, got {value!r}")
-        return tuple(_scalar(name, v.strip() if isinstance(v, str) else v, item) for v in items)
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(name, f"must be a list, got {value!r}",
+                              "e.g. a list or tuple, or its text with commas")
+        return tuple(_scalar(name, v.strip() if isinstance(v, str) else v, item) for v in value)
     return _scalar(name, value, kind)
 
 
+def _parsed(name: str, text: str) -> Any:
+    """Text read by the CLI's parser of the field's kind, named by the field."""
+    from graphbench.cli.values import PARSERS
+
+    kind = SETTINGS[name].metadata["parse"]
+    read = typing.cast(typing.Callable[[str, str], Any], PARSERS[kind])
+    try:
+        value = read(text, name)
+    except UsageError as exc:
+        raise ConfigError(name, exc.message.removeprefix(name).lstrip(": "), exc.remedy) from None
+    if kind == "devices":  # the CLI runs each device of a list; a call measures one
+        if value == "all" or len(value) != 1:
+            raise ConfigError(name, f"is {text!r}: a call measures one device",
+                              "call graphbench.run once per device id")
+        return value[0]
+    return value
+
+
 def _scalar(name: str, value: Any, kind: Any) -> Any:
-    from graphbench.counts import parse_count
+    from graphbench.counts import EXAMPLES, MAX_COUNT, parse_count
 
     if kind is int and isinstance(value, str):
         try:
@@ -137,7 +191,10 @@ def _scalar(name: str, value: Any, kind: Any) -> Any:
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        raise ConfigError(name, f"must be {kind.__name__}, got {value!r}")
+        raise ConfigError(name, f"must be {_a(kind)}, got {value!r:.60}",
+                          "each setting takes its RunConfig field's type (graphbench/config.py)")
+    if kind is int and value > MAX_COUNT:  # as the CLI's count parser refuses it
+        raise ConfigError(name, f"{value} is far too large", EXAMPLES)
     return value
 
 
@@ -151,13 +208,55 @@ def _pipeline(pipeline: PipelineArg) -> tuple[Any, str | None]:
 
 
 def fail_specs(fail_on: FailOn) -> list[FailSpec] | None:
-    """--fail-on's specs from a string, a list of strings or FailSpecs."""
-    from graphbench.analyze.specs import FailSpec, parse_spec
+    """--fail-on's specs from a string, a FailSpec or a list of them, read
+    by the CLI's parser; a refusal names fail_on."""
+    from graphbench.analyze.specs import FailSpec
 
     if fail_on is None:
         return None
-    items = [fail_on] if isinstance(fail_on, (str, FailSpec)) else list(fail_on)
-    return [item if isinstance(item, FailSpec) else parse_spec(item) for item in items] or None
+    items = [fail_on] if isinstance(fail_on, (str, FailSpec)) else fail_on
+    if not isinstance(items, (list, tuple)):
+        raise UsageError(f"fail_on must be a spec or a list of them, got {fail_on!r:.60}",
+                         SPEC_REMEDY)
+    if not items:
+        raise UsageError("fail_on is empty: a gate that judges nothing has not passed",
+                         SPEC_REMEDY)
+    try:
+        return [_spec(item) for item in items]
+    except UsageError as exc:  # the CLI's words name --fail-on
+        message = exc.message.replace("--fail-on", "fail_on")
+        raise UsageError(message if "fail_on" in message else f"fail_on: {message}",
+                         exc.remedy) from None
+
+
+def _spec(item: object) -> FailSpec:
+    from graphbench.analyze.specs import FailSpec, check_metric_name, parse_spec
+
+    if isinstance(item, str):
+        return parse_spec(item)
+    if not isinstance(item, FailSpec):
+        raise UsageError(f"fail_on has {item!r:.60}, {_a(type(item))}, not a spec", SPEC_REMEDY)
+    check_metric_name(item.metric)
+    threshold = item.threshold
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) \
+            or not 0 <= threshold < math.inf:
+        raise UsageError(f"fail_on {item.metric} has threshold {threshold!r}",
+                         "a threshold is a finite number of 0 or more")
+    return item
+
+
+def _path(value: object, name: str) -> str:
+    """A record file's path as the CLI takes one: text, not empty, no NUL."""
+    from graphbench.record.files import check_path_text
+
+    text = os.fspath(value) if isinstance(value, os.PathLike) else value
+    if not isinstance(text, str):
+        raise UsageError(f"{name} must be a file path, got {value!r:.60}", PATH_REMEDY)
+    if "\0" in text:
+        raise UsageError(f"{name} {text!r} holds a NUL character, which no file name can",
+                         PATH_REMEDY)
+    check_path_text(text, name)
+    return text
 
 
 def _run_record(value: object, side: str) -> RunRecord:
@@ -166,6 +265,11 @@ def _run_record(value: object, side: str) -> RunRecord:
     if isinstance(value, RunRecord):
         return value
     if isinstance(value, (str, os.PathLike)):
-        return read_run(value)
-    raise UsageError(f"the {side} is a {type(value).__name__}, not a run record",
+        return read_run(_path(value, side))
+    raise UsageError(f"the {side} is {_a(type(value))}, not a run record",
                      "give a RunRecord or the path of a record written by graphbench run --json")
+
+
+def _a(kind: type) -> str:
+    """'an int', 'a str': a type as a message names it."""
+    return f"{'an' if kind.__name__[0] in 'aeiou' else 'a'} {kind.__name__}"

@@ -112,37 +112,36 @@ class RunConfig:
     atol: float = TOLERANCE
 
     def __post_init__(self) -> None:
-        for name in ("elements", "min_rounds", "depth", "unroll"):
-            _require_positive(name, getattr(self, name))
+        for name in ("elements", "min_rounds", "depth", "unroll", "iters", "rounds"):
+            if getattr(self, name) is not None:
+                _require_positive(name, getattr(self, name))
         if self.min_rounds < MIN_ROUNDS_FLOOR:
             raise ConfigError("min_rounds", f"must be at least {MIN_ROUNDS_FLOOR}, got "
                               f"{self.min_rounds}", "fewer rounds give no interval the noise "
                               "target can be judged by (use --rounds N for a fixed count)")
-        for name in ("iters", "rounds"):
-            if getattr(self, name) is not None:
-                _require_positive(name, getattr(self, name))
         for name, limit in LIMITS.items():
             value = getattr(self, name)
             if value is not None and value > limit:
                 raise ConfigError(name, f"is {value:,}, more than {limit:,}", LIMIT_REMEDY[name])
-        for size in self.gate_sizes:
-            if size > MAX_ELEMENTS:
-                raise ConfigError("gate_sizes", f"has {size:,}, more than {MAX_ELEMENTS:,}",
-                                  "no GPU holds that many elements")
+        if any(not 0 < size <= MAX_ELEMENTS for size in self.gate_sizes):
+            raise ConfigError("gate_sizes", f"needs element counts from 1 to {MAX_ELEMENTS:,}, got "
+                              f"{', '.join(map(str, self.gate_sizes))}", "e.g. 2^20,2^24")
         if not self.stages:
             raise ConfigError("stages", "is empty", "choose from add, mul, sub")
         if not 0 < self.max_noise < 1:
-            raise ConfigError("max_noise", f"must be between 0% and 100%, got {self.max_noise:.2%}")
+            raise ConfigError("max_noise", f"must be between 0% and 100%, got {self.max_noise:.2%}",
+                              "e.g. 1% (0.01)")
         if not self.max_time > 0:
-            raise ConfigError("max_time", f"must be positive seconds, got {self.max_time}")
-        for name in ("device", "warmup_rounds"):
+            raise ConfigError("max_time", f"must be positive seconds, got {self.max_time}", "e.g. 2")
+        for name in ("device", "warmup_rounds", "seed"):
             if getattr(self, name) < 0:
-                raise ConfigError(name, f"must be 0 or more, got {getattr(self, name)}")
+                raise ConfigError(name, f"must be 0 or more, got {getattr(self, name)}", "e.g. 0")
+        for name in ("kernel_source", "ab_source"):
+            if getattr(self, name) == "":
+                raise ConfigError(name, "is an empty path", "give a .cu file, or leave it out")
         if self.modes is not None:
             self._check_modes(self.modes)
         self._check_shape()
-        if any(size <= 0 for size in self.gate_sizes):
-            raise ConfigError("gate_sizes", "needs positive element counts")
 
     def _check_modes(self, modes) -> None:
         if ALL in modes:
@@ -154,10 +153,11 @@ class RunConfig:
             raise ConfigError("modes", f"has unknown mode(s) {', '.join(unknown) or '(none)'}",
                               f"choose from {', '.join(ALL_MODES)}, or all")
         if len(set(modes)) != len(modes):
-            raise ConfigError("modes", "names a mode twice")
+            raise ConfigError("modes", "names a mode twice", "name each mode once")
         if HEADLINE in modes and BASELINE not in modes:
             # The speedup and the graph's replay checks need both.
-            raise ConfigError("modes", f"with {HEADLINE} also needs {BASELINE}")
+            raise ConfigError("modes", f"with {HEADLINE} also needs {BASELINE}",
+                              f"add {BASELINE}, e.g. {BASELINE},{HEADLINE}")
 
     def _check_shape(self) -> None:
         from graphbench.launch_shape import ShapeError, check_block, check_grid, normal_grid
@@ -202,9 +202,11 @@ class RunConfig:
 MAX_ELEMENTS, MAX_DEPTH = 2**34, 1024
 LIMITS = {"elements": MAX_ELEMENTS, "iters": 10**7, "unroll": 1000, "rounds": 10**6, "min_rounds": 10**6,
           "depth": MAX_DEPTH, "warmup_rounds": 10**4, "max_time": 86_400.0}
-LIMIT_REMEDY = {"elements": "no GPU holds that many elements", "iters": "",
-                "rounds": "", "min_rounds": "", "unroll": "a longer graph is a different benchmark", "depth": "a deeper chain is a different "
-                "benchmark", "warmup_rounds": "", "max_time": "a day is the longest budget"}
+FEWER = "more is a typo, not a benchmark"
+LIMIT_REMEDY = {"elements": "no GPU holds that many elements", "iters": "leave it out: about 10 ms "
+                "of work per round", "rounds": FEWER, "min_rounds": FEWER, "unroll": "a longer "
+                "graph is a different benchmark", "depth": "a deeper chain is a different "
+                "benchmark", "warmup_rounds": FEWER, "max_time": "a day is the longest budget"}
 MAX_SWEEP_POINTS = 1000
 DEFAULT_THRESHOLD = 1.1
 
@@ -270,7 +272,7 @@ class SweepConfig:
 
 def _require_positive(name: str, value: int) -> None:
     if value <= 0:
-        raise ConfigError(name, f"must be a positive integer, got {value}")
+        raise ConfigError(name, f"must be a positive integer, got {value}", "give 1 or more")
 
 
 def cli_fields(cls, command: str) -> list[dataclasses.Field]:

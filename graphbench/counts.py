@@ -9,6 +9,10 @@ import re
 from graphbench.errors import UsageError
 
 MAX_COUNT = 2**63  # nothing graphbench counts comes near; larger is a typo
+# Each process is a fresh interpreter, CUDA context and compile-cache load (about
+# 2 s on the H200): 1000 of them is half an hour of start-up alone, so more is a typo.
+MAX_PROCESSES = 1000
+EXAMPLES = "e.g. 4096, 2^20 or 1e6"
 SCIENTIFIC = re.compile(r"[0-9]+(\.[0-9]+)?[eE][0-9]+")  # 1e6, 2.5e3: one rule, ASCII digits
 
 
@@ -29,7 +33,7 @@ def parse_count(text: str, option: str, expected: str = "a whole number") -> int
         if "^" in raw:
             base, exponent = (int(part, 10) for part in _digits(raw.split("^", 1)))
             if base > 1 and exponent * math.log2(base) > 64:
-                raise UsageError(f"{option} {text} is far too large")
+                raise UsageError(f"{option} {text} is far too large", EXAMPLES)
             value = base ** exponent
         elif "e" in raw.lower():
             # float() also reads fullwidth and Arabic-Indic digits; counts take ASCII only
@@ -42,11 +46,27 @@ def parse_count(text: str, option: str, expected: str = "a whole number") -> int
         else:
             value = int(_digits([raw])[0], 10)
     except (ValueError, OverflowError):  # 1e999 is inf: OverflowError from int()
-        raise UsageError(f"{option} must be {expected}, got {text!r}",
-                         "e.g. 4096, 2^20 or 1e6") from None
+        raise UsageError(f"{option} must be {expected}, got {text!r}", EXAMPLES) from None
     if value > MAX_COUNT:
-        raise UsageError(f"{option} {text} is far too large")
+        raise UsageError(f"{option} {text} is far too large", EXAMPLES)
     return value
+
+
+def parse_processes(value: int | str, option: str = "--processes") -> int:
+    """A count of fresh processes, 1 to MAX_PROCESSES, typed as a count
+    ("3", "2^2") or given as an int: the one check of --processes, the
+    API's processes= and the pytest plugin's --graphbench-processes."""
+    remedy = "e.g. 3: a baseline the gate can judge needs 3 or more"
+    number = parse_count(value, option, "a positive integer") if isinstance(value, str) else value
+    if isinstance(number, bool) or not isinstance(number, int):
+        raise UsageError(f"{option} must be a positive integer, got {value!r}", remedy)
+    if number <= 0:
+        raise UsageError(f"{option} must be a positive integer, got {number}", remedy)
+    if number > MAX_PROCESSES:
+        raise UsageError(f"{option} {value} is more than {MAX_PROCESSES} processes",
+                         "each one starts a fresh interpreter and CUDA context; "
+                         "use a few (3 to 10) for a baseline")
+    return number
 
 
 def _digits(parts: list[str]) -> list[str]:

@@ -30,13 +30,13 @@ Progress = Callable[[int | None, str], object]
 def check_run(config: RunConfig, processes: int = 1, spec=None) -> None:
     """The pipeline, its sizes and the kernel sources, before any GPU work.
     `spec`: an already-built pipeline object instead of config.pipeline."""
+    from graphbench.counts import parse_processes
     from graphbench.measure.kernels import load_source
     from graphbench.pipeline.files import plan
     from graphbench.pipeline.objects import loaded_object
     from graphbench.preflight import check_configs
 
-    if not isinstance(processes, int) or isinstance(processes, bool) or processes < 1:
-        raise UsageError(f"processes must be a positive integer, got {processes!r}")
+    parse_processes(processes, "processes")  # the CLI's check of --processes, for every caller
     if config.attribute:  # before any GPU work: the trace comes last, after minutes of it
         from graphbench.measure.attribution import require_cupti
 
@@ -67,8 +67,11 @@ def measure(config: RunConfig, processes: int = 1, progress: Progress | None = N
     and its baseline's points ran fresh. It chooses its own iterations
     (about 10 ms per round, as a sweep does)."""
     from graphbench.analyze.merge import merge_runs
+    from graphbench.measure.device import list_devices
     from graphbench.measure.processes import run_processes
 
+    if processes > 1 or config.gate_sizes:
+        list_devices()  # no usable GPU: a DeviceError, as in one process, not a child's failure
     record = measure_one(replace(config, gate_sizes=()), processes, progress, spec)
     points = tuple(merge_runs(run_processes(replace(config, elements=size, gate_sizes=(),
                                                     iters=None), processes))

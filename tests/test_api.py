@@ -20,8 +20,8 @@ from graphbench.pipeline.files import load_pipeline
     ({"elements": 0}, ConfigError, "elements must be a positive integer"),
     ({"modes": "graph"}, ConfigError, "graph also needs individual"),
     ({"bogus": 1}, ConfigError, "bogus is not a run setting"),
-    ({"iters": "many"}, ConfigError, "iters is 'many'"),
-    ({"flush_l2": 1}, ConfigError, "flush_l2 must be bool"),
+    ({"iters": "many"}, ConfigError, "iters must be a positive integer, got 'many'"),
+    ({"flush_l2": 1}, ConfigError, "flush_l2 must be a bool"),
     ({"processes": 0}, UsageError, "processes must be a positive integer"),
 ])
 def test_bad_settings_raise_typed_errors_before_any_gpu_work(settings, error, match):

@@ -1,33 +1,21 @@
-"""Parsers for option values as users type them. They name the flag in
-their messages, which is why they live in the CLI layer."""
+"""Parsers for option values as users type them. They name the option in
+their messages: the CLI's flag, or the Python API's keyword, which reads
+text values through them too (graphbench.api)."""
 
 from __future__ import annotations
 
 import argparse
 
 from graphbench.counts import parse_count
-from graphbench.errors import UsageError
+from graphbench.counts import MAX_PROCESSES, parse_processes  # noqa: F401 - the parser's, shared
+from graphbench.errors import ConfigError, UsageError
 
 
 def parse_positive_int(text: str, option: str) -> int:
     """Parse a CLI count; accept 1e6-style and 2^20-style forms users type."""
     value = parse_count(text, option, "a positive integer")
     if value <= 0:
-        raise UsageError(f"{option} must be a positive integer, got {value}")
-    return value
-
-
-# Each process is a fresh interpreter, CUDA context and compile-cache load (about
-# 2 s on the H200): 1000 of them is half an hour of start-up alone, so more is a typo.
-MAX_PROCESSES = 1000
-
-
-def parse_processes(text: str, option: str = "--processes") -> int:
-    value = parse_positive_int(text, option)
-    if value > MAX_PROCESSES:
-        raise UsageError(f"{option} {text} is more than {MAX_PROCESSES} processes",
-                         "each one starts a fresh interpreter and CUDA context; "
-                         "use a few (3 to 10) for a baseline")
+        raise UsageError(f"{option} must be a positive integer, got {value}", "give 1 or more")
     return value
 
 
@@ -169,17 +157,23 @@ class StoreGiven(argparse.Action):
         namespace.given = {*getattr(namespace, "given", ()), self.dest}
 
 
-# Options that steer adaptive sampling, which --rounds N turns off.
-ADAPTIVE = {"max_noise": "--max-noise", "min_rounds": "--min-rounds", "max_time": "--max-time"}
+ADAPTIVE = ("max_noise", "min_rounds", "max_time")  # steer adaptive sampling, which rounds ends
+
+
+def check_fixed_rounds(given, name=str) -> None:
+    """`rounds` and a setting of ADAPTIVE both named by the user (the CLI's
+    typed options, the API's keyword arguments) are refused: guessing which
+    was meant would measure something not asked for. `name`: a field as
+    messages name it (the CLI: its flag)."""
+    for field in (f for f in ADAPTIVE if f in given and "rounds" in given):
+        raise ConfigError("rounds", f"fixes the number of rounds, so {name(field)} (which steers "
+                          "adaptive sampling) would be ignored; refused",
+                          f"give {name('rounds')} alone, or {name(field)} without {name('rounds')}")
 
 
 def check_conflicts(args) -> None:
-    """Refuse options that contradict each other: the intent is unclear, so
-    guessing which one the user meant would measure something they did not ask."""
-    given = getattr(args, "given", set())
-    if "rounds" in given:
-        for name, flag in ADAPTIVE.items():
-            if name in given:
-                raise UsageError(f"--rounds fixes the number of rounds, so {flag} (which steers "
-                                 "adaptive sampling) would be ignored; refused",
-                                 f"give --rounds alone, or {flag} without --rounds")
+    """Refuse options that contradict each other, named by flag: only options
+    the user typed conflict, not defaults."""
+    from graphbench.config import flag_for
+
+    check_fixed_rounds(getattr(args, "given", set()), lambda name: flag_for(name) or name)
