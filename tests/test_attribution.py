@@ -368,3 +368,22 @@ def test_an_unknown_kernel_keeps_the_first_stage():
     seq = [("k1", 1, 1), ("k9", 2, 1), ("k3", 3, 1)]
     (found,) = A.iterations(trace_attribution({}), kernel_trace([seq], 1))
     assert [(p.stage, p.kernel.name) for p in found] == [(0, "k1"), (0, "k9"), (1, "k3")]
+
+
+def test_one_flush_per_rung_puts_each_record_in_the_batch_whose_clock_window_holds_it(
+        monkeypatch):
+    """A forced flush per batch made CUPTI ask for a new buffer inside every
+    batch (80 us per iteration on the H200); the records are split by CUPTI's
+    clock instead, and a warm-up batch's records (outside every window) dropped."""
+    from types import SimpleNamespace
+
+    from graphbench.measure import attribution as M
+
+    tracer = object.__new__(M.Tracer)
+    tracer.cupti = SimpleNamespace(activity_flush_all=lambda flag: None)
+    monkeypatch.setattr(M, "_SINK", [("warm", 5, 6, 0, 0, 1, 7), ("k1", 10, 11, 0, 0, 2, 7),
+                                     ("k2", 12, 14, 0, 0, 3, 7), ("k1", 30, 31, 0, 0, 4, 7),
+                                     ("late", 99, 100, 0, 0, 5, 7)])
+    found = tracer.take_batches([(9, 20), (25, 40)])
+    assert [(k.name, k.batch) for k in found] == [("k1", 0), ("k2", 0), ("k1", 1)]
+    assert M._SINK == []
