@@ -55,6 +55,12 @@ class RecordError(GraphbenchError):
     schema, or with a field of the wrong type (the message names its path)."""
 
 
+class OutputError(GraphbenchError):
+    """An output that could not be written: a full disk, an I/O error, a
+    closed or full standard output. A file that was there is left as it was
+    (see graphbench.record.files for the one write that cannot promise it)."""
+
+
 class VerificationError(GraphbenchError):
     """A record whose results were wrong: a failure (exit 1) whatever its
     speed, so it is never judged. `check` is the first failed check."""

@@ -10,7 +10,7 @@ import tempfile
 
 import pytest
 
-from graphbench.errors import RecordError, UsageError
+from graphbench.errors import OutputError, RecordError, UsageError
 from graphbench.record import files
 
 
@@ -351,8 +351,9 @@ def test_a_folder_closed_to_us_is_refused_with_the_reason(tmp_path, monkeypatch)
 
 def test_a_new_file_in_a_folder_closed_to_us_fails(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "mkstemp", denied)
-    with pytest.raises(PermissionError):
+    with pytest.raises(OutputError) as info:
         files.write_text_atomic(tmp_path / "new.json", "x")
+    assert info.value.message == f"cannot write {tmp_path / 'new.json'}: Permission denied"
     assert list(tmp_path.iterdir()) == []
 
 

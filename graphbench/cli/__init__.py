@@ -3,6 +3,7 @@ exit code. This package is the only place that prints or exits."""
 
 from __future__ import annotations
 
+import errno
 import sys
 
 from graphbench.errors import (EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CompileError,
@@ -24,6 +25,7 @@ def error_line(exc: GraphbenchError) -> str:
 
 
 GPU_COMMANDS = ("run", "sweep")
+WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)  # a full or failing disk
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,11 +58,23 @@ def main(argv: list[str] | None = None) -> int:
         print("graphbench: error: standard output was closed before everything was written",
               file=sys.stderr)
         return EXIT_USAGE
+    except OSError as exc:  # the report itself could not be printed: a full standard output
+        if exc.errno not in WRITE_ERRORS:
+            raise
+        return _report_unwritten(exc)
     except KeyboardInterrupt:
         gpu = bool(argv) and argv[0] in GPU_COMMANDS
         print(f"graphbench: interrupted{'; GPU resources released' if gpu else ''}",
               file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _report_unwritten(exc: OSError) -> int:
+    from graphbench.record.files import write_failed
+
+    _drop_stdout()
+    print(f"graphbench: error: {error_line(write_failed('the report', exc))}", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _drop_stdout() -> None:

@@ -6,7 +6,11 @@ already is (/dev/stdout, a link to /proc/self/fd/1, the very file stdout is
 redirected to): it is written through the open stream, never replaced (a
 rename would leave the shell's descriptor on the old inode, and with it
 the console report), and the console report moves to stderr, so that the
-output is all stdout holds. Files follow graphbench/record/files.py."""
+output is all stdout holds. Files follow graphbench/record/files.py.
+
+A write that fails is an OutputError (one line, exit 2) and nothing says it
+was written; a standard output that is closed is refused before any work,
+when an output or the report would go there."""
 
 from __future__ import annotations
 
@@ -17,9 +21,9 @@ import sys
 from pathlib import Path
 
 from graphbench.cli.progress import console, route
-from graphbench.errors import UsageError
+from graphbench.errors import OutputError, UsageError
 from graphbench.record.files import (check_folder, check_path_text, check_writable, existing,
-                                     is_stream, write_text_atomic)
+                                     is_stream, write_failed, write_text_atomic)
 
 OUTPUTS = ("json", "markdown", "csv", "plot", "timeline")
 STDOUT = "-"
@@ -31,9 +35,14 @@ INPUTS = (("files", "FILE"), ("baseline", "--baseline"), ("current", "CURRENT"),
 def start(args) -> None:
     """Route the console for this command, then check what needs no device count."""
     outputs = given_outputs(args)
-    to_stdout = any(standard_stream(path) is sys.stdout for _, path in outputs)
-    route(report_to_stderr=to_stdout, quiet=getattr(args, "quiet", False))
+    to_stdout = any(path == STDOUT or (sys.stdout is not None and standard_stream(path)
+                                       is sys.stdout) for _, path in outputs)
+    quiet = getattr(args, "quiet", False)
+    route(report_to_stderr=to_stdout, quiet=quiet)
     check_given(outputs, input_paths(args))
+    if sys.stdout is None and not quiet and not to_stdout:
+        raise OutputError("standard output is closed, so the report has nowhere to go",
+                          "give --quiet, or send it to /dev/null (>/dev/null)")
 
 
 def given_outputs(args) -> list[tuple[str, str]]:
@@ -87,6 +96,9 @@ def check_given(outputs: list[tuple[str, str]], inputs: list[tuple[str, str]]) -
 
     for option, path in outputs:
         check_path_text(path, option)
+        if path == STDOUT and sys.stdout is None:
+            raise OutputError(f"{option} -: standard output is closed",
+                              "give a file name, or leave standard output open")
         if option in ("--plot", "--timeline"):
             (check_chart_path if option == "--plot" else check_timeline_path)(path)
             if standard_stream(path) is not None:
@@ -167,14 +179,36 @@ def per_device_path(path: str, device: int, count: int) -> str:
 
 
 def write(path: str, text: str) -> str:
-    """Write `text` where `path` points; returns a name for it to show."""
+    """Write `text` where `path` points; returns a name for it to show.
+    OutputError when it cannot be written whole."""
     stream = standard_stream(path)
     if stream is None:
+        if path == STDOUT:  # closed after the check: never a file named "-"
+            raise OutputError("cannot write standard output: it is closed")
         write_text_atomic(path, text)
         return path
-    stream.write(text)
-    stream.flush()
-    return "standard output" if stream is sys.stdout else "standard error"
+    name = "standard output" if stream is sys.stdout else "standard error"
+    try:
+        stream.write(text)
+        stream.flush()
+    except (OSError, ValueError) as exc:  # ValueError: the stream object was closed
+        abandon(stream)
+        if isinstance(exc, OSError):
+            raise write_failed(name, exc) from None
+        raise OutputError(f"cannot write {name}: it is closed") from None
+    return name
+
+
+def abandon(stream) -> None:
+    """Point a stream that failed at /dev/null, so that the interpreter's
+    last flush of what it still buffers cannot fail a second time."""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def record_text(record) -> str:

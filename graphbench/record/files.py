@@ -14,16 +14,30 @@ a finished benchmark. What a write does depends on what is already there:
 - a symbolic link: written through (the link stays, its target gets the text);
 - a FIFO, socket or device: written as a stream;
 - a directory or a read-only file: refused.
+
+A write that fails (a full disk, an I/O error, a reader that left) raises
+OutputError and leaves what was there: the temporary file of an atomic
+replace is removed, and the old file is never touched before the rename.
+Only the in-place rewrite, which cannot be atomic, may leave a file short.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
 from pathlib import Path
 
-from graphbench.errors import RecordError, UsageError
+from graphbench.errors import OutputError, RecordError, UsageError
+
+_WRITE_REMEDIES = {
+    errno.ENOSPC: "free space on that disk, or write to another",
+    errno.EDQUOT: "free some of your disk quota, or write to another disk",
+    errno.EFBIG: "the file system takes no file this large: write to another",
+    errno.EIO: "the device reported an I/O error: write to another",
+    errno.EPIPE: "the reader closed it before everything was written",
+}
 
 
 def read_text(path: str | os.PathLike) -> str:
@@ -105,25 +119,45 @@ def check_folder(path: str | os.PathLike, option: str) -> None:
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
     """Write `text` to `path` as the module docstring says; returns the path."""
+    return write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
+    """Write `data` to `path` as the module docstring says; returns the path.
+    OutputError when the system refuses the bytes."""
     check_path_text(os.fspath(path), "output")
     found = existing(path)
     if found is not None:
         _check_existing(path, found, "output")
-    if found is not None and is_stream(found.st_mode):
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        return Path(path)
-    target = Path(os.path.realpath(path))
-    if found is not None and found.st_nlink > 1:
-        _write_in_place(target, text)  # a rename would leave the other names on the old text
-    elif not _replace(target, text, found):
-        _write_in_place(target, text)
+    try:
+        _write(path, data, found)
+    except OSError as exc:
+        raise write_failed(os.fspath(path), exc) from None
     return Path(path)
 
 
-def _replace(target: Path, text: str, found: os.stat_result | None) -> bool:
+def write_failed(name: str, exc: OSError) -> OutputError:
+    """The one line for a write the system refused, with what to do about it."""
+    return OutputError(f"cannot write {name}: {exc.strerror or exc}",
+                       _WRITE_REMEDIES.get(exc.errno, "write it to another file"))
+
+
+def _write(path: str | os.PathLike, data: bytes, found: os.stat_result | None) -> None:
+    if found is not None and is_stream(found.st_mode):
+        with open(path, "wb") as handle:
+            handle.write(data)
+        return
+    target = Path(os.path.realpath(path))
+    if found is not None and found.st_nlink > 1:
+        _write_in_place(target, data)  # a rename would leave the other names on the old text
+    elif not _replace(target, data, found):
+        _write_in_place(target, data)
+
+
+def _replace(target: Path, data: bytes, found: os.stat_result | None) -> bool:
     """Atomic replace; False (nothing changed) when the new file could not
-    have the old one's owner or be made in its folder."""
+    have the old one's owner or be made in its folder. The old file is not
+    touched until the rename, so any failure before it leaves it whole."""
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -132,19 +166,26 @@ def _replace(target: Path, text: str, found: os.stat_result | None) -> bool:
             raise
         return False
     try:
-        if not _same_owner_and_mode(tmp, found):
+        try:
+            if not _same_owner_and_mode(tmp, found):
+                Path(tmp).unlink()
+                return False
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
             os.close(fd)
-            Path(tmp).unlink()
-            return False
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return True
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """os.write until every byte is out (it may take fewer than asked)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _same_owner_and_mode(tmp: str, found: os.stat_result | None) -> bool:
@@ -160,11 +201,11 @@ def _same_owner_and_mode(tmp: str, found: os.stat_result | None) -> bool:
     return True
 
 
-def _write_in_place(target: Path, text: str) -> None:
+def _write_in_place(target: Path, data: bytes) -> None:
     try:
-        with open(target, "r+", encoding="utf-8") as handle:
+        with open(target, "r+b") as handle:
             handle.truncate(0)
-            handle.write(text)
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
     except PermissionError as exc:

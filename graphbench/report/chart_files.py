@@ -11,7 +11,7 @@ from pathlib import Path
 from graphbench.counts import power_label
 from graphbench.errors import UsageError
 from graphbench.report.chart import Panel, _bounds, check_chart_path
-from graphbench.report.figures import nice_ticks, tick_text, y_label
+from graphbench.report.figures import nice_ticks, save_png, tick_text, y_label
 
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 WIDTH, HEIGHT = 640, 320                 # SVG pixels per panel
@@ -123,8 +123,7 @@ def png_chart(panels: list[Panel], path: Path) -> None:
         axis.legend(fontsize="small", title=panel.band or None, title_fontsize="small")
         axis.grid(True, alpha=0.3)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    save_png(figure, path)
 
 
 def write_chart(path: str, panels: list[Panel]) -> Path:

@@ -26,6 +26,23 @@ def check_figure_path(path: str, flag: str, noun: str) -> None:
                              "pip install matplotlib, or write an .svg instead") from None
 
 
+def save_png(figure, path) -> None:
+    """A matplotlib figure as PNG, written as every output is (atomically,
+    OutputError when it cannot be), and closed."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    from graphbench.record.files import write_bytes_atomic
+
+    buffer = io.BytesIO()
+    try:
+        figure.savefig(buffer, format="png", dpi=110)
+    finally:
+        plt.close(figure)
+    write_bytes_atomic(path, buffer.getvalue())
+
+
 def nice_ticks(low: float, high: float, log: bool) -> list[float]:
     """Round tick values inside [low, high] (data units): 4 to 10 steps of
     1, 2 or 5 times a power of ten; on a log axis spanning more than half a

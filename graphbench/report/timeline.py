@@ -10,7 +10,7 @@ from pathlib import Path
 from graphbench.analyze.stage_figures import Timeline
 from graphbench.errors import UsageError
 from graphbench.report.chart_files import COLORS
-from graphbench.report.figures import check_figure_path
+from graphbench.report.figures import check_figure_path, save_png
 
 LOOP_COLOR = "#999999"
 ROW, LEFT, RIGHT, TOP = 26, 90, 70, 34
@@ -78,8 +78,7 @@ def png_timeline(found: list[Timeline], stages: dict[int, str], path: Path) -> N
     axis.legend(handles=handles + [Patch(color=LOOP_COLOR, label="loop kernels")],
                 fontsize="small", loc="lower right")
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    save_png(figure, path)
 
 
 def check_timeline_path(path: str) -> None:
