@@ -226,7 +226,7 @@ def fail_specs(fail_on: FailOn) -> list[FailSpec] | None:
     except UsageError as exc:  # the CLI's words name --fail-on
         message = exc.message.replace("--fail-on", "fail_on")
         raise UsageError(message if "fail_on" in message else f"fail_on: {message}",
-                         exc.remedy) from None
+                         exc.remedy or SPEC_REMEDY) from None
 
 
 def _spec(item: object) -> FailSpec:

@@ -7,35 +7,150 @@ saves its record and gates it against a saved one.
     pytest --graphbench-save DIR      # write each test's record to DIR
     pytest --graphbench-compare DIR   # gate each test against DIR's record
 
-A regression fails the test with the verdict table; a missing saved record,
-or one that cannot be judged, fails it too (never a pass); wrong results
-fail it; a machine without a usable GPU skips it with the reason.
+The options are checked when the session starts, before any test runs: a
+compare folder that is missing or holds no records, a save folder that
+cannot be written, a bad process count, or both options on one folder are
+one usage error (pytest's exit 4, one line). A regression fails the test
+with the verdict table; a missing saved record fails it (never a pass) on a
+machine with a GPU, and on one without is listed at the end of the session;
+a record that cannot be judged, or wrong results, fail it; a machine
+without a usable GPU skips it with the reason.
 
-Registered through the `pytest11` entry point, so it is loaded in every
-pytest session where graphbench is installed: importing it stays cheap, and
-graphbench is imported only when a test asks for the fixture.
+Registered through the `pytest11` entry point (graphbench.pytest_entry), so
+it is loaded in every pytest session where graphbench is installed:
+importing it stays cheap, and graphbench is imported only when an option is
+given or a test asks for the fixture.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from graphbench.limits import MIN_PROCESSES
 
+SAVE, COMPARE, PROCESSES = "--graphbench-save", "--graphbench-compare", "--graphbench-processes"
+
 
 def pytest_addoption(parser) -> None:
     group = parser.getgroup("graphbench", "graphbench: CUDA Graphs benchmarks")
-    group.addoption("--graphbench-save", metavar="DIR", default=None,
+    group.addoption(SAVE, metavar="DIR", default=None,
                     help="write each test's graphbench record to DIR (one JSON file per test)")
-    group.addoption("--graphbench-compare", metavar="DIR", default=None,
+    group.addoption(COMPARE, metavar="DIR", default=None,
                     help="gate each test's graphbench record against its record in DIR, "
                     "with the default gate or the test's own fail_on")
-    group.addoption("--graphbench-processes", metavar="N", type=int, default=3,
-                    help="fresh processes for a saved record (default 3: the gate needs a "
-                    "baseline of 3 or more to judge between processes)")
+    group.addoption(PROCESSES, metavar="N", default=None,
+                    help=f"fresh processes for a saved record (default {MIN_PROCESSES}: the gate "
+                    f"needs a baseline of {MIN_PROCESSES} or more to judge between processes)")
+
+
+@dataclass
+class Options:
+    """The session's options, checked; and the tests that found no saved
+    record on a machine without a GPU (shown at the end of the session)."""
+
+    save: Path | None = None
+    compare: Path | None = None
+    processes: int = MIN_PROCESSES
+    missing: list[tuple[str, Path]] = field(default_factory=list)
+
+
+OPTIONS = pytest.StashKey[Options]()
+
+
+def pytest_configure(config) -> None:
+    config.stash[OPTIONS] = session_options(config.getoption("graphbench_save"),
+                                            config.getoption("graphbench_compare"),
+                                            config.getoption("graphbench_processes"))
+
+
+def session_options(save: str | None, compare: str | None, processes: str | None) -> Options:
+    """The options as given on the command line, checked before any test
+    runs; pytest.UsageError (one line, naming the option) for the first
+    that cannot work."""
+    if save is None and compare is None and processes is None:
+        return Options()
+    from graphbench.counts import parse_processes
+    from graphbench.errors import GraphbenchError
+
+    try:
+        options = Options(save_folder(save), compare_folder(compare),
+                          MIN_PROCESSES if processes is None
+                          else parse_processes(processes, PROCESSES))
+        check_distinct(options)
+    except GraphbenchError as exc:
+        raise pytest.UsageError(f"graphbench: {exc.one_line()}") from None
+    return options
+
+
+def save_folder(path: str | None) -> Path | None:
+    """A folder records can be written to: it may not exist yet (it is made
+    at the first save), but nothing on the way may be a file."""
+    import stat
+
+    from graphbench.errors import UsageError
+    from graphbench.record.files import check_folder, existing
+
+    if path is None:
+        return None
+    remedy = "give a folder this user can write (made if missing)"
+    check_text(path, SAVE, remedy)
+    try:
+        found = existing(path, SAVE)
+        if found is not None and not stat.S_ISDIR(found.st_mode):
+            raise UsageError(f"{SAVE} {path} is a file, not a folder", remedy)
+        check_folder(Path(path, "record.json") if found else path, SAVE)
+    except UsageError as exc:
+        raise UsageError(exc.message, exc.remedy or remedy) from None
+    return Path(path)
+
+
+def compare_folder(path: str | None) -> Path | None:
+    """A folder that holds saved records (.json files)."""
+    from graphbench.errors import UsageError
+
+    if path is None:
+        return None
+    remedy = f"give the folder {SAVE} wrote"
+    folder = Path(path)
+    check_text(path, COMPARE, remedy)
+    try:
+        records = [p for p in folder.iterdir() if p.suffix == ".json" and p.is_file()]
+    except NotADirectoryError:
+        raise UsageError(f"{COMPARE} {path} is not a folder", remedy) from None
+    except FileNotFoundError:
+        raise UsageError(f"{COMPARE} {path}: no such folder",
+                         f"make it with {SAVE} {path} on a machine with a GPU") from None
+    except OSError as exc:
+        raise UsageError(f"{COMPARE} {path}: cannot read it ({exc.strerror or exc})",
+                         remedy) from None
+    if not records:
+        raise UsageError(f"{COMPARE} {path} holds no records (no .json file)",
+                         f"make them with {SAVE} {path} on a machine with a GPU")
+    return folder
+
+
+def check_text(path: str, option: str, remedy: str) -> None:
+    """A path that names nothing: empty, or with a NUL no file name holds."""
+    from graphbench.errors import UsageError
+
+    if path == "" or "\0" in path:
+        raise UsageError(f"{option} {path!r}: " + ("an empty path" if path == "" else
+                                                   "a NUL character, which no path holds"), remedy)
+
+
+def check_distinct(options: Options) -> None:
+    import os
+
+    from graphbench.errors import UsageError
+
+    if options.save and options.compare and \
+            os.path.realpath(options.save) == os.path.realpath(options.compare):
+        raise UsageError(f"{SAVE} and {COMPARE} name one folder: each test's record would "
+                         "replace its baseline before it is judged", "save to another folder")
 
 
 def record_name(node_id: str, call: int = 1) -> str:
@@ -45,48 +160,72 @@ def record_name(node_id: str, call: int = 1) -> str:
     return name + (f"-{call}" if call > 1 else "") + ".json"
 
 
+def require_gpu() -> None:
+    """DeviceError unless the driver reports a usable GPU (no context made)."""
+    from graphbench.measure.device import list_devices
+
+    list_devices()
+
+
 class GraphbenchFixture:
     """What the `graphbench` fixture gives a test: `run`, as graphbench.run,
     with the session's saving and gating applied to its record."""
 
-    def __init__(self, node_id: str, save_dir: str | None, compare_dir: str | None,
-                 save_processes: int = MIN_PROCESSES) -> None:
-        self.node_id, self.save_dir, self.compare_dir = node_id, save_dir, compare_dir
-        self.save_processes, self.calls = save_processes, 0
+    def __init__(self, node_id: str, options: Options) -> None:
+        self.node_id, self.options, self.calls = node_id, options, 0
 
     def run(self, pipeline=None, *, fail_on=None, **settings):
         from graphbench import api
-        from graphbench.errors import DeviceError
+        from graphbench.errors import DeviceError, GraphbenchError
 
-        from graphbench.errors import UsageError
-
-        api.fail_specs(fail_on)  # a mistyped spec fails now, not after the measurement
-        if self.save_dir:  # a baseline the gate can judge against: several fresh processes
-            settings = {**settings, "processes": max(self.save_processes,
-                                                     settings.get("processes", 1))}
+        name = record_name(self.node_id, self.calls + 1)
         try:
-            record = api.run(pipeline, **settings)
+            api.fail_specs(fail_on)  # a mistyped spec fails now, not after the measurement
+            if self.options.compare:
+                self._require_saved(self.options.compare / name)
+            record = api.run(pipeline, **self._settings(settings))
+            self.calls += 1
+            if not record.verified:
+                pytest.fail(verification_text(record), pytrace=False)
+            if self.options.save:
+                api.save(self.options.save / name, record)
         except DeviceError as exc:
             pytest.skip(f"graphbench: no usable GPU: {exc.one_line()}")
-        except UsageError as exc:
+        except GraphbenchError as exc:
             pytest.fail(f"graphbench: {exc.one_line()}", pytrace=False)
-        self.calls += 1
-        name = record_name(self.node_id, self.calls)
-        if not record.verified:
-            pytest.fail(verification_text(record), pytrace=False)
-        if self.save_dir:
-            api.save(Path(self.save_dir) / name, record)
-        if self.compare_dir:
-            self._gate(record, Path(self.compare_dir) / name, fail_on)
+        if self.options.compare:
+            self._gate(record, self.options.compare / name, fail_on)
         return record
+
+    def _settings(self, settings: dict) -> dict:
+        """A saved record is a baseline the gate can judge against: made of
+        several fresh processes."""
+        given = settings.get("processes", 1)
+        if not self.options.save or isinstance(given, bool) or not isinstance(given, int):
+            return settings  # a bad processes is graphbench.run's to refuse
+        return {**settings, "processes": max(self.options.processes, given)}
+
+    def _require_saved(self, saved: Path) -> None:
+        """Fail closed without a saved record: at once on a machine with a
+        GPU; on one without (nothing can be measured), skip and list the
+        test at the end of the session, so it never passes for a skip."""
+        from graphbench.errors import DeviceError
+
+        if saved.is_file():
+            return
+        try:
+            require_gpu()
+        except DeviceError as exc:
+            self.options.missing.append((self.node_id, saved))
+            pytest.skip(f"graphbench: no usable GPU: {exc.one_line()}; and no saved record "
+                        f"{saved} (listed at the end of the session)")
+        pytest.fail(f"graphbench: no saved record {saved} for {self.node_id}; make one "
+                    f"with {SAVE} {saved.parent}", pytrace=False)
 
     def _gate(self, record, saved: Path, fail_on) -> None:
         from graphbench import api
         from graphbench.errors import GraphbenchError
 
-        if not saved.is_file():  # fail closed: nothing to compare with is not a pass
-            pytest.fail(f"graphbench: no saved record {saved} for {self.node_id}; make one "
-                        f"with --graphbench-save {saved.parent}", pytrace=False)
         try:
             comparison = api.compare(saved, record, fail_on)
         except GraphbenchError as exc:
@@ -111,9 +250,21 @@ def verdict_text(comparison, saved: Path) -> str:
             + to_text(comparison_report(comparison)))
 
 
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    """The tests skipped without a GPU that have no saved record either: a
+    missing baseline must not pass for a plain skip."""
+    options = config.stash.get(OPTIONS, None)
+    if not options or not options.missing:
+        return
+    terminalreporter.section("graphbench: no saved record", sep="=", red=True, bold=True)
+    for node_id, saved in options.missing:
+        terminalreporter.line(f"{node_id}: no {saved}")
+    terminalreporter.line(f"{len(options.missing)} test(s) have no baseline to be judged "
+                          f"against; make them with {SAVE} {options.compare} on a machine "
+                          "with a GPU")
+
+
 @pytest.fixture
 def graphbench(request) -> GraphbenchFixture:
     """Measure a pipeline in this test: `graphbench.run(pipeline, **settings)`."""
-    option = request.config.getoption
-    return GraphbenchFixture(request.node.nodeid, option("graphbench_save"),
-                             option("graphbench_compare"), option("graphbench_processes"))
+    return GraphbenchFixture(request.node.nodeid, request.config.stash[OPTIONS])

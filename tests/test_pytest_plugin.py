@@ -1,39 +1,67 @@
-"""The pytest plugin, run with pytester on CPU: its options, the GPU-less
-skip, and save -> compare -> an injected slowdown fails the test. The
-measurement is replaced by synthetic records (tests/conftest.py make_record)
-read from files the outer test writes; the inner session loads only this
-plugin (-p), with no conftest and no entry-point plugins."""
+"""The pytest plugin, run with pytester on CPU: its options, checked when
+the session starts; the GPU-less skip; a missing saved record, failed on a
+GPU and listed at the session's end without one; and save -> compare -> an
+injected slowdown fails the test. The measurement is replaced by synthetic
+records (tests/conftest.py make_record) read from files the outer test
+writes; the inner session loads only this plugin (-p), with no conftest and
+no entry-point plugins. The -p forms and the entry point are run in fresh
+interpreters that see pyproject's entry point."""
 
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
 from conftest import make_record
+from hypothesis import given, settings, strategies as st
 
 import graphbench.api
 from graphbench.analyze.merge import merge_runs
-from graphbench.pytest_plugin import record_name
+from graphbench.pytest_plugin import Options, record_name, session_options
 
 pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[1]
 WALLS = {"individual": 14.0, "graph": 4.3, "fused": 4.6}
 INNER = '''
+import json
 import os
 import pytest
 import graphbench.api
+import graphbench.measure.device
+import graphbench.pytest_plugin
 from graphbench.errors import DeviceError
 from graphbench.record.codec import read_run
 
 
+def no_gpu():
+    raise DeviceError("no NVIDIA driver found (libcuda could not be loaded)")
+
+
 def fake_run(pipeline=None, **settings):
+    with open(os.environ["GB_SEEN"], "w") as seen:
+        json.dump(settings, seen)
     if os.environ["GB_RECORD"] == "no-gpu":
-        raise DeviceError("no NVIDIA driver found (libcuda could not be loaded)")
+        no_gpu()
     return read_run(os.environ["GB_RECORD"])
+
+
+def fake_gpu():
+    if os.environ["GB_RECORD"] == "no-gpu":
+        no_gpu()
 
 
 @pytest.fixture(autouse=True)
 def synthetic(monkeypatch):
+    if os.environ["GB_RECORD"] == "real-no-gpu":  # the real run, on a machine without a GPU
+        monkeypatch.setattr(graphbench.measure.device, "list_devices", no_gpu)
+        return
     monkeypatch.setattr(graphbench.api, "run", fake_run)
+    monkeypatch.setattr(graphbench.pytest_plugin, "require_gpu", fake_gpu)
 
 
 def test_op(graphbench):
@@ -54,13 +82,23 @@ def inner(pytester, monkeypatch, tmp_path):
                "wrong": make_record(WALLS, rounds=20, seed=4, passed=False)}
 
     def run(name: str, *options: str, fail_on: str = ""):
-        path = "no-gpu" if name == "no-gpu" else str(graphbench.api.save(
+        path = name if name in ("no-gpu", "real-no-gpu") else str(graphbench.api.save(
             tmp_path / f"{name}.json", records[name]))
         monkeypatch.setenv("GB_RECORD", path)
         monkeypatch.setenv("GB_FAIL_ON", fail_on)
-        return pytester.runpytest("-p", "graphbench.pytest_plugin", "-p", "no:cacheprovider",
-                                  "-rsf", *options)
+        monkeypatch.setenv("GB_SEEN", str(tmp_path / "seen.json"))
+        arguments = ("-p", "graphbench.pytest_plugin", "-p", "no:cacheprovider", "-rsf", *options)
+        if name == "real-no-gpu":  # a fresh process: the real run imports numpy and CUDA
+            monkeypatch.setenv("PYTHONPATH", str(ROOT))
+            return pytester.runpytest_subprocess(*arguments)
+        return pytester.runpytest(*arguments)
     return run
+
+
+def seen_settings(tmp_path) -> dict:
+    import json
+
+    return json.loads((tmp_path / "seen.json").read_text())
 
 
 def warm_up() -> None:
@@ -90,10 +128,24 @@ def test_a_machine_without_a_gpu_skips_with_the_reason(inner):
     result.stdout.fnmatch_lines(["*no usable GPU: no NVIDIA driver found*"])
 
 
-def test_save_then_compare_then_a_slowdown_fails_with_the_verdict_table(inner, pytester):
+def test_without_a_gpu_a_saved_run_skips_too(inner, pytester):
+    """The real run, its fresh processes refused before they start (the
+    driver is asked once, in the test's process)."""
+    result = inner("real-no-gpu", "--graphbench-save", str(pytester.path / "saved"))
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*no usable GPU: no NVIDIA driver found*"])
+    assert "Traceback" not in result.stdout.str() and not (pytester.path / "saved").exists()
+
+
+def test_save_then_compare_then_a_slowdown_fails_with_the_verdict_table(inner, pytester,
+                                                                        tmp_path):
     saved = pytester.path / "saved"
     inner("base", "--graphbench-save", str(saved)).assert_outcomes(passed=1)
     assert [p.name for p in saved.iterdir()] == ["test_inner.py_test_op.json"]
+    assert seen_settings(tmp_path)["processes"] == 3  # a baseline the gate can judge
+    inner("base", "--graphbench-save", str(saved), "--graphbench-processes", "2^2"
+          ).assert_outcomes(passed=1)
+    assert seen_settings(tmp_path)["processes"] == 4
     inner("same", "--graphbench-compare", str(saved)).assert_outcomes(passed=1)
     result = inner("slow", "--graphbench-compare", str(saved))
     result.assert_outcomes(failed=1)
@@ -103,17 +155,46 @@ def test_save_then_compare_then_a_slowdown_fails_with_the_verdict_table(inner, p
           ).assert_outcomes(passed=1)
 
 
-def test_a_mistyped_fail_on_is_an_error_before_measuring(inner):
+def test_a_mistyped_fail_on_is_an_error_before_measuring(inner, tmp_path):
     result = inner("same", fail_on="graph.wall:ten")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*UsageError*--fail-on*"])
+    result.stdout.fnmatch_lines(["*graphbench: fail_on 'graph.wall:ten' is not METRIC*"])
+    assert "Traceback" not in result.stdout.str() and not (tmp_path / "seen.json").exists()
 
 
-def test_a_missing_saved_record_fails_closed(inner, pytester):
-    result = inner("same", "--graphbench-compare", str(pytester.path / "nothing"))
+@pytest.fixture
+def other_records(pytester) -> Path:
+    """A compare folder that holds a record, but not the inner test's."""
+    folder = pytester.path / "other"
+    graphbench.api.save(folder / "test_other.py_test_x.json", make_record(rounds=20))
+    return folder
+
+
+def test_a_missing_saved_record_fails_closed_on_a_gpu_before_measuring(inner, other_records,
+                                                                        tmp_path):
+    result = inner("same", "--graphbench-compare", str(other_records))
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*no saved record*test_inner.py_test_op.json*"
                                  "--graphbench-save*"])
+    assert not (tmp_path / "seen.json").exists()  # nothing measured for a test that must fail
+
+
+def test_without_a_gpu_a_missing_saved_record_is_listed_at_the_end(inner, other_records):
+    result = inner("no-gpu", "--graphbench-compare", str(other_records))
+    result.assert_outcomes(skipped=1)
+    out = result.stdout.str()
+    section = out[out.index("graphbench: no saved record ="):]
+    assert re.search(r"test_inner.py::test_op: no .*test_inner.py_test_op.json", section)
+    assert "1 test(s) have no baseline to be judged against; make them with " \
+        f"--graphbench-save {other_records}" in section
+
+
+def test_without_a_gpu_a_test_with_its_record_is_a_plain_skip(inner, pytester):
+    saved = pytester.path / "saved"
+    inner("base", "--graphbench-save", str(saved)).assert_outcomes(passed=1)
+    result = inner("no-gpu", "--graphbench-compare", str(saved))
+    result.assert_outcomes(skipped=1)
+    assert "no saved record" not in result.stdout.str()
 
 
 def test_a_failed_verification_fails_the_test_and_is_not_saved(inner, pytester):
@@ -122,6 +203,148 @@ def test_a_failed_verification_fails_the_test_and_is_not_saved(inner, pytester):
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*graphbench: verification failed*"])
     assert not saved.exists()
+
+
+def bad_options(root: Path) -> list[tuple[list[str], str]]:
+    """(options, the one line they are refused with): every option checked
+    when the session starts, in the folder `root` (an empty folder, a file
+    and a folder of records made there)."""
+    (root / "empty").mkdir()
+    (root / "afile").write_text("x")
+    graphbench.api.save(root / "records" / "test_x.json", make_record(rounds=20))
+    big = str(2**62)
+    return [
+        (["--graphbench-compare", "nothing"], "--graphbench-compare nothing: no such folder; "
+         "make it with --graphbench-save nothing on a machine with a GPU"),
+        (["--graphbench-compare", "afile"], "--graphbench-compare afile is not a folder; "
+         "give the folder --graphbench-save wrote"),
+        (["--graphbench-compare="], "--graphbench-compare '': an empty path; "
+         "give the folder --graphbench-save wrote"),
+        (["--graphbench-compare", "empty"], "--graphbench-compare empty holds no records "
+         "(no .json file); make them with --graphbench-save empty on a machine with a GPU"),
+        (["--graphbench-save", "afile"], "--graphbench-save afile is a file, not a folder; "
+         "give a folder this user can write (made if missing)"),
+        (["--graphbench-save", "afile/x"], "--graphbench-save afile/x: a folder on that path "
+         "is not a directory; give a folder this user can write (made if missing)"),
+        (["--graphbench-save", "/sys/x"], "--graphbench-save /sys/x: cannot write in /sys *; "
+         "give a folder this user can write (made if missing)"),
+        (["--graphbench-save="], "--graphbench-save '': an empty path; "
+         "give a folder this user can write (made if missing)"),
+        (["--graphbench-save", "records", "--graphbench-compare", "./records"],
+         "--graphbench-save and --graphbench-compare name one folder: each test's record would "
+         "replace its baseline before it is judged; save to another folder"),
+        (["--graphbench-processes", "0"], "--graphbench-processes must be a positive integer, "
+         "got 0; e.g. 3: a baseline the gate can judge needs 3 or more"),
+        (["--graphbench-processes", "-1"], "--graphbench-processes must be a positive integer, "
+         "got '-1'; e.g. 3: a baseline the gate can judge needs 3 or more"),
+        (["--graphbench-processes", "1.5"], "--graphbench-processes must be a positive "
+         "integer, got '1.5'; e.g. 3*"),
+        (["--graphbench-processes", "three"], "--graphbench-processes must be a positive "
+         "integer, got 'three'; e.g. 3*"),
+        (["--graphbench-processes", big], f"--graphbench-processes {big} is more than 1000 "
+         "processes; each one starts a fresh interpreter and CUDA context; use a few (3 to 10) "
+         "for a baseline"),
+    ]
+
+
+def test_bad_options_are_one_usage_error_before_any_test_runs(inner, pytester, tmp_path):
+    for options, line in bad_options(pytester.path):
+        result = inner("same", *options)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, options
+        errors = [e for e in result.errlines if e.strip()]
+        assert len(errors) == 1 and fnmatch(errors[0], f"ERROR: graphbench: {line}"), errors
+        assert "Traceback" not in result.stdout.str() + result.stderr.str()
+        assert not (tmp_path / "seen.json").exists(), options  # no test ran
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> dict:
+    """An environment where graphbench is installed as a wheel installs it,
+    as far as pytest can tell: this checkout importable, and a distribution
+    that declares pyproject's pytest11 entry points (ahead of any installed
+    copy, which may be older)."""
+    site = tmp_path_factory.mktemp("site")
+    text = (ROOT / "pyproject.toml").read_text()
+    section = text.split("[project.entry-points.pytest11]", 1)[1].split("\n[", 1)[0]
+    entries = [line.replace('"', "") for line in section.splitlines() if "=" in line]
+    assert entries == ["graphbench = graphbench.pytest_entry"]
+    info = site / "graphbench_checkout-0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: graphbench-checkout\n"
+                                   "Version: 0\n")
+    (info / "entry_points.txt").write_text("[pytest11]\n" + "\n".join(entries) + "\n")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
+    return {**env, "PYTHONPATH": os.pathsep.join([str(ROOT), str(site)])}
+
+
+def pytest_in(folder: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+                          cwd=folder, env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("args, autoload", [
+    (["-p", "graphbench.pytest_plugin"], True),  # the documented form for a checkout
+    (["-p", "graphbench"], True),                # the entry point's name
+    ([], True),                                  # the entry point alone
+    (["-p", "graphbench"], False),
+    (["-p", "graphbench.pytest_plugin"], False),
+])
+def test_every_way_of_loading_the_plugin_registers_it_once(installed, tmp_path, args, autoload):
+    env = installed if autoload else {**installed, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    result = pytest_in(tmp_path, env, *args, "--help")
+    assert result.returncode == 0, result.stderr
+    assert "--graphbench-save=DIR" in result.stdout and "--graphbench-processes=N" in result.stdout
+
+
+def test_a_conftest_may_load_the_plugin_beside_the_entry_point(installed, tmp_path):
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "conftest.py").write_text('pytest_plugins = ["graphbench.pytest_plugin"]\n')
+    (suite / "test_fixture.py").write_text(
+        "def test_fixture(graphbench):\n    assert callable(graphbench.run)\n")
+    result = pytest_in(suite, installed, "-q", "-p", "no:randomly")
+    assert result.returncode == 0 and "1 passed" in result.stdout, result.stdout + result.stderr
+    # the usual way to turn a plugin off still does
+    result = pytest_in(tmp_path, installed, "-p", "no:graphbench", "--help")
+    assert result.returncode == 0 and "--graphbench-save" not in result.stdout
+
+
+@pytest.fixture(scope="module")
+def option_root(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("options")
+    (root / "empty").mkdir()
+    (root / "afile").write_text("x")
+    graphbench.api.save(root / "records" / "test_x.json", make_record(rounds=20))
+    return root
+
+
+NAMES = st.one_of(st.sampled_from(["records", "empty", "afile", "afile/x", "nothing", "",
+                                   "records/", "./records", "empty/new/deeper"]),
+                  st.text(st.sampled_from("ab./\0 -"), max_size=8).filter(lambda t: ".." not in t))
+FOLDERS = st.one_of(st.none(), st.sampled_from(["", "/sys/x", "/", "/proc/1/x"]),
+                    NAMES.map(lambda name: ("root", name)))
+COUNTS = st.one_of(st.none(), st.text(max_size=6), st.integers(-5, 2**70).map(str),
+                   st.sampled_from(["2^62", "1e3", "1e4", "3", "\uff13", " 3 ", "2^0"]))
+
+
+@settings(max_examples=120, deadline=None)
+@given(save=FOLDERS, compare=FOLDERS, processes=COUNTS)
+def test_odd_plugin_options_are_one_usage_error_or_checked_options(option_root, save, compare,
+                                                                   processes):
+    def placed(value):
+        return f"{option_root}/{value[1]}" if isinstance(value, tuple) else value
+
+    before = sorted(option_root.rglob("*"))
+    try:
+        options = session_options(placed(save), placed(compare), processes)
+    except pytest.UsageError as exc:
+        line, = exc.args
+        assert line.startswith("graphbench: --graphbench-") and "\n" not in line, line
+    else:
+        assert isinstance(options, Options) and 1 <= options.processes <= 1000
+        assert options.compare is None or any(options.compare.glob("*.json"))
+    assert sorted(option_root.rglob("*")) == before  # checking writes nothing
 
 
 def test_record_names_are_safe_file_names():

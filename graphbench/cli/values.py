@@ -19,13 +19,14 @@ def parse_positive_int(text: str, option: str) -> int:
     return value
 
 
-def _convert(text: str, option: str, convert, expected: str):
+def _convert(text: str, option: str, convert, expected: str, example: str):
     if not text.isascii():  # float() reads fullwidth and Arabic-Indic digits too
-        raise UsageError(f"{option} must be {expected} in ASCII digits, got {text!r}")
+        raise UsageError(f"{option} must be {expected} in ASCII digits, got {text!r}",
+                         f"e.g. {example}")
     try:
         return convert(text.strip())
     except ValueError:
-        raise UsageError(f"{option} must be {expected}, got {text!r}") from None
+        raise UsageError(f"{option} must be {expected}, got {text!r}", f"e.g. {example}") from None
 
 
 def parse_int(text: str, option: str) -> int:
@@ -35,17 +36,18 @@ def parse_int(text: str, option: str) -> int:
 
 def parse_float(text: str, option: str) -> float:
     """'1.1' or '1.1x', as speedups print."""
-    return _convert(text, option, lambda t: float(t.removesuffix("x")), "a number")
+    return _convert(text, option, lambda t: float(t.removesuffix("x")), "a number", "1.1")
 
 
 def parse_fraction(text: str, option: str) -> float:
     """'1%' or '0.01' -> 0.01."""
     return _convert(text, option, lambda t: float(t[:-1]) / 100 if t.endswith("%") else float(t),
-                    "a percentage such as 1% or 0.01")
+                    "a percentage such as 1% or 0.01", "1% or 0.01")
 
 
 def parse_seconds(text: str, option: str) -> float:
-    return _convert(text, option, lambda t: float(t.removesuffix("s")), "a number of seconds")
+    return _convert(text, option, lambda t: float(t.removesuffix("s")), "a number of seconds",
+                    "2 or 2s")
 
 
 def parse_list(text: str, option: str = "") -> tuple[str, ...]:
@@ -84,20 +86,24 @@ def _parse_range(part: str, option: str) -> list[int]:
     return values
 
 
+DEVICES = "e.g. 0, 0,1 or all (nvidia-smi lists the ids)"
+
+
 def parse_device_spec(text: str, option: str = "--device"):
     """'0', '0,1' or 'all' (resolved once the driver is asked)."""
     if text.strip().lower() == "all":
         return "all"
     if not parse_list(text):
-        raise UsageError(f"{option} needs a device id, a list such as 0,1, or all")
+        raise UsageError(f"{option} needs a device id, a list such as 0,1, or all", DEVICES)
     try:
         if not text.isascii():  # int() reads other scripts' digits; ids are ASCII, as counts
             raise ValueError
         ids = [int(part) for part in parse_list(text)]
     except ValueError:
-        raise UsageError(f"{option} must be an id, a list such as 0,1, or all; got {text!r}") from None
+        raise UsageError(f"{option} must be an id, a list such as 0,1, or all; got {text!r}",
+                         DEVICES) from None
     if not ids or min(ids) < 0:
-        raise UsageError(f"{option} must be 0 or more, got {text!r}")
+        raise UsageError(f"{option} must be 0 or more, got {text!r}", DEVICES)
     return sorted(set(ids))
 
 
