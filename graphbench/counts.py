@@ -57,7 +57,10 @@ def parse_processes(value: int | str, option: str = "--processes") -> int:
     ("3", "2^2") or given as an int: the one check of --processes, the
     API's processes= and the pytest plugin's --graphbench-processes."""
     remedy = "e.g. 3: a baseline the gate can judge needs 3 or more"
-    number = parse_count(value, option, "a positive integer") if isinstance(value, str) else value
+    try:
+        number = parse_count(value, option, "a positive integer") if isinstance(value, str) else value
+    except UsageError as exc:
+        raise UsageError(exc.message, remedy) from None
     if isinstance(number, bool) or not isinstance(number, int):
         raise UsageError(f"{option} must be a positive integer, got {value!r}", remedy)
     if number <= 0:
