@@ -11,7 +11,8 @@ from conftest import make_record
 
 import graphbench
 from graphbench.analyze.merge import merge_runs
-from graphbench.errors import ConfigError, RecordError, UsageError, VerificationError
+from graphbench.errors import (ConfigError, DeviceError, RecordError, UsageError,
+                               VerificationError)
 from graphbench.pipeline.spec import SpecError
 from graphbench.pipeline.files import load_pipeline
 
@@ -23,10 +24,71 @@ from graphbench.pipeline.files import load_pipeline
     ({"iters": "many"}, ConfigError, "iters must be a positive integer, got 'many'"),
     ({"flush_l2": 1}, ConfigError, "flush_l2 must be a bool"),
     ({"processes": 0}, UsageError, "processes must be a positive integer"),
+    ({"processes": 2**62}, UsageError, "processes 4611686018427387904 is more than 1000"),
+    ({"processes": True}, UsageError, "processes must be an int, got True"),
+    ({"processes": "3"}, UsageError, "processes must be an int, got '3'"),
+    ({"rounds": 5, "max_noise": 0.02}, ConfigError, "rounds fixes the number of rounds, so "
+     "max_noise"),
+    ({"seed": -1}, ConfigError, "seed must be 0 or more"),
+    ({"rtol": 0.1}, ConfigError, "rtol is not a run setting"),
+    ({"device": "0,1"}, ConfigError, "a call measures one device"),
 ])
 def test_bad_settings_raise_typed_errors_before_any_gpu_work(settings, error, match):
     with pytest.raises(error, match=match):
         graphbench.run(**settings)
+
+
+def test_text_settings_are_read_as_the_cli_reads_them(monkeypatch):
+    seen = {}
+    monkeypatch.setattr("graphbench.runner.measure",
+                        lambda config, processes=1, progress=None, spec=None:
+                        seen.update(config=config) or make_record())
+    graphbench.run(modes="individual,,graph", max_noise="2%", max_time="3s", device="0",
+                   gate_sizes="2^20..2^22", seed="1e3")
+    config = seen["config"]
+    assert (config.modes, config.max_noise, config.max_time, config.device, config.seed) == \
+        (("individual", "graph"), 0.02, 3.0, 0, 1000)
+    assert config.gate_sizes == (2**20, 2**21, 2**22)
+
+
+def test_without_a_gpu_fresh_processes_raise_device_error_before_they_start(monkeypatch):
+    def no_gpu():
+        raise DeviceError("no NVIDIA driver found (libcuda could not be loaded)")
+
+    def started(*args, **kwargs):
+        raise AssertionError("a fresh process was started")
+
+    monkeypatch.setattr("graphbench.measure.device.list_devices", no_gpu)
+    monkeypatch.setattr("graphbench.measure.processes.run_processes", started)
+    with pytest.raises(DeviceError, match="no NVIDIA driver"):
+        graphbench.run(processes=3)
+    with pytest.raises(DeviceError, match="no NVIDIA driver"):
+        graphbench.run(gate_sizes="2^20")
+
+
+@pytest.mark.parametrize("call, error, line", [
+    (lambda r, p: graphbench.load(None), UsageError, "path must be a file path, got None"),
+    (lambda r, p: graphbench.load(42), UsageError, "path must be a file path, got 42"),
+    (lambda r, p: graphbench.load([p]), UsageError, "path must be a file path, got ["),
+    (lambda r, p: graphbench.load(""), UsageError, "path '': an empty path; give a file name"),
+    (lambda r, p: graphbench.save(p, "x"), UsageError, "record is a str, not a run or sweep "
+     "record; save writes what graphbench.run returns"),
+    (lambda r, p: graphbench.save(p, graphbench.compare(r, r)), UsageError,
+     "record is a Comparison, not a run or sweep record"),
+    (lambda r, p: graphbench.compare(r, r, fail_on=5), UsageError,
+     "fail_on must be a spec or a list of them, got 5; give a spec such as 'graph.wall:10%'"),
+    (lambda r, p: graphbench.compare(r, r, fail_on=["graph.wall:10%", 3]), UsageError,
+     "fail_on has 3, an int, not a spec"),
+    (lambda r, p: graphbench.compare(r, r, fail_on=[]), UsageError,
+     "fail_on is empty: a gate that judges nothing has not passed"),
+    (lambda r, p: graphbench.compare("", r), UsageError, "baseline '': an empty path"),
+])
+def test_record_arguments_are_refused_with_the_argument_named(tmp_path, call, error, line):
+    record = merge_runs([make_record(rounds=20, seed=s) for s in (1, 4, 5)])
+    with pytest.raises(error) as refused:
+        call(record, str(tmp_path / "out.json"))
+    assert refused.value.one_line().startswith(line)
+    assert not (tmp_path / "out.json").exists()
 
 
 def test_bad_pipelines_raise_spec_errors():
