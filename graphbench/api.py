@@ -42,7 +42,6 @@ SETTINGS = {f.name: f for f in dataclasses.fields(RunConfig) if "flag" in f.meta
 TEXT_FORMS = ("count", "int", "fraction", "seconds", "list", "grid", "devices")
 SPEC_REMEDY = "give a spec such as 'graph.wall:10%', a list of them, or None for the default gate"
 PATH_REMEDY = "give the record file's path, as a str or a pathlib.Path"
-WRITE_REMEDY = "give a file this user can write"
 
 
 PipelineArg = Union["Pipeline", str, "os.PathLike[str]", None]
@@ -112,12 +111,9 @@ def save(path: str | os.PathLike, record: RunRecord | SweepRecord) -> Path:
                          "are its fields: .passed, .regressions)")
     try:
         check_writable(target, "path")
-        return write_record(target, record, summary_document)
-    except OSError as exc:
-        raise UsageError(f"path {target}: cannot write ({exc.strerror or exc})",
-                         WRITE_REMEDY) from None
     except UsageError as exc:  # the CLI's check of --json, whose remedy may go unsaid
-        raise UsageError(exc.message, exc.remedy or WRITE_REMEDY) from None
+        raise UsageError(exc.message, exc.remedy or "give a file this user can write") from None
+    return write_record(target, record, summary_document)  # OutputError if the write fails
 
 
 def summarize(record: RecordArg) -> RunSummary:
