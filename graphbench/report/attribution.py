@@ -85,13 +85,20 @@ def rung_lines(record: RunRecord, figures: RungFigures) -> Text:
     elif figures.loop_us is not None:
         text.append(f"\nloop conditional (loop_count and the gaps around it): "
                     f"{us(figures.loop_us)} us per iteration")
+    return text + trace_lines(figures)
+
+
+def trace_lines(figures: RungFigures) -> Text:
+    """What tracing cost the rung, and what its replay lacked (a failed
+    check) or added (a difference, not a failure)."""
+    text = Text()
     if figures.untraced_wall_us and figures.traced_wall_us:
         text.append(f"\ntracing cost: wall {us(figures.untraced_wall_us)} -> "
                     f"{us(figures.traced_wall_us)} us per iteration "
                     f"({figures.traced_wall_us / figures.untraced_wall_us - 1:+.0%})", style="dim")
     if figures.escape and figures.escape.fails:
         text.append(f"\nCAPTURE ESCAPE: {figures.escape.lacks_text()}", style="bold red")
-    if figures.escape and figures.escape.extra:  # a difference, not a failure
+    if figures.escape and figures.escape.extra:
         text.append(f"\n{figures.escape.adds_text()}: kernels its stages did not launch alone "
                     "(under capture a library may choose other kernels)", style="yellow")
     return text
