@@ -206,13 +206,13 @@ def _written(tmp_path, record=None):
 def test_reading_a_record_pauses_the_collector_and_restores_it(tmp_path, monkeypatch):
     path = _written(tmp_path)
     seen = []
-    real = codec.load_document
+    real = codec._checked  # where either way of reading ends
 
     def spy(data, source):
         seen.append(gc.isenabled())
         return real(data, source)
 
-    monkeypatch.setattr(codec, "load_document", spy)
+    monkeypatch.setattr(codec, "_checked", spy)
     assert gc.isenabled()
     record = codec.read_record(path)
     assert seen == [False] and gc.isenabled()

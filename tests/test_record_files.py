@@ -231,7 +231,7 @@ def test_a_read_error_is_named_with_its_reason(tmp_path):
 def test_a_read_error_without_strerror_is_named_by_the_exception(tmp_path, monkeypatch):
     target = tmp_path / "r.json"
     target.write_text("x")
-    monkeypatch.setattr(type(target), "read_bytes", lambda self: (_ for _ in ()).throw(
+    monkeypatch.setattr(type(target), "open", lambda self, *a: (_ for _ in ()).throw(
         OSError("odd failure")))
     with pytest.raises(RecordError) as info:
         files.read_text(target)

@@ -13,7 +13,8 @@ from graphbench.errors import (EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CompileErr
 def error_line(exc: GraphbenchError) -> str:
     """The one line a user sees; a configuration field is named by its flag.
     A newline a user typed (in a path, an option value) is shown as \\n, so
-    the message stays one line."""
+    the message stays one line, and every other control character (a key
+    of a hostile record named in a field's path) as its escape."""
     if isinstance(exc, ConfigError):
         from graphbench.config import flag_for
 
@@ -21,7 +22,9 @@ def error_line(exc: GraphbenchError) -> str:
         line = f"{message}; {exc.remedy}" if exc.remedy else message
     else:
         line = exc.one_line()
-    return line.replace("\r", "\\r").replace("\n", "\\n")
+    from graphbench.record.printable import printable
+
+    return printable(line)
 
 
 GPU_COMMANDS = ("run", "sweep")

@@ -24,21 +24,20 @@ import gc
 import json
 import math
 import os
+import re
 import typing
 from pathlib import Path
 
 from graphbench.errors import RecordError
 from graphbench.record.graph_costs import check_node_costs
-from graphbench.record.decode import decode  # noqa: F401 - also read through here
-from graphbench.record.files import read_text, write_text_atomic
+from graphbench.record.decode import decode, decode_json  # noqa: F401 - decode: also read here
+from graphbench.record.files import read_bytes, text_of, write_text_atomic
 from graphbench.record.legacy import with_working_sets
 from graphbench.record.parse import parse_json  # noqa: F401 - read_record's first step, and public
 from graphbench.record.model import ROUND_METRICS, RunRecord, SweepRecord
+from graphbench.record.printable import may_hide, printable, printable_record
+from graphbench.record.ranges import MAX_US, check_numbers
 
-# Beyond 2^63 a number is no count, id or byte size graphbench writes; beyond
-# 1e12 us (11.6 days) a time is no per-iteration or one-off figure it measures,
-# and numpy's sums of such values overflow.
-MAX_US = 1e12
 RUN_SCHEMA, SWEEP_SCHEMA, COMPARE_SCHEMA = "graphbench/run", "graphbench/sweep", "graphbench/compare"
 SCHEMA_VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
@@ -92,9 +91,27 @@ def write_json(path: str | os.PathLike, document: dict) -> Path:
 # --- reading -------------------------------------------------------------------
 
 def read_record(path: str | os.PathLike) -> RunRecord | SweepRecord:
-    """A run or sweep record from a file; RecordError naming what is wrong."""
+    """A run or sweep record from a file; RecordError naming what is wrong.
+    A current record is decoded the fast way (decode_json); anything that
+    way refuses, and every older version, is read the careful way, which
+    names what is wrong. Its strings are made printable (record.printable)."""
+    source, data = str(path), read_bytes(path)
     with _no_collection():
-        return load_document(parse_json(read_text(path), str(path)), str(path))
+        record = _fast_record(data, source)
+        if record is None:
+            record = load_document(parse_json(text_of(data, path), source), source)
+    return printable_record(record, source) if may_hide(data) else record
+
+
+# how every record graphbench writes begins (json.dumps keeps the key order)
+_CURRENT = re.compile(rb'\s*\{\s*"schema"\s*:\s*"graphbench/(run|sweep)"\s*,\s*'
+                      rb'"schema_version"\s*:\s*3\s*[,}]')
+
+
+def _fast_record(data: bytes, source: str) -> RunRecord | SweepRecord | None:
+    found = _CURRENT.match(data, 0, 256)
+    record = found and decode_json(RunRecord if found.group(1) == b"run" else SweepRecord, data)
+    return _checked(record, source) if record else None
 
 
 @contextlib.contextmanager
@@ -138,10 +155,19 @@ def load_document(data, source: str) -> RunRecord | SweepRecord:
         if version in (1, 2):
             data = upgrade_v2(data)
         record = decode(cls, data, "")
+    except RecordError as exc:
+        raise RecordError(printable(f"{source}: {exc.message}"), exc.remedy) from None
+    return _checked(record, source)
+
+
+def _checked(record: RunRecord | SweepRecord, source: str) -> RunRecord | SweepRecord:
+    """What the types cannot say, checked; what old records lack, filled in."""
+    try:
         check_consistent(record)
+        check_numbers(record)
         return with_working_sets(record)
     except RecordError as exc:
-        raise RecordError(f"{source}: {exc.message}", exc.remedy) from None
+        raise RecordError(printable(f"{source}: {exc.message}"), exc.remedy) from None
 
 
 def upgrade_v2(data):

@@ -3,7 +3,7 @@ hints: every field's type is checked, required fields must be present and
 numbers finite, and a problem raises one RecordError naming the field's
 path, e.g. `runs[0].modes.graph.wall_us[3]: expected a number, got "nan"`.
 Plain values are accepted in one pass and only what fails takes the path
-that names it (a record of 20,000 rounds reads in about a second)."""
+that names it. decode_json is the fast way for a whole record's text."""
 
 from __future__ import annotations
 
@@ -40,6 +40,27 @@ def _plain_numbers(items) -> bool:
     common case of a sample series, checked in one pass."""
     return all((type(v) is float and math.isfinite(v)) or (type(v) is int and -MAX_INT <= v <= MAX_INT)
                for v in items)
+
+
+def decode_json(cls, data: bytes):
+    """The JSON text `data` straight to an instance of the dataclass `cls`,
+    when it plainly is one: msgspec parses and checks every field's type in
+    C, building the model's objects without a tree of dicts between (a
+    record of 200,000 rounds in a few seconds, not tens). None for anything
+    it refuses, or anything else that goes wrong: the careful way (parse_json,
+    then decode) then reads it again and names what is wrong. The numbers'
+    ranges are checked after either way (graphbench.record.ranges)."""
+    try:
+        return _decoder(cls).decode(data)
+    except Exception:  # noqa: BLE001 - whatever it is, the careful way names it
+        return None
+
+
+@functools.lru_cache(maxsize=None)
+def _decoder(cls):
+    import msgspec
+
+    return msgspec.json.Decoder(cls)
 
 
 def decode(hint, value, path: str):
@@ -89,6 +110,17 @@ def _fields(cls) -> tuple:
 
 
 _PLAIN = (str, bool, int, float)
+
+
+def shape(hint) -> tuple:
+    """("dataclass",), ("union", options), ("list", item type), ("dict", value
+    type) or ("scalar",): what kind of type `hint` is."""
+    return _shape(hint)
+
+
+def field_shapes(cls) -> tuple:
+    """(name, type) of every field of the dataclass `cls`."""
+    return tuple((name, hint) for name, hint, *_ in _fields(cls))
 
 
 def _plain(kind, value) -> bool:

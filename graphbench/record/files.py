@@ -40,15 +40,38 @@ _WRITE_REMEDIES = {
 }
 
 
+# The largest record read: 200,000 rounds of every rung are about 290 MB, and
+# reading one takes about 6 bytes of memory per byte of it (twice that where
+# it must be read the careful way), so 512 MiB stays well within a 24 GB machine.
+MAX_RECORD_BYTES = 512 * 2**20
+
+
 def read_text(path: str | os.PathLike) -> str:
+    return text_of(read_bytes(path), path)
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """The bytes of a record file, at most MAX_RECORD_BYTES of them (a
+    stream such as /dev/zero included); RecordError naming why not."""
     target = Path(path)
     try:
-        return target.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
-        raise RecordError(f"{target} is not a text file (not UTF-8)",
-                          "give a record written by graphbench --json") from None
+        with target.open("rb") as handle:
+            data = handle.read(MAX_RECORD_BYTES + 1)
     except OSError as exc:
         raise RecordError(f"cannot read {target}: {exc.strerror or exc}") from None
+    if len(data) > MAX_RECORD_BYTES:
+        raise RecordError(f"{target} is larger than the {MAX_RECORD_BYTES // 2**20} MiB a record "
+                          "may be", "a record of 200,000 rounds of every rung is about 290 MB: "
+                          "give fewer rounds (--rounds, --max-time)")
+    return data
+
+
+def text_of(data: bytes, path: str | os.PathLike) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RecordError(f"{path} is not a text file (not UTF-8)",
+                          "give a record written by graphbench --json") from None
 
 
 def is_stream(mode: int) -> bool:
