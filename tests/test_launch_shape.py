@@ -31,7 +31,7 @@ def test_grid_forms(text, normal):
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["--grid", "0"], "--grid: grid 0 must be from 1"),
+    (["--grid", "0"], "--grid 0 must be from 1"),
     (["--grid", "0/sm"], "blocks per SM"),
     (["--grid", "lots"], "is not auto, per-element, a block count or N/sm"),
     (["--grid", "per-elemnt"], "'per-elemnt' is not auto, per-element"),

@@ -54,7 +54,7 @@ def test_sweep_parses_grid_and_block_axes():
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["--grid", "0"], "--grid: grid 0 must be from 1"),
+    (["--grid", "0"], "--grid 0 must be from 1"),
     (["--grid", "auto,lots"], "is not auto, per-element, a block count or N/sm"),
     (["--grid", "auto,per-elemnt"], "'per-elemnt' is not auto, per-element"),
     (["--grid", "per-element", "--block", "1", "--elements", "2^12,2^32", "--depth", "1"],

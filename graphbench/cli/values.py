@@ -114,6 +114,9 @@ def parse_path(text: str, option: str) -> str:
 MAX_SHAPES = 16  # each shape is a run of its own
 
 
+SHAPE_EXAMPLES = {"--grid": "e.g. auto, per-element, 1056 or 8/sm", "--block": "e.g. 128, 256 or 512"}
+
+
 def _shapes(text: str, option: str, read) -> tuple:
     from graphbench.launch_shape import ShapeError
 
@@ -123,7 +126,8 @@ def _shapes(text: str, option: str, read) -> tuple:
     try:
         shapes = tuple(read(v) for v in values)
     except ShapeError as exc:
-        raise UsageError(f"{option}: {exc}") from None
+        what = str(exc).removeprefix("grid ").removeprefix("block ")  # the flag names it
+        raise UsageError(f"{option} {what}", exc.remedy or SHAPE_EXAMPLES[option]) from None
     twice = sorted({str(s) for s in shapes if shapes.count(s) > 1})
     if twice:  # 8/sm and 8x, or 1024 and 2^10: the same shape would run twice
         raise UsageError(f"{option} names {', '.join(twice)} twice", "give each shape once")
