@@ -281,3 +281,19 @@ def test_a_run_with_no_readings_and_no_one_off_costs_is_consistent():
     bare = with_runs(record, dataclasses.replace(run, conditions=()))
     codec.check_consistent(bare)
     assert bare.samples("individual", "busy") == () and bare.conditions == ()
+
+
+def test_what_the_types_cannot_say_is_refused_in_full_words():
+    record = make_record()
+    no_launches = dataclasses.replace(
+        record, pipeline=dataclasses.replace(record.pipeline, kernel_launches_per_iteration=0))
+    assert refusal(lambda: codec.check_consistent(no_launches), RecordError) == (
+        "pipeline.kernel_launches_per_iteration: 0, not a count of launches (1 or more)", "")
+    no_iters = dataclasses.replace(record, config=dataclasses.replace(record.config, iters=None))
+    assert refusal(lambda: codec.check_consistent(no_iters), RecordError) == (
+        "config.iters: a run record states the iterations per round it ran, not null", "")
+    run = record.runs[0]
+    graph = dataclasses.replace(run.modes["graph"], probe_before_us=(300.0,) * (run.rounds - 1))
+    some_probes = with_runs(record, dataclasses.replace(run, modes={**run.modes, "graph": graph}))
+    assert refusal(lambda: codec.check_consistent(some_probes), RecordError) == (
+        "runs[0].modes: host probe readings for some rounds, not each", "")

@@ -162,3 +162,9 @@ def test_a_version_1_record_s_upgrade_problem_is_named_with_its_file():
         codec.load_document(document, "old.json")
     assert info.value.message == \
         "old.json: config.seed: required field is missing (schema version 1)"
+
+
+def test_a_condition_s_busy_readings_not_by_mode_are_left_for_the_reader_to_refuse():
+    odd = {"sm_clock_mhz": 1, "busy_us": [3.0]}
+    upgraded = codec_v1.upgrade(minimal_v1(sampling={"conditions": [odd]}), "x.json")
+    assert upgraded["runs"][0]["conditions"] == [{"sm_clock_mhz": 1, "busy": [3.0]}]
