@@ -168,3 +168,11 @@ def test_a_condition_s_busy_readings_not_by_mode_are_left_for_the_reader_to_refu
     odd = {"sm_clock_mhz": 1, "busy_us": [3.0]}
     upgraded = codec_v1.upgrade(minimal_v1(sampling={"conditions": [odd]}), "x.json")
     assert upgraded["runs"][0]["conditions"] == [{"sm_clock_mhz": 1, "busy": [3.0]}]
+
+
+@pytest.mark.parametrize("sampling", [[1, 2], "fast", 3])
+def test_a_version_1_sampling_that_is_not_an_object_is_refused_in_one_line(sampling):
+    from graphbench.errors import RecordError
+
+    with pytest.raises(RecordError, match="sampling: must be an object"):
+        codec_v1.upgrade(minimal_v1(sampling=sampling), "x.json")

@@ -45,7 +45,10 @@ def _upgrade_run(data: dict, source: str) -> dict:
     for key in ("tool", "device", "config", "modes", "verification"):
         _take(data, key)
     sampling = data.get("sampling") or {}
-    merged = sampling.get("processes", 1) > 1 if isinstance(sampling, dict) else False
+    if not isinstance(sampling, dict):
+        raise RecordError(f"sampling: must be an object, got {type(sampling).__name__} "
+                          "(schema version 1)", "give a record graphbench wrote")
+    merged = sampling.get("processes", 1) > 1
     upgraded = {key: data.get(key) for key in ("tool", "created", "host", "packages", "device",
                                                "config", "pipeline")}
     upgraded["runs"] = [_run(data, sampling, merged)]
