@@ -265,3 +265,27 @@ def test_a_normal_record_rarely_prints_a_line():
         record = with_series(PLAIN, series(PLAIN, 25, noise=0.01, seed=seed))
         printed += bool(interleaving_lines(record, interleaving(record, permutations=200)))
     assert printed <= 3
+
+
+def test_the_default_order_worked_out_for_one_period_gives_every_rounds_predecessor():
+    from graphbench.analyze.interleaving import _round_order
+
+    every_round = lambda modes, index: _round_order()(modes, index)  # noqa: E731 - not the default
+    for names in (["graph"], ["individual", "graph", "graph@base", "fused", "pdl"],
+                  ["individual", "graph", "fused"], ["graph", "graph@base"],
+                  ["individual", "individual@base", "graph", "graph@base", "fused", "fused@base"]):
+        for rounds in (0, 1, 9, 10, 11, 257):
+            assert predecessors(names, rounds) == predecessors(names, rounds, every_round)
+
+
+def test_mean_ranks_share_ties_as_sorting_and_searching_did():
+    from graphbench.analyze.interleaving import _mean_ranks
+
+    rng = np.random.default_rng(3)
+    for data in (rng.standard_normal(500), rng.integers(0, 4, 500).astype(float), np.ones(3),
+                 np.array([2.0])):
+        ordered = np.sort(data)
+        searched = (np.searchsorted(ordered, data, "left") +
+                    np.searchsorted(ordered, data, "right") + 1) / 2
+        assert np.array_equal(_mean_ranks(data), searched)
+    assert _mean_ranks(np.empty(0)).size == 0

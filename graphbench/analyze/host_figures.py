@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from itertools import chain
 from statistics import median
 
+import numpy as np
+
 from graphbench.analyze.host_speed import (REFERENCE_PROBE_US, Fit, HostStates, at_probe,
-                                           host_states, mode_probes, run_probes, steadied,
-                                           within_fit)
+                                           host_states, mode_probe_array, probe_array,
+                                           run_probes, steadied, within_fit)
 from graphbench.ladder import BASELINE, HEADLINE
 from graphbench.record.model import RunRecord
 
@@ -41,9 +44,10 @@ def steady_walls(record: RunRecord) -> dict[str, tuple[float, ...]]:
     """Each mode's wall rounds, every process's at its own median host speed
     (graphbench.analyze.host_speed.steadied), concatenated in order."""
     def one(run, name):
-        return steadied(run.modes[name].wall_us, mode_probes(run, name))
+        return steadied(run.modes[name].wall_us, mode_probe_array(run, name))
 
-    return {name: tuple(x for run in record.runs if name in run.modes for x in one(run, name))
+    return {name: tuple(chain.from_iterable(one(run, name) for run in record.runs
+                                            if name in run.modes))
             for name in record.mode_names}
 
 
@@ -76,7 +80,7 @@ def host_summary(record: RunRecord) -> HostSummary | None:
     for name in record.mode_names:
         runs = [run for run in record.runs if name in run.modes]
         values = [run.modes[name].wall_us for run in runs]
-        probes = [mode_probes(run, name) for run in runs]
+        probes = [mode_probe_array(run, name) for run in runs]
         fit = within_fit(values, probes)
         fits[name] = fit
         # a figure with no clear slope across both states does not follow the host
@@ -85,11 +89,18 @@ def host_summary(record: RunRecord) -> HostSummary | None:
         # line carries them a short way: across states the relation bends
         # (on the H200 host 0.010 us/us inside the fast state, 0.006 inside the slow)
         moved = [x for v, p in zip(values, probes)
-                 for x, probe in zip(at_probe(v, p, slope, REFERENCE_PROBE_US), p)
-                 if probe and states.state_of(probe) == nearer]
+                 for x in _in_state(at_probe(v, p, slope, REFERENCE_PROBE_US), p, states, nearer)]
         at_reference[name] = median(moved)
     return HostSummary(states, _state_walls(record, states), at_reference=at_reference,
                        fits=fits)
+
+
+def _in_state(values, probes, states: HostStates, state: int) -> list[float]:
+    """The values whose round has a probe reading in host state `state`, in order."""
+    n = min(len(values), len(probes))
+    x = probe_array(probes[:n])
+    keep = (x != 0) & (states.states_of(x) == state)
+    return np.asarray(values[:n], dtype=float)[keep].tolist()
 
 
 def _state_walls(record: RunRecord, states: HostStates) -> dict[str, tuple[float, ...]]:
@@ -98,9 +109,9 @@ def _state_walls(record: RunRecord, states: HostStates) -> dict[str, tuple[float
         by_state: list[list[float]] = [[] for _ in range(states.count)]
         for run in record.runs:
             if name in run.modes:
-                for value, probe in zip(run.modes[name].wall_us, mode_probes(run, name)):
-                    if probe:
-                        by_state[states.state_of(probe)].append(value)
+                wall, probes = run.modes[name].wall_us, mode_probe_array(run, name)
+                for state, group in enumerate(by_state):
+                    group.extend(_in_state(wall, probes, states, state))
         if all(by_state):
             walls[name] = tuple(median(group) for group in by_state)
     return walls

@@ -62,7 +62,32 @@ def mode_probes(run, mode: str) -> list[float | None]:
     samples = run.modes.get(mode)
     if samples is not None and samples.probe_before_us:
         return list(samples.round_probes)
-    return set_probes(run.conditions)
+    cache = run.__dict__  # a report asks for them per mode and figure: walk the sets once
+    if _SET_PROBES not in cache:
+        cache[_SET_PROBES] = set_probes(run.conditions)
+    return list(cache[_SET_PROBES])
+
+
+_SET_PROBES, _PROBE_ARRAYS = "_set_probes", "_probe_arrays"
+
+
+def mode_probe_array(run, mode: str) -> np.ndarray:
+    """mode_probes as a read-only array (probe_array), once per process and mode."""
+    cache = run.__dict__.setdefault(_PROBE_ARRAYS, {})
+    if mode not in cache:
+        cache[mode] = probe_array(mode_probes(run, mode))
+        cache[mode].flags.writeable = False
+    return cache[mode]
+
+
+def probe_array(probes: Sequence[float | None] | np.ndarray) -> np.ndarray:
+    """Probe readings as floats, a round without one as 0 (never a reading);
+    an array (of mode_probe_array) as it is."""
+    if isinstance(probes, np.ndarray):
+        return probes
+    found = np.array(probes, dtype=float)  # None is NaN here
+    found[np.isnan(found)] = 0.0
+    return found
 
 
 def run_probes(run) -> list[float]:
@@ -85,6 +110,12 @@ class HostStates:
 
     def state_of(self, probe: float) -> int:
         return 0 if self.split is None or probe < self.split else 1
+
+    def states_of(self, probes: np.ndarray) -> np.ndarray:
+        """state_of for every reading of an array at once."""
+        if self.split is None:
+            return np.zeros(probes.shape, dtype=int)
+        return (probes >= self.split).astype(int)
 
 
 def host_states(probes: Sequence[float | None]) -> HostStates | None:
@@ -128,9 +159,9 @@ NO_FIT = Fit(0.0, math.inf, 0.0, 0)
 
 def _paired(values: Sequence[float], probes: Sequence[float | None]):
     n = min(len(values), len(probes))
-    keep = [(v, p) for v, p in zip(values[:n], probes[:n]) if p]
-    return (np.asarray([k[0] for k in keep], dtype=float),
-            np.asarray([k[1] for k in keep], dtype=float))
+    x = probe_array(probes[:n])
+    keep = x != 0
+    return np.asarray(values[:n], dtype=float)[keep], x[keep]
 
 
 def _ols(x: np.ndarray, y: np.ndarray, groups: int) -> Fit:
@@ -167,8 +198,9 @@ def at_probe(values: Sequence[float], probes: Sequence[float | None], slope: flo
     """Each round's figure as it would read at probe time `target`; a round
     without a reading is kept as it is."""
     n = min(len(values), len(probes))
-    out = [v - slope * (p - target) if p else v for v, p in zip(values[:n], probes[:n])]
-    return tuple(out) + tuple(values[n:])
+    x, v = probe_array(probes[:n]), np.asarray(values[:n], dtype=float)
+    moved = np.where(x != 0, v - slope * (x - target), v)
+    return tuple(moved.tolist()) + tuple(values[n:])
 
 
 def steadied(values: Sequence[float], probes: Sequence[float | None]) -> tuple[float, ...]:
@@ -176,7 +208,8 @@ def steadied(values: Sequence[float], probes: Sequence[float | None]) -> tuple[f
     removed where the run's rounds show a significant positive slope, and
     the rounds unchanged otherwise (a figure that does not follow the host)."""
     fit = within_fit([values], [probes])
-    readings = [p for p in probes[:len(values)] if p]
-    if not fit.significant or not readings:
+    readings = probe_array(probes[:len(values)])
+    readings = readings[readings != 0]
+    if not fit.significant or not readings.size:
         return tuple(values)
     return at_probe(values, probes, fit.slope, float(np.median(readings)))

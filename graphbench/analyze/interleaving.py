@@ -109,13 +109,19 @@ def _round_order() -> Order:
 def predecessors(names: Sequence[str], rounds: int, order: Order | None = None
                  ) -> dict[str, tuple[str, ...]]:
     """For every mode, what ran just before each of its rounds in its set."""
-    order = order or _round_order()
+    default = _round_order()
+    order = order or default
+    # the default order repeats (its index enters through remainders by the
+    # units' count and by 2): work out one cycle and repeat it, rather than
+    # calling it for 200,000 rounds
+    period = min(rounds, cycle_length(names, order)) if order is default else rounds
     after: dict[str, list[str]] = {name: [] for name in names}
-    for index in range(rounds):
+    for index in range(period):
         ran = order(list(names), index)
         for slot, name in enumerate(ran):
             after[name].append(ran[slot - 1] if slot else FIRST)
-    return {name: tuple(labels) for name, labels in after.items()}
+    return {name: tuple((labels * (rounds // period + 1))[:rounds]) if period else ()
+            for name, labels in after.items()}
 
 
 def cycle_length(names: Sequence[str], order: Order | None = None) -> int:
@@ -134,10 +140,23 @@ def _centred_ranks(values: np.ndarray, cycles: np.ndarray, starts: np.ndarray) -
     by_cycle = values[np.lexsort((values, cycles))]  # a median per cycle, vectorised
     medians = (by_cycle[starts + (sizes - 1) // 2] + by_cycle[starts + sizes // 2]) / 2
     aligned = values / np.repeat(np.where(medians > 0, medians, 1.0), sizes) - 1
-    ordered = np.sort(aligned)
-    ranks = (np.searchsorted(ordered, aligned, "left") +
-             np.searchsorted(ordered, aligned, "right") + 1) / 2
+    ranks = _mean_ranks(aligned)
     return ranks - np.repeat(np.add.reduceat(ranks, starts) / sizes, sizes)
+
+
+def _mean_ranks(values: np.ndarray) -> np.ndarray:
+    """1-based ranks, ties sharing their mean: (first + last + 1) / 2 of each
+    run of equal values, 0-based, found from one sort."""
+    if not values.size:
+        return np.empty(0)
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    new = np.concatenate(([True], ordered[1:] != ordered[:-1]))
+    firsts = np.flatnonzero(new)
+    lasts = np.append(firsts[1:], values.size)  # one past each run
+    ranks = np.empty(values.size)
+    ranks[order] = ((firsts + lasts + 1) / 2)[np.cumsum(new) - 1]
+    return ranks
 
 
 def _null_covariance(centred: np.ndarray, onehot: np.ndarray, starts: np.ndarray) -> np.ndarray:

@@ -124,6 +124,10 @@ def _no_collection():
     try:
         yield
     finally:
+        # what was made meanwhile moves to the oldest generation, so that the
+        # first young collection does not walk millions of objects (a second)
+        gc.freeze()
+        gc.unfreeze()
         if was_enabled:
             gc.enable()
 
