@@ -279,7 +279,7 @@ def test_the_default_order_worked_out_for_one_period_gives_every_rounds_predeces
 
 
 def test_mean_ranks_share_ties_as_sorting_and_searching_did():
-    from graphbench.analyze.interleaving import _mean_ranks
+    from graphbench.analyze.stats import mean_ranks as _mean_ranks
 
     rng = np.random.default_rng(3)
     for data in (rng.standard_normal(500), rng.integers(0, 4, 500).astype(float), np.ones(3),

@@ -31,6 +31,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from graphbench.analyze.stats import chi2_sf, mean_ranks
 from graphbench.record.model import ProcessRun, RunRecord
 
 FIRST = "the probes"     # the group of rounds that ran first in their set
@@ -108,20 +109,17 @@ def _round_order() -> Order:
 
 def predecessors(names: Sequence[str], rounds: int, order: Order | None = None
                  ) -> dict[str, tuple[str, ...]]:
-    """For every mode, what ran just before each of its rounds in its set."""
-    default = _round_order()
-    order = order or default
-    # the default order repeats (its index enters through remainders by the
-    # units' count and by 2): work out one cycle and repeat it, rather than
-    # calling it for 200,000 rounds
-    period = min(rounds, cycle_length(names, order)) if order is default else rounds
+    """For every mode, what ran just before each of its rounds in its set (the
+    default order repeats: one cycle of it is worked out, not 200,000 rounds)."""
+    order = order or _round_order()
+    period = min(rounds, cycle_length(names, order)) if order is _round_order() else rounds
     after: dict[str, list[str]] = {name: [] for name in names}
     for index in range(period):
         ran = order(list(names), index)
         for slot, name in enumerate(ran):
             after[name].append(ran[slot - 1] if slot else FIRST)
-    return {name: tuple((labels * (rounds // period + 1))[:rounds]) if period else ()
-            for name, labels in after.items()}
+    repeats = rounds // max(period, 1) + 1
+    return {name: tuple((labels * repeats)[:rounds]) for name, labels in after.items()}
 
 
 def cycle_length(names: Sequence[str], order: Order | None = None) -> int:
@@ -140,23 +138,8 @@ def _centred_ranks(values: np.ndarray, cycles: np.ndarray, starts: np.ndarray) -
     by_cycle = values[np.lexsort((values, cycles))]  # a median per cycle, vectorised
     medians = (by_cycle[starts + (sizes - 1) // 2] + by_cycle[starts + sizes // 2]) / 2
     aligned = values / np.repeat(np.where(medians > 0, medians, 1.0), sizes) - 1
-    ranks = _mean_ranks(aligned)
+    ranks = mean_ranks(aligned)
     return ranks - np.repeat(np.add.reduceat(ranks, starts) / sizes, sizes)
-
-
-def _mean_ranks(values: np.ndarray) -> np.ndarray:
-    """1-based ranks, ties sharing their mean: (first + last + 1) / 2 of each
-    run of equal values, 0-based, found from one sort."""
-    if not values.size:
-        return np.empty(0)
-    order = np.argsort(values, kind="stable")
-    ordered = values[order]
-    new = np.concatenate(([True], ordered[1:] != ordered[:-1]))
-    firsts = np.flatnonzero(new)
-    lasts = np.append(firsts[1:], values.size)  # one past each run
-    ranks = np.empty(values.size)
-    ranks[order] = ((firsts + lasts + 1) / 2)[np.cumsum(new) - 1]
-    return ranks
 
 
 def _null_covariance(centred: np.ndarray, onehot: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -199,20 +182,6 @@ def predecessor_p_value(values: Sequence[float], labels: Sequence[str], cycles: 
         null = np.einsum("ij,jk,ik->i", sums, inverse, sums)
         beyond += int(np.count_nonzero(null >= observed * (1 - 1e-9)))
     return (1 + beyond) / (1 + permutations)
-
-
-def chi2_sf(x: float, df: int) -> float:
-    """P(chi-square with whole `df` > x): the regularized upper gamma
-    Q(df/2, x/2) by Q(a + 1, y) = Q(a, y) + y^a e^-y / Gamma(a + 1), from
-    Q(1/2, y) = erfc(sqrt y) or Q(0, y) = 0 (scipy costs a plain run 0.8 s)."""
-    y = x / 2
-    if y <= 0:
-        return 1.0
-    shape, total = (0.5, math.erfc(math.sqrt(y))) if df % 2 else (0.0, 0.0)
-    while shape < df / 2:
-        total += math.exp(shape * math.log(y) - y - math.lgamma(shape + 1))
-        shape += 1
-    return min(total, 1.0)
 
 
 def holm(p_values: Sequence[float], level: float = LEVEL) -> list[bool]:
