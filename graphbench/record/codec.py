@@ -30,7 +30,7 @@ from pathlib import Path
 
 from graphbench.errors import RecordError
 from graphbench.record.graph_costs import check_node_costs
-from graphbench.record.decode import decode, decode_json  # noqa: F401 - decode: also read here
+from graphbench.record.decode import convert, decode, decode_json  # noqa: F401 - decode too
 from graphbench.record.files import read_bytes, text_of, write_text_atomic
 from graphbench.record.legacy import with_working_sets
 from graphbench.record.parse import parse_json  # noqa: F401 - read_record's first step, and public
@@ -92,9 +92,10 @@ def write_json(path: str | os.PathLike, document: dict) -> Path:
 
 def read_record(path: str | os.PathLike) -> RunRecord | SweepRecord:
     """A run or sweep record from a file; RecordError naming what is wrong.
-    A current record is decoded the fast way (decode_json); anything that
-    way refuses, and every older version, is read the careful way, which
-    names what is wrong. Its strings are made printable (record.printable)."""
+    It is read the fast way (msgspec: decode_json, or for an older version
+    a parse, the upgrade and convert); anything that way refuses is read
+    again the careful way, which names what is wrong. Its strings are made
+    printable (record.printable)."""
     source, data = str(path), read_bytes(path)
     with _no_collection():
         record = _fast_record(data, source)
@@ -110,8 +111,14 @@ _CURRENT = re.compile(rb'\s*\{\s*"schema"\s*:\s*"graphbench/(run|sweep)"\s*,\s*'
 
 def _fast_record(data: bytes, source: str) -> RunRecord | SweepRecord | None:
     found = _CURRENT.match(data, 0, 256)
-    record = found and decode_json(RunRecord if found.group(1) == b"run" else SweepRecord, data)
-    return _checked(record, source) if record else None
+    if found:
+        record = decode_json(RunRecord if found.group(1) == b"run" else SweepRecord, data)
+        return _checked(record, source) if record else None
+    document = decode_json(None, data)  # an older version, parsed in C
+    try:
+        return None if document is None else load_document(document, source, fast=True)
+    except RecordError:  # named again the careful way
+        return None
 
 
 @contextlib.contextmanager
@@ -140,7 +147,9 @@ def read_run(path: str | os.PathLike) -> RunRecord:
     return record
 
 
-def load_document(data, source: str) -> RunRecord | SweepRecord:
+def load_document(data, source: str, fast: bool = False) -> RunRecord | SweepRecord | None:
+    """The record in a parsed document, upgraded from its version; `fast`
+    converts it in C (convert), and gives None for what that refuses."""
     schema = data.get("schema") if isinstance(data, dict) else None
     if schema not in (RUN_SCHEMA, SWEEP_SCHEMA):
         found = schema if isinstance(data, dict) else type(data).__name__
@@ -158,10 +167,10 @@ def load_document(data, source: str) -> RunRecord | SweepRecord:
             data = upgrade(data, source)
         if version in (1, 2):
             data = upgrade_v2(data)
-        record = decode(cls, data, "")
+        record = convert(cls, data) if fast else decode(cls, data, "")
     except RecordError as exc:
         raise RecordError(printable(f"{source}: {exc.message}"), exc.remedy) from None
-    return _checked(record, source)
+    return None if record is None else _checked(record, source)
 
 
 def _checked(record: RunRecord | SweepRecord, source: str) -> RunRecord | SweepRecord:

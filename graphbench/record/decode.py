@@ -56,11 +56,23 @@ def decode_json(cls, data: bytes):
         return None
 
 
-@functools.lru_cache(maxsize=None)
-def _decoder(cls):
+def convert(cls, document):
+    """An already parsed document (an older version's, upgraded) to an
+    instance of `cls`, checked in C as decode_json checks; None as there."""
     import msgspec
 
-    return msgspec.json.Decoder(cls)
+    try:
+        return msgspec.convert(document, cls)
+    except Exception:  # noqa: BLE001 - whatever it is, the careful way names it
+        return None
+
+
+@functools.lru_cache(maxsize=None)
+def _decoder(cls):
+    """cls None: a decoder to plain dicts and lists (an older version's record)."""
+    import msgspec
+
+    return msgspec.json.Decoder() if cls is None else msgspec.json.Decoder(cls)
 
 
 def decode(hint, value, path: str):
