@@ -73,7 +73,7 @@ def test_missing_kernel_source_exits_2_before_touching_the_gpu(capsys, tmp_path)
 
 
 @pytest.mark.parametrize("content, message", [
-    (b"", "stage 1 (vec_add): kernel: --kernel-source"),
+    (b"", "is empty; give a CUDA C++ source file with the kernels"),
     (b'extern "C" __global__ void vec_add(const float* x, const float* y, float* o, size_t n) {}',
      "stage 2 (vec_mul): kernel: --kernel-source"),
     (b"\xff\xfe\x00garbage", "is not a UTF-8 text file"),
@@ -112,3 +112,27 @@ def test_an_arch_in_other_digits_is_one_line_before_nvrtc(arch, capsys):
     assert main(["kernels", "--arch", arch]) == 2
     err = capsys.readouterr().err
     assert "--arch must look like sm_90" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("source, message", [
+    ("/dev/zero", "is larger than 16 MiB"), ("/dev/null", "is empty"), ("/", "Is a directory")])
+def test_a_kernel_source_that_is_no_source_file_is_one_line(source, message, capsys):
+    assert main(["kernels", "--kernel-source", source]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_compile_log_writes_control_characters_as_escapes(tmp_path, capsys):
+    source = tmp_path / "ctrl.cu"
+    source.write_text('extern "C" __global__ void vec_add() { \x1b[2J }\n')
+    assert main(["kernels", "--kernel-source", str(source)]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\\x1b[2J" in err
+
+
+def test_an_unusable_compile_cache_is_one_line(monkeypatch, capsys):
+    monkeypatch.setenv("GRAPHBENCH_CACHE_DIR", "/proc/no/such/folder")
+    assert main(["kernels"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot use the compile cache /proc/no/such/folder" in err
+    assert len(err.strip().splitlines()) == 1

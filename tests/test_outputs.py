@@ -69,3 +69,14 @@ def test_proc_is_not_writable_even_for_root(capsys):
         pytest.skip("no /proc here")
     assert main(["run", "--json", "/proc/nope.json"]) == 2
     assert "cannot write in /proc" in capsys.readouterr().err
+
+
+def test_a_written_file_is_named_without_raw_control_characters(tmp_path, capsys):
+    from tests_helpers import RECORDS
+
+    from graphbench.cli import main
+
+    target = tmp_path / "a\x1b[2Jb.json"
+    assert main(["report", str(RECORDS / "same_code.json"), "--json", str(target)]) == 0
+    out = capsys.readouterr()
+    assert target.is_file() and "\x1b" not in out.out + out.err and "\\x1b[2Jb.json" in out.out + out.err

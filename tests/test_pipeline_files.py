@@ -293,8 +293,10 @@ def test_kernel_source_refusals(tmp_path):
         f"{pipeline_file}: cannot read kernel source 'none.cu': No such file or directory")
     (tmp_path / "bad.cu").write_bytes(b"\xff\xfe")
     message = refusal(lambda: files.kernel_source_text("bad.cu", pipeline_file), SpecError)[0]
-    assert message.startswith(f"{pipeline_file}: cannot read kernel source 'bad.cu': 'utf-8' "
-                              "codec can't decode")
+    assert message == f"{pipeline_file}: kernel source 'bad.cu' is not a UTF-8 text file"
+    (tmp_path / "empty.cu").write_text("  \n")
+    assert refusal(lambda: files.kernel_source_text("empty.cu", pipeline_file), SpecError)[0] == (
+        f"{pipeline_file}: kernel source 'empty.cu' is empty")
 
 
 def test_a_pipeline_file_runs_as_a_module_of_its_own(tmp_path):

@@ -50,8 +50,12 @@ def main(argv: list[str] | None = None) -> int:
         start(args)  # where the console goes; every output path that needs no device count
         return COMMANDS[args.command](args)
     except CompileError as exc:
-        print(f"graphbench: error: {exc.message}", file=sys.stderr)
-        print(exc.log, file=sys.stderr)
+        from graphbench.record.printable import printable
+
+        print(f"graphbench: error: {error_line(exc)}", file=sys.stderr)
+        # the compiler's log quotes the source: its own lines kept, any other control
+        # character (an escape sequence in a source line) written as its escape
+        print("\n".join(printable(line) for line in exc.log.splitlines()), file=sys.stderr)
         return exc.exit_code
     except GraphbenchError as exc:
         print(f"graphbench: error: {error_line(exc)}", file=sys.stderr)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from graphbench.cli.outputs import per_device_path
 from graphbench.cli.progress import console
 from graphbench.record.model import RunRecord
+from graphbench.record.printable import printable
 
 
 def show_attribution(args, record: RunRecord, device: int = 0, count: int = 1) -> None:
@@ -17,7 +18,7 @@ def show_attribution(args, record: RunRecord, device: int = 0, count: int = 1) -
     console().print(attribution_report(record))
     if getattr(args, "timeline", None):
         path = write_record_timeline(per_device_path(args.timeline, device, count), record)
-        console().print(f"timeline written to {path}", style="dim")
+        console().print(f"timeline written to {printable(str(path))}", style="dim")
 
 
 def traced(record: RunRecord) -> bool:

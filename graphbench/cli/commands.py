@@ -195,10 +195,10 @@ def show_sweep(sweep: SweepRecord, args, device: int, devices: int, path: str | 
 
     console().print(sweep_report(sweep))
     if path and outputs.standard_stream(path) is None:
-        console().print(f"sweep record written to {path}", style="dim")
+        console().print(f"sweep record written to {printable(str(path))}", style="dim")
     if args.plot:
         chart = write_chart(per_device_path(args.plot, device, devices), sweep_panels(sweep))
-        console().print(f"chart written to {chart}", style="dim")
+        console().print(f"chart written to {printable(str(chart))}", style="dim")
     for option, text in (("markdown", sweep_markdown), ("csv", sweep_csv)):
         if getattr(args, option):
             outputs.emit(option, per_device_path(getattr(args, option), device, devices),
@@ -215,6 +215,7 @@ def show_crossovers(sweeps: list[SweepRecord]) -> None:
 
 
 from graphbench.cli.reading import cmd_compare, cmd_kernels, cmd_report  # noqa: E402
+from graphbench.record.printable import printable
 
 COMMANDS = {"run": cmd_run, "sweep": cmd_sweep, "report": cmd_report, "compare": cmd_compare,
             "kernels": cmd_kernels}

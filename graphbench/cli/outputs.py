@@ -22,6 +22,7 @@ from pathlib import Path
 
 from graphbench.cli.progress import console, route
 from graphbench.errors import OutputError, UsageError
+from graphbench.record.printable import printable
 from graphbench.record.files import (check_folder, check_path_text, check_writable, existing,
                                      is_stream, write_failed, write_text_atomic)
 
@@ -186,7 +187,7 @@ def write(path: str, text: str) -> str:
         if path == STDOUT:  # closed after the check: never a file named "-"
             raise OutputError("cannot write standard output: it is closed")
         write_text_atomic(path, text)
-        return path
+        return printable(path)  # shown on the terminal: no raw escape sequence from a name
     name = "standard output" if stream is sys.stdout else "standard error"
     try:
         stream.write(text)
@@ -228,6 +229,6 @@ def json_text(document: dict) -> str:
 
 def emit(what: str, path: str, text: str) -> None:
     """Write `text` where `path` points and say so, unless that is a standard stream."""
-    write(path, text)
+    shown = write(path, text)
     if standard_stream(path) is None:
-        console().print(f"{what} written to {path}", style="dim")
+        console().print(f"{what} written to {shown}", style="dim")

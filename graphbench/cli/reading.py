@@ -14,6 +14,7 @@ from graphbench.cli.outputs import check_outputs
 from graphbench.cli.progress import console
 from graphbench.errors import EXIT_OK, UsageError
 from graphbench.record.model import RunRecord, SweepRecord
+from graphbench.record.printable import printable
 
 
 def kept_until_exit(records):
@@ -45,7 +46,7 @@ def cmd_report(args) -> int:
         show_attribution(args, runs[0][1])
     if args.plot:
         chart = write_chart(args.plot, sweep_panels(sweeps[0][1]))
-        console().print(f"chart written to {chart}", style="dim")
+        console().print(f"chart written to {printable(str(chart))}", style="dim")
     write_report_outputs(args, records, "\n\n".join(markdown) + "\n")
     return EXIT_OK
 

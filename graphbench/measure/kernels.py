@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphbench.errors import CompileError, UsageError
-from graphbench.kernel_files import HARNESS_FILE, PIPELINE_FILE, kernel_dir  # noqa: F401
+from graphbench.kernel_files import HARNESS_FILE, PIPELINE_FILE, kernel_dir, read_source  # noqa: F401
 
 EMPTY_KERNEL, HOLD_KERNEL = "empty", "hold"
 LOOP_RESET_KERNEL, LOOP_COUNT_KERNEL = "loop_reset", "loop_count"
@@ -39,13 +39,7 @@ def load_source(path: str | None = None, option: str = "--kernel-source") -> str
     if not path.strip() or "\0" in path or len(path) > 4096:
         raise UsageError(f"{option} {path[:60]!r} names no file", "give a CUDA C++ source file")
     shown = path if path.isprintable() else repr(path)  # a newline would break the one line
-    try:
-        return Path(path).read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise UsageError(f"{option} {shown} is not a UTF-8 text file",
-                         "give a CUDA C++ source file") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {option} {shown}: {exc.strerror or exc}") from None
+    return read_source(Path(path), f"{option} {shown}")
 
 
 def load_harness_source() -> str:
@@ -115,7 +109,12 @@ def compile_cubin(source: str, arch: str, cache_dir: Path | None = None, label: 
     label: what the source is (--kernel-source x.cu), for the error."""
     from cuda.core.utils import FileStreamProgramCache
 
-    cache = FileStreamProgramCache(cache_dir or default_cache_dir())
+    where = cache_dir or default_cache_dir()
+    try:
+        cache = FileStreamProgramCache(where)
+    except OSError as exc:  # GRAPHBENCH_CACHE_DIR or XDG_CACHE_HOME pointing somewhere unusable
+        raise UsageError(f"cannot use the compile cache {where}: {exc.strerror or exc}",
+                         f"set {CACHE_ENV} to a folder graphbench may write") from None
     try:
         return _compile(_program(source, arch, False), arch, label, cache=cache)
     finally:

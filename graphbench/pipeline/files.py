@@ -18,6 +18,7 @@ from pathlib import Path
 from graphbench.pipeline.callables import CallablePipeline
 from graphbench.config import DEFAULT_STAGES
 from graphbench.pipeline.plan import BufferPlan, Plan, StagePlan, plan, reference_outputs  # noqa: F401 - the public names
+from graphbench.errors import UsageError
 from graphbench.pipeline.spec import Pipeline, SpecError, _short
 
 SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
@@ -196,10 +197,14 @@ def kernel_source_text(source: str, pipeline_file: Path) -> str:
     try:
         if not path.is_file() and (kernels := _shipped_kernel(source)):
             path = kernels
-        return path.read_bytes().decode("utf-8-sig")
-    except (OSError, ValueError) as exc:  # ValueError: a name the OS cannot encode, bad UTF-8
-        raise SpecError(f"{pipeline_file}: cannot read kernel source {_short(source)}: "
-                        f"{getattr(exc, 'strerror', None) or exc}") from None
+    except (OSError, ValueError):  # a name the OS cannot encode or stat: read_source says why
+        pass
+    from graphbench.kernel_files import read_source
+
+    try:
+        return read_source(path, f"kernel source {_short(source)}")
+    except UsageError as exc:
+        raise SpecError(f"{pipeline_file}: {exc.message}", exc.remedy) from None
 
 
 def _shipped_kernel(name: str) -> Path | None:
