@@ -11,6 +11,7 @@ maps a field back to its flag when it prints the message.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 
 from graphbench.errors import ConfigError
@@ -232,8 +233,9 @@ class SweepConfig:
     base: RunConfig = field(default_factory=lambda: RunConfig(iters=None, max_time=1.0))
 
     def __post_init__(self) -> None:
-        if not self.threshold > 0:
-            raise ConfigError("threshold", f"must be positive, got {self.threshold}")
+        if not 0 < self.threshold < math.inf:
+            raise ConfigError("threshold", f"must be a positive number, got {self.threshold}",
+                              "e.g. 1.1 (where the speedup falls below 1.1x)")
         for name in ("elements", "depths"):
             if not getattr(self, name) or min(getattr(self, name)) <= 0:
                 raise ConfigError(name, "needs positive values")

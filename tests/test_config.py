@@ -124,3 +124,11 @@ def test_rounds_alone_and_noise_alone_are_fine(capsys):
     for argv in (["--rounds", "5"], ["--max-noise", "0.5%", "--min-rounds", "50"]):
         assert main(["run", "--no-progress", *argv]) == 2
         assert "no NVIDIA driver" in capsys.readouterr().err  # got past every check
+
+
+@pytest.mark.parametrize("threshold", [float("inf"), float("nan"), 0.0, -1.0])
+def test_a_sweep_threshold_is_a_finite_positive_number(threshold):
+    from graphbench.config import SweepConfig
+
+    with pytest.raises(ConfigError, match="threshold"):
+        SweepConfig((4096,), (1,), threshold=threshold)

@@ -181,7 +181,9 @@ def test_device_lists_parse(capsys):
     from graphbench.cli.commands import per_device_path
     from graphbench.cli.values import parse_device_spec
 
-    assert parse_device_spec("1,0,1") == [0, 1] and parse_device_spec("ALL") == "all"
+    assert parse_device_spec("1,0") == [0, 1] and parse_device_spec("ALL") == "all"
+    with pytest.raises(UsageError, match="names a device twice"):
+        parse_device_spec("1,0,1")
     with pytest.raises(UsageError):
         parse_device_spec("gpu0")
     assert per_device_path("out/run.json", 1, 2) == "out/run.dev1.json"

@@ -140,7 +140,7 @@ def test_empty_grid_says_it_needs_a_value():
 
 
 @pytest.mark.parametrize("text, devices", [
-    ("0", [0]), ("1,0,1", [0, 1]), (" 3 , 2 ", [2, 3]), ("all", "all"), (" ALL ", "all"),
+    ("0", [0]), ("1,0", [0, 1]), (" 3 , 2 ", [2, 3]), ("all", "all"), (" ALL ", "all"),
 ])
 def test_devices_read_ids_lists_and_all(text, devices):
     assert values.parse_device_spec(text) == devices
@@ -207,3 +207,17 @@ def test_a_bad_grid_value_names_the_option(text):
 def test_a_bad_device_names_the_device_option_by_default():
     with pytest.raises(UsageError, match="--device"):
         values.parse_device_spec("gpu0")
+
+
+@pytest.mark.parametrize("text, message", [("-0", "must be 0 or more"), ("+1", "must be an id"),
+                                           ("1_000", "must be an id"), ("9" * 23, "must be an id"),
+                                           ("1,1", "names a device twice")])
+def test_a_device_id_is_plain_digits_named_once(text, message):
+    with pytest.raises(UsageError, match=message):
+        values.parse_device_spec(text)
+
+
+def test_a_range_step_takes_one_x():
+    with pytest.raises(UsageError, match="got 'x4'"):
+        values.parse_grid("2^12..2^24:xx4", "--elements")
+    assert values.parse_grid("2^12..2^16:x4", "--elements") == (4096, 16384, 65536)

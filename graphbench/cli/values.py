@@ -76,7 +76,7 @@ def _parse_range(part: str, option: str) -> list[int]:
     span, _, step = part.partition(":")
     low_text, _, high_text = span.partition("..")
     low, high = parse_positive_int(low_text, option), parse_positive_int(high_text, option)
-    factor = parse_positive_int(step.lstrip("x"), option) if step else 2
+    factor = parse_positive_int(step.removeprefix("x"), option) if step else 2
     if low > high or factor < 2:
         raise UsageError(f"{option} range {part!r} must run upwards with a factor of 2 or more",
                          "e.g. 2^12..2^24 or 2^12..2^24:x4")
@@ -95,16 +95,17 @@ def parse_device_spec(text: str, option: str = "--device"):
         return "all"
     if not parse_list(text):
         raise UsageError(f"{option} needs a device id, a list such as 0,1, or all", DEVICES)
-    try:
-        if not text.isascii():  # int() reads other scripts' digits; ids are ASCII, as counts
-            raise ValueError
-        ids = [int(part) for part in parse_list(text)]
-    except ValueError:
-        raise UsageError(f"{option} must be an id, a list such as 0,1, or all; got {text!r}",
-                         DEVICES) from None
-    if not ids or min(ids) < 0:
+    parts = parse_list(text)
+    if any(part.startswith("-") and part[1:].isascii() and part[1:].isdigit() for part in parts):
         raise UsageError(f"{option} must be 0 or more, got {text!r}", DEVICES)
-    return sorted(set(ids))
+    # plain ASCII digits only: int() would also take -0, +1, 1_000 and other scripts' digits
+    if not all(part.isascii() and part.isdigit() and len(part) <= 4 for part in parts):
+        raise UsageError(f"{option} must be an id, a list such as 0,1, or all; got {text!r}",
+                         DEVICES)
+    ids = [int(part) for part in parts]
+    if len(set(ids)) != len(ids):
+        raise UsageError(f"{option} names a device twice: {text!r}", DEVICES)
+    return sorted(ids)
 
 
 def parse_path(text: str, option: str) -> str:
