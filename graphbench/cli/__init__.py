@@ -50,13 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         start(args)  # where the console goes; every output path that needs no device count
         return COMMANDS[args.command](args)
     except CompileError as exc:
-        from graphbench.record.printable import printable
-
-        print(f"graphbench: error: {error_line(exc)}", file=sys.stderr)
-        # the compiler's log quotes the source: its own lines kept, any other control
-        # character (an escape sequence in a source line) written as its escape
-        print("\n".join(printable(line) for line in exc.log.splitlines()), file=sys.stderr)
-        return exc.exit_code
+        return _compile_failed(exc)
     except GraphbenchError as exc:
         print(f"graphbench: error: {error_line(exc)}", file=sys.stderr)
         return exc.exit_code
@@ -74,6 +68,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"graphbench: interrupted{'; GPU resources released' if gpu else ''}",
               file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _compile_failed(exc: CompileError) -> int:
+    """The error line, then the compiler's log: its own lines kept, any other
+    control character (an escape sequence quoted from a source line) written
+    as its escape."""
+    from graphbench.record.printable import printable
+
+    print(f"graphbench: error: {error_line(exc)}", file=sys.stderr)
+    print("\n".join(printable(line) for line in exc.log.splitlines()), file=sys.stderr)
+    return exc.exit_code
 
 
 def _report_unwritten(exc: OSError) -> int:
