@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Sequence, Union
 
 from graphbench.config import RunConfig
 from graphbench.errors import ConfigError, UsageError
+from graphbench.pipeline.spec import _short  # a value of any size in one short line
 from graphbench.record.model import Comparison, RunRecord, SweepRecord
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ def run(pipeline: PipelineArg = None, *, elements: int | str = 4096,
                           **config)
     check_fixed_rounds(config)  # as the CLI refuses --rounds with --max-noise
     if isinstance(processes, bool) or not isinstance(processes, int):
-        raise UsageError(f"processes must be an int, got {processes!r}", "e.g. processes=3")
+        raise UsageError(f"processes must be an int, got {_short(processes)}", "e.g. processes=3")
     count = parse_processes(processes, "processes")
     check_run(settings, count, spec)
     return measure(settings, count, spec=spec)
@@ -152,7 +153,7 @@ def _typed(name: str, value: Any, hint: Any) -> Any:
     if typing.get_origin(kind) is tuple:
         item = typing.get_args(kind)[0]
         if not isinstance(value, (list, tuple)):
-            raise ConfigError(name, f"must be a list, got {value!r}",
+            raise ConfigError(name, f"must be a list, got {_short(value)}",
                               "e.g. a list or tuple, or its text with commas")
         return tuple(_scalar(name, v.strip() if isinstance(v, str) else v, item) for v in value)
     return _scalar(name, value, kind)
@@ -183,14 +184,17 @@ def _scalar(name: str, value: Any, kind: Any) -> Any:
         try:
             return parse_count(value, name)
         except UsageError as exc:  # name the field, as every other setting's error does
-            raise ConfigError(name, f"is {value!r}, not a count", exc.remedy) from None
+            raise ConfigError(name, f"is {_short(value)}, not a count", exc.remedy) from None
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an int beyond any float
+            raise ConfigError(name, f"{_short(value)} is far too large", EXAMPLES) from None
     if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        raise ConfigError(name, f"must be {_a(kind)}, got {value!r:.60}",
+        raise ConfigError(name, f"must be {_a(kind)}, got {_short(value)}",
                           "each setting takes its RunConfig field's type (graphbench/config.py)")
     if kind is int and value > MAX_COUNT:  # as the CLI's count parser refuses it
-        raise ConfigError(name, f"{value} is far too large", EXAMPLES)
+        raise ConfigError(name, f"{_short(value)} is far too large", EXAMPLES)
     return value
 
 
@@ -212,7 +216,7 @@ def fail_specs(fail_on: FailOn) -> list[FailSpec] | None:
         return None
     items = [fail_on] if isinstance(fail_on, (str, FailSpec)) else fail_on
     if not isinstance(items, (list, tuple)):
-        raise UsageError(f"fail_on must be a spec or a list of them, got {fail_on!r:.60}",
+        raise UsageError(f"fail_on must be a spec or a list of them, got {_short(fail_on)}",
                          SPEC_REMEDY)
     if not items:
         raise UsageError("fail_on is empty: a gate that judges nothing has not passed",
@@ -231,12 +235,12 @@ def _spec(item: object) -> FailSpec:
     if isinstance(item, str):
         return parse_spec(item)
     if not isinstance(item, FailSpec):
-        raise UsageError(f"fail_on has {item!r:.60}, {_a(type(item))}, not a spec", SPEC_REMEDY)
+        raise UsageError(f"fail_on has {_short(item)}, {_a(type(item))}, not a spec", SPEC_REMEDY)
     check_metric_name(item.metric)
     threshold = item.threshold
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) \
             or not 0 <= threshold < math.inf:
-        raise UsageError(f"fail_on {item.metric} has threshold {threshold!r}",
+        raise UsageError(f"fail_on {item.metric} has threshold {_short(threshold)}",
                          "a threshold is a finite number of 0 or more")
     return item
 
@@ -247,7 +251,7 @@ def _path(value: object, name: str) -> str:
 
     text = os.fspath(value) if isinstance(value, os.PathLike) else value
     if not isinstance(text, str):
-        raise UsageError(f"{name} must be a file path, got {value!r:.60}", PATH_REMEDY)
+        raise UsageError(f"{name} must be a file path, got {_short(value)}", PATH_REMEDY)
     if "\0" in text:
         raise UsageError(f"{name} {text!r} holds a NUL character, which no file name can",
                          PATH_REMEDY)

@@ -66,7 +66,8 @@ def parse_processes(value: int | str, option: str = "--processes") -> int:
     if number <= 0:
         raise UsageError(f"{option} must be a positive integer, got {number}", remedy)
     if number > MAX_PROCESSES:
-        raise UsageError(f"{option} {value} is more than {MAX_PROCESSES} processes",
+        shown = value if isinstance(value, str) or number < 10**30 else "given"
+        raise UsageError(f"{option} {shown} is more than {MAX_PROCESSES} processes",
                          "each one starts a fresh interpreter and CUDA context; "
                          "use a few (3 to 10) for a baseline")
     return number

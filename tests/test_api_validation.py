@@ -308,3 +308,18 @@ def test_odd_save_arguments_raise_graphbench_errors_or_write_the_record(files, r
     assert which == "record"
     if target != "/dev/null":
         assert graphbench.load(written).runs == files["record"].runs
+
+
+@pytest.mark.parametrize("call", [
+    lambda huge: graphbench.run(elements=huge), lambda huge: graphbench.run(max_noise=huge),
+    lambda huge: graphbench.run(processes=huge), lambda huge: graphbench.run(seed=huge),
+    lambda huge: graphbench.load(huge),
+    lambda huge: graphbench.compare("a.json", "b.json", fail_on=huge)])
+def test_an_integer_past_pythons_text_limit_is_refused_in_one_short_line(call):
+    """10**5000 cannot even be written as text by default (ValueError from
+    str()): the refusal names its size instead."""
+    from graphbench.errors import GraphbenchError
+
+    with pytest.raises(GraphbenchError) as info:
+        call(10**5000)
+    assert len(info.value.one_line()) < 300

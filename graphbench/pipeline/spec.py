@@ -156,11 +156,18 @@ def evaluate_size(expr: object, n: int, where: str) -> int:
     return value
 
 
+def _digit_count(number: int) -> str:
+    """Exact where str() can say it; past Python's int-to-text limit, about."""
+    if number.bit_length() < 13000:  # under 4,300 digits
+        return str(len(str(number)))
+    return f"about {int(number.bit_length() * 0.30103) + 1}"
+
+
 def _short(value: object) -> str:
     """A user's value in a one-line message, never a 10,000-digit one."""
     try:
         text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 \
-            else f"an integer of {len(str(abs(value)))} digits"
+            else f"an integer of {_digit_count(abs(value))} digits"
     except Exception:  # an int beyond Python's str() limit, or a repr that raises
         text = f"a {type(value).__name__}"
     return text if len(text) <= 60 else text[:57] + "..."
