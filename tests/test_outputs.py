@@ -80,3 +80,12 @@ def test_a_written_file_is_named_without_raw_control_characters(tmp_path, capsys
     assert main(["report", str(RECORDS / "same_code.json"), "--json", str(target)]) == 0
     out = capsys.readouterr()
     assert target.is_file() and "\x1b" not in out.out + out.err and "\\x1b[2Jb.json" in out.out + out.err
+
+
+@pytest.mark.parametrize("folder", [".", ".."])
+def test_a_folder_as_the_output_of_several_devices_is_one_line(folder, capsys):
+    from graphbench.cli import main
+
+    assert main(["run", "--device", "0,1", "--json", folder]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1

@@ -173,9 +173,9 @@ def _identity(path: str, option: str) -> tuple:
 
 def per_device_path(path: str, device: int, count: int) -> str:
     """out.json for one device; out.dev0.json, out.dev1.json, ... for several."""
-    if count == 1:
-        return path
     target = Path(path)
+    if count == 1 or target.name in ("", ".", ".."):  # a folder: refused as one by the checks
+        return path
     return str(target.with_name(f"{target.stem}.dev{device}{target.suffix}"))
 
 
