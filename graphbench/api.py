@@ -42,7 +42,6 @@ SETTINGS = {f.name: f for f in dataclasses.fields(RunConfig) if "flag" in f.meta
 # others (paths, flags, one launch shape) are checked by RunConfig itself.
 TEXT_FORMS = ("count", "int", "fraction", "seconds", "list", "grid", "devices")
 SPEC_REMEDY = "give a spec such as 'graph.wall:10%', a list of them, or None for the default gate"
-PATH_REMEDY = "give the record file's path, as a str or a pathlib.Path"
 
 
 PipelineArg = Union["Pipeline", str, "os.PathLike[str]", None]
@@ -83,33 +82,37 @@ def compare(baseline: RecordArg, current: RecordArg | None = None,
     `regressions`; what cannot be judged raises RecordError, a current record
     with wrong results VerificationError."""
     from graphbench.analyze.gate import gate
+    from graphbench.record.arguments import run_record
 
     specs = fail_specs(fail_on)
-    first = _run_record(baseline, "baseline")
+    first = run_record(baseline, "baseline")
     if current is None:
         return gate(None, first, specs)
-    return gate(first, _run_record(current, "current"), specs)
+    return gate(first, run_record(current, "current"), specs)
 
 
 def load(path: str | os.PathLike) -> RunRecord | SweepRecord:
     """A run or sweep record from its file (RecordError naming what is wrong)."""
+    from graphbench.record.arguments import record_path
     from graphbench.record.codec import read_record
 
-    return read_record(_path(path, "path"))
+    return read_record(record_path(path, "path"))
 
 
 def save(path: str | os.PathLike, record: RunRecord | SweepRecord) -> Path:
     """Write `record` as graphbench run --json does, with its summary block;
     the path is checked first, as the CLI checks --json."""
     from graphbench.analyze.summary import summary_document
+    from graphbench.record.arguments import check_well_formed, record_path
     from graphbench.record.codec import write_record
     from graphbench.record.files import check_writable
 
-    target = _path(path, "path")
+    target = record_path(path, "path")
     if not isinstance(record, (RunRecord, SweepRecord)):
         raise UsageError(f"record is {_a(type(record))}, not a run or sweep record",
                          "save writes what graphbench.run returns (a comparison's verdicts "
                          "are its fields: .passed, .regressions)")
+    check_well_formed(record, "record")  # as its file would be read back: never written
     try:
         check_writable(target, "path")
     except UsageError as exc:  # the CLI's check of --json, whose remedy may go unsaid
@@ -123,8 +126,9 @@ def summarize(record: RecordArg) -> RunSummary:
     the speedups with their intervals (`.speedup["graph"].stats.median`),
     build costs and the host-speed figures."""
     from graphbench.analyze.summary import summarize_run
+    from graphbench.record.arguments import run_record
 
-    return summarize_run(_run_record(record, "record"))
+    return summarize_run(run_record(record, "record"))
 
 
 def run_config(**values: Any) -> RunConfig:
@@ -243,31 +247,6 @@ def _spec(item: object) -> FailSpec:
         raise UsageError(f"fail_on {item.metric} has threshold {_short(threshold)}",
                          "a threshold is a finite number of 0 or more")
     return item
-
-
-def _path(value: object, name: str) -> str:
-    """A record file's path as the CLI takes one: text, not empty, no NUL."""
-    from graphbench.record.files import check_path_text
-
-    text = os.fspath(value) if isinstance(value, os.PathLike) else value
-    if not isinstance(text, str):
-        raise UsageError(f"{name} must be a file path, got {_short(value)}", PATH_REMEDY)
-    if "\0" in text:
-        raise UsageError(f"{name} {text!r} holds a NUL character, which no file name can",
-                         PATH_REMEDY)
-    check_path_text(text, name)
-    return text
-
-
-def _run_record(value: object, side: str) -> RunRecord:
-    from graphbench.record.codec import read_run
-
-    if isinstance(value, RunRecord):
-        return value
-    if isinstance(value, (str, os.PathLike)):
-        return read_run(_path(value, side))
-    raise UsageError(f"the {side} is {_a(type(value))}, not a run record",
-                     "give a RunRecord or the path of a record written by graphbench run --json")
 
 
 def _a(kind: type) -> str:

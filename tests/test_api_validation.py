@@ -17,7 +17,7 @@ from graphbench.analyze.merge import merge_runs
 from graphbench.cli import main
 from graphbench.config import RunConfig
 from graphbench.counts import MAX_PROCESSES
-from graphbench.errors import GraphbenchError
+from graphbench.errors import GraphbenchError, RecordError
 from graphbench.record.model import Comparison, RunRecord, SweepRecord
 
 WALLS = {"individual": 14.0, "graph": 4.3, "fused": 4.6}
@@ -323,3 +323,31 @@ def test_an_integer_past_pythons_text_limit_is_refused_in_one_short_line(call):
     with pytest.raises(GraphbenchError) as info:
         call(10**5000)
     assert len(info.value.one_line()) < 300
+
+
+@pytest.mark.parametrize("changes, words", [
+    ({"device": None}, "device: expected an object, got null"),
+    ({"runs": None}, "runs: expected a list, got null"),
+    ({"runs": ()}, "holds no process run"),
+    ({"config": None}, "config: expected an object, got null"),
+    ({"created": 5}, "created: expected a string, got 5"),
+])
+def test_a_hand_built_record_that_is_not_well_formed_is_refused_and_never_written(
+        files, tmp_path, changes, words):
+    """Each call names the argument and the field, in one line with a remedy;
+    save leaves the file that was there as it was, and makes none."""
+    bad = dataclasses.replace(files["record"], **changes)
+    kept, new = tmp_path / "kept.json", tmp_path / "new.json"
+    kept.write_text("the file that was there\n")
+    calls = {"record": [lambda: graphbench.save(kept, bad), lambda: graphbench.save(new, bad),
+                        lambda: graphbench.summarize(bad)],
+             "baseline": [lambda: graphbench.compare(bad, files["CUR"])],
+             "current": [lambda: graphbench.compare(files["BASE"], bad)]}
+    for name, refused_calls in calls.items():
+        for call in refused_calls:
+            with pytest.raises(RecordError) as refused:
+                call()
+            line = refused.value.one_line()
+            assert line.startswith(name) and words in line and "\n" not in line, line
+            assert refused.value.remedy
+    assert kept.read_text() == "the file that was there\n" and not new.exists()
