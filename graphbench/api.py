@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import types
 import typing
 from pathlib import Path
@@ -70,6 +71,8 @@ def run(pipeline: PipelineArg = None, *, elements: int | str = 4096,
         raise UsageError(f"processes must be an int, got {_short(processes)}", "e.g. processes=3")
     count = parse_processes(processes, "processes")
     check_run(settings, count, spec)
+    if spec is not None:
+        check_object(settings, spec)
     return measure(settings, count, spec=spec)
 
 
@@ -209,6 +212,35 @@ def _pipeline(pipeline: PipelineArg) -> tuple[Any, str | None]:
     if isinstance(pipeline, os.PathLike):
         return None, os.fspath(pipeline)
     return pipeline, None  # checked as a Pipeline by graphbench.pipeline.objects
+
+
+def check_object(settings: RunConfig, spec: Any) -> None:
+    """What preflight checks of a pipeline file, for an object: its kernels
+    compile and take the stages' arguments, the rungs named can run, the
+    launch shape fits; the messages name keywords, not flags."""
+    from graphbench.pipeline.files import plan
+    from graphbench.pipeline.objects import WHERE, loaded_object
+    from graphbench.preflight import (DEFAULT_ARCH, _checked_kernels, check_launch_shape,
+                                      check_rungs, sources)
+
+    loaded = loaded_object(spec)
+    found = plan(loaded.spec, settings.elements, WHERE)
+    try:
+        kernels = [_checked_kernels(label, text, found, WHERE, DEFAULT_ARCH, {})
+                   for label, text in sources(settings, loaded)]
+        check_rungs(settings, found, kernels, WHERE)
+        check_launch_shape(settings, found, True)
+    except UsageError as exc:  # the same error, in the API's words
+        exc.message, exc.remedy = _keywords(exc.message), _keywords(exc.remedy)
+        exc.args = (exc.message,)
+        raise
+
+
+def _keywords(text: str) -> str:
+    """`text` with each run setting's flag written as its keyword (--ab: ab_source)."""
+    for name, setting in SETTINGS.items():
+        text = re.sub(rf"(?<![\w-]){re.escape(setting.metadata['flag'])}(?![\w-])", name, text)
+    return text
 
 
 def fail_specs(fail_on: FailOn) -> list[FailSpec] | None:

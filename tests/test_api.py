@@ -2,6 +2,7 @@
 before any GPU work; pipeline objects threaded to the run; compare and load
 on stored records; and `import graphbench` stays cheap."""
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from conftest import make_record
 
 import graphbench
 from graphbench.analyze.merge import merge_runs
-from graphbench.errors import (ConfigError, DeviceError, RecordError, UsageError,
+from graphbench.errors import (CompileError, ConfigError, DeviceError, RecordError, UsageError,
                                VerificationError)
 from graphbench.pipeline.spec import SpecError
 from graphbench.pipeline.files import load_pipeline
@@ -132,6 +133,38 @@ def test_a_pipeline_object_refuses_fresh_processes():
         graphbench.run(spec, processes=2)
     with pytest.raises(UsageError, match="only in this process"):
         graphbench.run(spec, gate_sizes=(2**20,))
+
+
+def _without_pdl(spec):
+    return dataclasses.replace(spec, stages=[dataclasses.replace(s, pdl_kernel=None)
+                                             for s in spec.stages])
+
+
+def _stage_changed(spec, **changes):
+    return dataclasses.replace(spec, stages=[dataclasses.replace(spec.stages[0], **changes),
+                                             *spec.stages[1:]])
+
+
+@pytest.mark.parametrize("change, settings, error, words", [
+    (lambda s: _stage_changed(s, kernel="vec_nope"), {}, SpecError,
+     "defines no kernel named vec_nope"),
+    (lambda s: _stage_changed(s, args=s.stages[0].args[:3]), {}, SpecError,
+     "args gives 3 arguments, kernel vec_add in its source 'pipeline.cu' takes 4"),
+    (lambda s: dataclasses.replace(s, source='extern "C" __global__ void vec_add( {'), {},
+     CompileError, "NVRTC could not compile"),
+    (_without_pdl, {"modes": "individual,pdl"}, UsageError, "modes pdl cannot run"),
+    (lambda s: dataclasses.replace(s, source=42), {}, SpecError,
+     "Pipeline source must be a non-empty string"),
+])
+def test_a_pipeline_object_is_checked_offline_as_its_file_would_be(
+        monkeypatch, change, settings, error, words):
+    """Its kernels compiled, the stages' arguments counted, the rungs named
+    checked: what run --pipeline FILE refuses before the GPU, in the API's words."""
+    monkeypatch.setattr("graphbench.runner.measure", lambda *a, **k: pytest.fail("measured"))
+    with pytest.raises(error) as refused:
+        graphbench.run(change(load_pipeline(None).spec), **settings)
+    assert words in refused.value.message and "--" not in refused.value.one_line()
+    assert refused.value.message.startswith(("the pipeline object", "NVRTC"))
 
 
 def test_compare_judges_records_and_paths(tmp_path):
