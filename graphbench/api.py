@@ -4,22 +4,19 @@
     record = graphbench.run("softmax", elements=2**20, modes="individual,graph")
     verdict = graphbench.compare("baseline.json", record, fail_on="graph.wall:10%")
 
-Everything is validated as the command line validates it, by the same
-checks, before any GPU work: text values are read by the CLI's own parsers
-(graphbench.cli.values), the configuration by RunConfig, the pipeline and
-its kernels by graphbench.runner.check_run. A bad argument raises a
-graphbench.errors type naming it, with a remedy: ConfigError for a setting,
-UsageError for another argument, SpecError for a pipeline, RecordError for
-a record file. Nothing here prints; the CLI is a thin layer over the same
-library calls (graphbench.runner, graphbench.analyze.gate).
-"""
+Everything is validated by the command line's own checks, before any GPU
+work: text by the CLI's parsers (graphbench.cli.values), the configuration
+by RunConfig, a pipeline and its kernels by graphbench.preflight. A bad
+argument raises a graphbench.errors type naming it, with a remedy:
+ConfigError for a setting, UsageError for another argument, SpecError for a
+pipeline, RecordError for a record. Nothing here prints."""
 
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import re
+import sys
 import types
 import typing
 from pathlib import Path
@@ -42,6 +39,7 @@ SETTINGS = {f.name: f for f in dataclasses.fields(RunConfig) if "flag" in f.meta
 # How a setting's text is read: by the CLI's parser of that kind; the
 # others (paths, flags, one launch shape) are checked by RunConfig itself.
 TEXT_FORMS = ("count", "int", "fraction", "seconds", "list", "grid", "devices")
+MAX_DEVICE_ID, DEVICE_EXAMPLES = 9999, "e.g. device=0 (nvidia-smi lists the ids)"
 SPEC_REMEDY = "give a spec such as 'graph.wall:10%', a list of them, or None for the default gate"
 
 
@@ -200,17 +198,19 @@ def _scalar(name: str, value: Any, kind: Any) -> Any:
     if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
         raise ConfigError(name, f"must be {_a(kind)}, got {_short(value)}",
                           "each setting takes its RunConfig field's type (graphbench/config.py)")
-    if kind is int and value > MAX_COUNT:  # as the CLI's count parser refuses it
-        raise ConfigError(name, f"{_short(value)} is far too large", EXAMPLES)
+    # as the CLI refuses them: a count past MAX_COUNT, a device id of more than
+    # 4 digits (an id past this machine's count only the driver can refuse)
+    device = name == "device"
+    if kind is int and value > (MAX_DEVICE_ID if device else MAX_COUNT):
+        raise ConfigError(name, f"{_short(value)} is " + (f"no device id (0 to {MAX_DEVICE_ID})"
+                          if device else "far too large"), DEVICE_EXAMPLES if device else EXAMPLES)
     return value
 
 
 def _pipeline(pipeline: PipelineArg) -> tuple[Any, str | None]:
     """(an already-built pipeline object or None, the path or name or None)."""
-    if pipeline is None or isinstance(pipeline, str):
-        return None, pipeline
-    if isinstance(pipeline, os.PathLike):
-        return None, os.fspath(pipeline)
+    if pipeline is None or isinstance(pipeline, (str, os.PathLike)):
+        return None, None if pipeline is None else os.fspath(pipeline)
     return pipeline, None  # checked as a Pipeline by graphbench.pipeline.objects
 
 
@@ -230,17 +230,13 @@ def check_object(settings: RunConfig, spec: Any) -> None:
                    for label, text in sources(settings, loaded)]
         check_rungs(settings, found, kernels, WHERE)
         check_launch_shape(settings, found, True)
-    except UsageError as exc:  # the same error, in the API's words
-        exc.message, exc.remedy = _keywords(exc.message), _keywords(exc.remedy)
+    except UsageError as exc:  # the same error, in the API's words: --ab is ab_source
+        for name, setting in SETTINGS.items():
+            flag = rf"(?<![\w-]){re.escape(setting.metadata['flag'])}(?![\w-])"
+            exc.message, exc.remedy = (re.sub(flag, name, exc.message),
+                                       re.sub(flag, name, exc.remedy))
         exc.args = (exc.message,)
         raise
-
-
-def _keywords(text: str) -> str:
-    """`text` with each run setting's flag written as its keyword (--ab: ab_source)."""
-    for name, setting in SETTINGS.items():
-        text = re.sub(rf"(?<![\w-]){re.escape(setting.metadata['flag'])}(?![\w-])", name, text)
-    return text
 
 
 def fail_specs(fail_on: FailOn) -> list[FailSpec] | None:
@@ -272,13 +268,30 @@ def _spec(item: object) -> FailSpec:
         return parse_spec(item)
     if not isinstance(item, FailSpec):
         raise UsageError(f"fail_on has {_short(item)}, {_a(type(item))}, not a spec", SPEC_REMEDY)
+    if not isinstance(item.metric, str):
+        raise UsageError(f"fail_on has a spec whose metric is {_short(item.metric)}", SPEC_REMEDY)
     check_metric_name(item.metric)
-    threshold = item.threshold
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) \
-            or not 0 <= threshold < math.inf:
-        raise UsageError(f"fail_on {item.metric} has threshold {_short(threshold)}",
-                         "a threshold is a finite number of 0 or more")
+    _check_spec_fields(item, f"fail_on {_short(item.metric)}")
     return item
+
+
+def _check_spec_fields(item: FailSpec, where: str) -> None:
+    """A spec built by hand, checked as parse_spec builds one: a finite
+    threshold of 0 or more, flags that are bools, a size a GPU can hold."""
+    from graphbench.config import MAX_ELEMENTS
+
+    threshold = item.threshold
+    real = isinstance(threshold, (int, float)) and not isinstance(threshold, bool)
+    if not real or not 0 <= threshold <= sys.float_info.max:  # an int beyond it: OverflowError
+        raise UsageError(f"{where} has threshold {_short(threshold)}",
+                         "a threshold is a finite number of 0 or more")
+    for name in ("relative", "gated"):
+        if not isinstance(getattr(item, name), bool):
+            raise UsageError(f"{where} has {name}={_short(getattr(item, name))}",
+                             f"{name} is True or False")
+    if item.size is not None and (type(item.size) is not int or not 0 < item.size <= MAX_ELEMENTS):
+        raise UsageError(f"{where} has size {_short(item.size)}",
+                         f"a size is None or an element count from 1 to {MAX_ELEMENTS:,}")
 
 
 def _a(kind: type) -> str:

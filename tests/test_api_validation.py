@@ -14,10 +14,11 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import graphbench
 from graphbench.analyze.merge import merge_runs
+from graphbench.analyze.specs import FailSpec
 from graphbench.cli import main
 from graphbench.config import RunConfig
 from graphbench.counts import MAX_PROCESSES
-from graphbench.errors import GraphbenchError, RecordError
+from graphbench.errors import ConfigError, GraphbenchError, RecordError, UsageError
 from graphbench.record.model import Comparison, RunRecord, SweepRecord
 
 WALLS = {"individual": 14.0, "graph": 4.3, "fused": 4.6}
@@ -351,3 +352,33 @@ def test_a_hand_built_record_that_is_not_well_formed_is_refused_and_never_writte
             assert line.startswith(name) and words in line and "\n" not in line, line
             assert refused.value.remedy
     assert kept.read_text() == "the file that was there\n" and not new.exists()
+
+
+@pytest.mark.parametrize("device", [99999, 10000, 2**40, -1, True, "x", 1.5, "-0", "1_0"])
+def test_an_impossible_device_id_is_refused_before_the_driver(measured, device):
+    """As --device reads at most 4 plain digits; an id within that but past
+    this machine's count is the driver's to refuse (DeviceError)."""
+    with pytest.raises(ConfigError) as refused:
+        graphbench.run(device=device)
+    assert refused.value.field == "device" and refused.value.remedy and measured == []
+    graphbench.run(device=9999)  # the largest id a device list can hold reaches the driver
+    assert measured[0][0].device == 9999
+
+
+@pytest.mark.parametrize("spec, words", [
+    (FailSpec("graph.wall", 0.1, relative="yes"), "fail_on 'graph.wall' has relative='yes'"),
+    (FailSpec("graph.wall", 0.1, True, gated=1), "fail_on 'graph.wall' has gated=1"),
+    (FailSpec("graph.wall", 10**400, False), "has threshold an integer of 401 digits"),
+    (FailSpec("graph.wall", float("nan"), True), "has threshold nan"),
+    (FailSpec("graph.wall", 0.1, True, size=-1), "has size -1"),
+    (FailSpec("graph.wall", 0.1, True, size=True), "has size True"),
+    (FailSpec("graph.wall", 0.1, True, size=2**70), "has size 1180591620717411303424"),
+    (FailSpec("graph.wall", 0.1, True, size=2.5), "has size 2.5"),
+    (FailSpec(None, 0.1, True), "fail_on has a spec whose metric is None"),
+    (FailSpec("graph.nope", 0.1, True), "unknown metric 'graph.nope'"),
+])
+def test_a_hand_built_fail_spec_with_a_bad_field_is_refused_naming_it(files, spec, words):
+    with pytest.raises(UsageError) as refused:
+        graphbench.compare(files["BASE"], files["CUR"], fail_on=[spec])
+    line = refused.value.one_line()
+    assert line.startswith("fail_on") and words in line and refused.value.remedy, line
