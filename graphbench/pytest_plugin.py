@@ -9,8 +9,9 @@ saves its record and gates it against a saved one.
 
 The options are checked when the session starts, before any test runs: a
 compare folder that is missing or holds no records, a save folder that
-cannot be written, a bad process count, or both options on one folder are
-one usage error (pytest's exit 4, one line). A regression fails the test
+cannot be written, a bad process count or one with nothing saved, or both
+options on one folder are one usage error (pytest's exit 4, one line, its
+control characters escaped). A regression fails the test
 with the verdict table; a missing saved record fails it (never a pass) on a
 machine with a GPU, and on one without is listed at the end of the session;
 a record that cannot be judged, or wrong results, fail it; a machine
@@ -74,16 +75,27 @@ def session_options(save: str | None, compare: str | None, processes: str | None
     if save is None and compare is None and processes is None:
         return Options()
     from graphbench.counts import parse_processes
-    from graphbench.errors import GraphbenchError
+    from graphbench.errors import GraphbenchError, UsageError
 
     try:
         options = Options(save_folder(save), compare_folder(compare),
                           MIN_PROCESSES if processes is None
                           else parse_processes(processes, PROCESSES))
         check_distinct(options)
+        if processes is not None and save is None:  # how a saved record is made: never ignored
+            raise UsageError(f"{PROCESSES} {processes} without {SAVE}: only a saved record "
+                             "is made of fresh processes",
+                             f"add {SAVE} DIR, or leave out {PROCESSES}")
     except GraphbenchError as exc:
-        raise pytest.UsageError(f"graphbench: {exc.one_line()}") from None
+        raise pytest.UsageError(one_line(f"graphbench: {exc.one_line()}")) from None
     return options
+
+
+def one_line(text: str) -> str:
+    """`text` with control characters escaped: a newline in a path is no line of its own."""
+    from graphbench.record.printable import printable
+
+    return printable(text)
 
 
 def save_folder(path: str | None) -> Path | None:
@@ -176,23 +188,17 @@ class GraphbenchFixture:
 
     def run(self, pipeline=None, *, fail_on=None, **settings):
         from graphbench import api
-        from graphbench.errors import DeviceError, GraphbenchError
 
         name = record_name(self.node_id, self.calls + 1)
-        try:
-            api.fail_specs(fail_on)  # a mistyped spec fails now, not after the measurement
-            if self.options.compare:
-                self._require_saved(self.options.compare / name)
-            record = api.run(pipeline, **self._settings(settings))
-            self.calls += 1
-            if not record.verified:
-                pytest.fail(verification_text(record), pytrace=False)
-            if self.options.save:
-                api.save(self.options.save / name, record)
-        except DeviceError as exc:
-            pytest.skip(f"graphbench: no usable GPU: {exc.one_line()}")
-        except GraphbenchError as exc:
-            pytest.fail(f"graphbench: {exc.one_line()}", pytrace=False)
+        api_call(api.fail_specs, fail_on)  # a mistyped spec fails now, not after the measurement
+        if self.options.compare:
+            self._require_saved(self.options.compare / name)
+        record = api_call(api.run, pipeline, **self._settings(settings))
+        self.calls += 1
+        if not record.verified:
+            pytest.fail(one_line(verification_text(record)), pytrace=False)
+        if self.options.save:
+            api_call(api.save, self.options.save / name, record)
         if self.options.compare:
             self._gate(record, self.options.compare / name, fail_on)
         return record
@@ -201,8 +207,9 @@ class GraphbenchFixture:
         """A saved record is a baseline the gate can judge against: made of
         several fresh processes."""
         given = settings.get("processes", 1)
-        if not self.options.save or isinstance(given, bool) or not isinstance(given, int):
-            return settings  # a bad processes is graphbench.run's to refuse
+        if not self.options.save or isinstance(given, bool) or not isinstance(given, int) \
+                or given < 1:
+            return settings  # a bad processes is graphbench.run's to refuse, never replaced
         return {**settings, "processes": max(self.options.processes, given)}
 
     def _require_saved(self, saved: Path) -> None:
@@ -215,24 +222,41 @@ class GraphbenchFixture:
             return
         try:
             require_gpu()
+            no_gpu = None
         except DeviceError as exc:
+            no_gpu = exc.one_line()
+        if no_gpu is not None:  # skipped outside the except block: one line, no chained error
             self.options.missing.append((self.node_id, saved))
-            pytest.skip(f"graphbench: no usable GPU: {exc.one_line()}; and no saved record "
-                        f"{saved} (listed at the end of the session)")
-        pytest.fail(f"graphbench: no saved record {saved} for {self.node_id}; make one "
-                    f"with {SAVE} {saved.parent}", pytrace=False)
+            pytest.skip(one_line(f"graphbench: no usable GPU: {no_gpu}; and no saved record "
+                                 f"{saved} (listed at the end of the session)"))
+        pytest.fail(one_line(f"graphbench: no saved record {saved} for {self.node_id}; make "
+                             f"one with {SAVE} {saved.parent}"), pytrace=False)
 
     def _gate(self, record, saved: Path, fail_on) -> None:
         from graphbench import api
-        from graphbench.errors import GraphbenchError
 
-        try:
-            comparison = api.compare(saved, record, fail_on)
-        except GraphbenchError as exc:
-            pytest.fail(f"graphbench: cannot judge {self.node_id} against {saved}: "
-                        f"{exc.one_line()}", pytrace=False)
+        comparison = api_call(api.compare, saved, record, fail_on,
+                              why=f"cannot judge {self.node_id} against {saved}: ")
         if not comparison.passed:
             pytest.fail(verdict_text(comparison, saved), pytrace=False)
+
+
+def api_call(call, *args, why: str = "", **kwargs):
+    """`call`'s result; a graphbench error ends the test in one line: no
+    usable GPU skips it (nothing can be measured), any other fails it. The
+    skip or failure is raised outside the except block, so that pytest
+    shows no chained exception ("During handling of the above ...")."""
+    from graphbench.errors import DeviceError, GraphbenchError
+
+    try:
+        return call(*args, **kwargs)
+    except DeviceError as exc:
+        skipped, line = True, f"graphbench: no usable GPU: {exc.one_line()}"
+    except GraphbenchError as exc:
+        skipped, line = False, f"graphbench: {why}{exc.one_line()}"
+    if skipped:
+        pytest.skip(one_line(line))
+    pytest.fail(one_line(line), pytrace=False)
 
 
 def verification_text(record) -> str:

@@ -21,7 +21,8 @@ from hypothesis import given, settings, strategies as st
 
 import graphbench.api
 from graphbench.analyze.merge import merge_runs
-from graphbench.pytest_plugin import Options, record_name, session_options
+from graphbench.pytest_plugin import (GraphbenchFixture, Options, record_name,
+                                      session_options)
 
 pytest_plugins = ["pytester"]
 
@@ -65,8 +66,10 @@ def synthetic(monkeypatch):
 
 
 def test_op(graphbench):
+    processes = {"processes": int(os.environ["GB_PROCESSES"])} \
+        if os.environ.get("GB_PROCESSES") else {}
     record = graphbench.run("add_mul_sub", modes="individual,graph",
-                            fail_on=os.environ.get("GB_FAIL_ON") or None)
+                            fail_on=os.environ.get("GB_FAIL_ON") or None, **processes)
     assert record.mode_names
 '''
 
@@ -81,11 +84,12 @@ def inner(pytester, monkeypatch, tmp_path):
                "slow": make_record({**WALLS, "graph": 4.3 * 1.3}, rounds=20, seed=3),
                "wrong": make_record(WALLS, rounds=20, seed=4, passed=False)}
 
-    def run(name: str, *options: str, fail_on: str = ""):
+    def run(name: str, *options: str, fail_on: str = "", processes: str = ""):
         path = name if name in ("no-gpu", "real-no-gpu") else str(graphbench.api.save(
             tmp_path / f"{name}.json", records[name]))
         monkeypatch.setenv("GB_RECORD", path)
         monkeypatch.setenv("GB_FAIL_ON", fail_on)
+        monkeypatch.setenv("GB_PROCESSES", processes)
         monkeypatch.setenv("GB_SEEN", str(tmp_path / "seen.json"))
         arguments = ("-p", "graphbench.pytest_plugin", "-p", "no:cacheprovider", "-rsf", *options)
         if name == "real-no-gpu":  # a fresh process: the real run imports numpy and CUDA
@@ -160,6 +164,34 @@ def test_a_mistyped_fail_on_is_an_error_before_measuring(inner, tmp_path):
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*graphbench: fail_on 'graph.wall:ten' is not METRIC*"])
     assert "Traceback" not in result.stdout.str() and not (tmp_path / "seen.json").exists()
+
+
+def test_a_graphbench_error_in_a_test_is_one_line_with_no_chained_exception(inner, pytester):
+    judged = pytester.path / "judged"
+    graphbench.api.save(judged / "test_inner.py_test_op.json",
+                        make_record(WALLS, rounds=20, passed=False))
+    for result, line in [
+            (inner("same", fail_on="graph.wall:ten"),
+             "graphbench: fail_on 'graph.wall:ten' is not METRIC*"),
+            (inner("same", "--graphbench-compare", str(judged)),
+             "graphbench: cannot judge test_inner.py::test_op against *judged*: the baseline "
+             "record failed verification*")]:
+        result.assert_outcomes(failed=1)
+        out = result.stdout.str()
+        result.stdout.fnmatch_lines([line])  # the failure's whole text, on its own line
+        assert "During handling" not in out and "Traceback" not in out, out
+
+
+def test_a_tests_bad_process_count_under_save_is_refused_not_replaced(inner, pytester):
+    """processes=0 in a test was max(3, 0): a saved run of 3 processes. It
+    is graphbench.run's to refuse, naming processes, in one line."""
+    result = inner("real-no-gpu", "--graphbench-save", str(pytester.path / "saved"),
+                   processes="0")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["graphbench: processes must be a positive integer, got 0*"])
+    assert "During handling" not in result.stdout.str()
+    assert GraphbenchFixture("t", Options(save=Path("saved")))._settings({"processes": -2}) \
+        == {"processes": -2}
 
 
 @pytest.fixture
@@ -244,6 +276,16 @@ def bad_options(root: Path) -> list[tuple[list[str], str]]:
         (["--graphbench-processes", big], f"--graphbench-processes {big} is more than 1000 "
          "processes; each one starts a fresh interpreter and CUDA context; use a few (3 to 10) "
          "for a baseline"),
+        # a process count says how a saved record is made: nothing saved, it is refused
+        (["--graphbench-processes", "5"], "--graphbench-processes 5 without --graphbench-save: "
+         "only a saved record is made of fresh processes; add --graphbench-save DIR, or leave "
+         "out --graphbench-processes"),
+        (["--graphbench-compare", "records", "--graphbench-processes", "5"],
+         "--graphbench-processes 5 without --graphbench-save*"),
+        # a control character in a value is written as its escape, never as itself
+        (["--graphbench-compare", "no\nwhere"], "--graphbench-compare no\\nwhere: no such "
+         "folder; make it with --graphbench-save no\\nwhere on a machine with a GPU"),
+        (["--graphbench-compare", "no\x1b[2J"], "--graphbench-compare no\\x1b[[]2J: no such*"),
     ]
 
 
