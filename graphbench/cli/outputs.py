@@ -23,8 +23,9 @@ from pathlib import Path
 from graphbench.cli.progress import console, route
 from graphbench.errors import OutputError, UsageError
 from graphbench.record.printable import printable
-from graphbench.record.files import (check_folder, check_path_text, check_writable, existing,
-                                     is_stream, write_failed, write_text_atomic)
+from graphbench.cli.paths import check_input_kind, check_output_kind
+from graphbench.record.files import (check_path_text, check_writable, existing, is_stream,
+                                     write_failed, write_text_atomic)
 
 OUTPUTS = ("json", "markdown", "csv", "plot", "timeline")
 STDOUT = "-"
@@ -105,14 +106,12 @@ def check_given(outputs: list[tuple[str, str]], inputs: list[tuple[str, str]]) -
             if standard_stream(path) is not None:
                 raise UsageError(f"{option} {path} is standard output or error",
                                  "write the chart to a file")
-        if path != STDOUT and not _written_in_place(path):
-            check_folder(path, option)
+        if path != STDOUT and standard_stream(path) is None:
+            check_output_kind(path, option)
+            check_writable(path, option)  # a folder, a read-only file: whatever the device count
     check_distinct(outputs, inputs)
-
-
-def _written_in_place(path: str) -> bool:
-    found = existing(path)
-    return found is not None and (is_stream(found.st_mode) or os.access(path, os.W_OK))
+    for label, path in inputs:
+        check_input_kind(path, label, standard_stream(path) is not None)
 
 
 def check_outputs(args, devices: list[int] | None = None) -> None:
@@ -120,11 +119,9 @@ def check_outputs(args, devices: list[int] | None = None) -> None:
     count = len(devices) if devices else 1
     outputs = given_outputs(args)
     check_given(outputs, input_paths(args))
-    for option, path in outputs:
-        if count > 1 and is_stream_output(path):
-            raise UsageError(f"{option} {path}: a stream holds one output, and this run has "
-                             f"{count} devices", "give a file name: each device gets its own "
-                             "(out.dev0.json, out.dev1.json, ...)")
+    for option, path in outputs if count > 1 else ():
+        check_splittable(option, path, f"{count} devices", "each device gets its own "
+                         "(out.dev0.json, out.dev1.json, ...)")
     per_device = [(f"{option} (device {device})" if count > 1 else option,
                    per_device_path(path, device, count))
                   for option, path in outputs for device in devices or [0]]
@@ -133,6 +130,18 @@ def check_outputs(args, devices: list[int] | None = None) -> None:
     for option, path in per_device:
         if standard_stream(path) is None:
             check_writable(path, option.split(" ")[0])
+
+
+def check_splittable(option: str, path: str, several: str, names: str) -> None:
+    """An output that will be one file per device or launch shape: it needs
+    a file name to put the device or shape into."""
+    if path == STDOUT or is_stream_output(path):
+        raise UsageError(f"{option} {path}: a stream holds one output, and this run has "
+                         f"{several}", f"give a file name: {names}")
+    found = existing(path, option)
+    if Path(path).name in ("", ".", "..") or (found is not None and stat.S_ISDIR(found.st_mode)):
+        raise UsageError(f"{option} {path} is a folder: this run has {several}, and each needs "
+                         "a file name", f"give a file name in it: {names}")
 
 
 def check_distinct(outputs: list[tuple[str, str]], inputs: list[tuple[str, str]]) -> None:
@@ -190,14 +199,29 @@ def write(path: str, text: str) -> str:
         return printable(path)  # shown on the terminal: no raw escape sequence from a name
     name = "standard output" if stream is sys.stdout else "standard error"
     try:
-        stream.write(text)
-        stream.flush()
+        _write_stream(stream, text)
     except (OSError, ValueError) as exc:  # ValueError: the stream object was closed
         abandon(stream)
         if isinstance(exc, OSError):
             raise write_failed(name, exc) from None
         raise OutputError(f"cannot write {name}: it is closed") from None
     return name
+
+
+def _write_stream(stream, text: str) -> None:
+    """Every byte through the stream's descriptor: Python's buffered writer
+    reported success after a short write to a pipe whose reader had left
+    (64 KiB of a 170 KiB record out, exit 0); os.write says EPIPE."""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):  # a stream with no descriptor (tests)
+        stream.write(text)
+        stream.flush()
+        return
+    stream.flush()  # what the stream holds goes first
+    view = memoryview(text.encode(stream.encoding or "utf-8", stream.errors or "strict"))
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def abandon(stream) -> None:

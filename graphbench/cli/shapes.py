@@ -36,15 +36,15 @@ def per_shape_path(path: str, grid: str, block: int | None) -> str:
 
 def shape_args(args, grid: str, block: int | None, several: bool):
     """`args` for one shape: that shape alone, and its own output files."""
+    from graphbench.cli.outputs import check_splittable
+
     one = copy.copy(args)
     one.grid, one.block = (grid,), (block,)
     for option in OUTPUTS if several else ():
         path = getattr(args, option, None)
-        if path == "-":
-            raise UsageError(f"--{option} -: a stream holds one output, and this run has "
-                             "several launch shapes", "give a file name: each shape gets its "
-                             "own (out.block256.grid1056.json, ...)")
         if path:
+            check_splittable(f"--{option}", path, "several launch shapes", "each shape gets "
+                             "its own (out.block256.grid1056.json, ...)")
             setattr(one, option, per_shape_path(path, grid, block))
     return one
 
