@@ -1,12 +1,10 @@
-"""The validated, frozen run and sweep configurations: the single source of
-every default and of the help text the command line shows for it.
+"""The validated, frozen run and sweep configurations: the single source of every default
+and of the help text the command line shows for it.
 
-A field that the command line sets carries `metadata` (see `option`): its
-flag, how the text is parsed, its help, and per-command default overrides.
-The CLI builds its parsers from these fields, so a default or a help line
-is written once. Validation names fields, never flags (ConfigError); the CLI
-maps a field back to its flag when it prints the message.
-"""
+A field that the command line sets carries `metadata` (see `option`): its flag, how the text
+is parsed, its help, and per-command default overrides. The CLI builds its parsers from these
+fields, so a default or a help line is written once. Validation names fields, never flags
+(ConfigError); the CLI maps a field back to its flag when it prints the message."""
 
 from __future__ import annotations
 
@@ -14,11 +12,13 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 
+from graphbench.counts import require_normal, require_positive
 from graphbench.errors import ConfigError
 from graphbench.ladder import ALL, BASELINE, DEFAULT_MODES, HEADLINE, LADDER, ORDER
 from graphbench.limits import MIN_ROUNDS
 
 DEFAULT_STAGES = ("add", "mul", "sub")  # the built-in pipeline's chain (pipeline/shipped/add_mul_sub.py)
+MAX_STAGES = 64  # a longer chain is --depth's job
 
 ALL_MODES = ORDER  # every rung; --modes all runs LADDER (torch-compile is opt-in)
 TOLERANCE = 1e-5  # rtol = atol for float32 values of order one
@@ -64,8 +64,8 @@ class RunConfig:
     warmup_rounds: int = option(1, "--warmup", "int", "untimed warm-up rounds per mode "
                                 "(default {default})", commands=(RUN,))
     stages: tuple[str, ...] = option(DEFAULT_STAGES, "--stages", "list", "the built-in "
-                                     "pipeline's stage chain, from add,mul,sub (default "
-                                     "add,mul,sub)")
+                                     f"pipeline's stage chain, from add,mul,sub, at most "
+                                     f"{MAX_STAGES} stages (default add,mul,sub)")
     pipeline: str | None = option(None, "--pipeline", "path", "benchmark this pipeline file "
                                   "(a .py path) or shipped pipeline (softmax, jacobi, reduction, "
                                   "torch_mlp, cupy_chain; "
@@ -115,7 +115,7 @@ class RunConfig:
     def __post_init__(self) -> None:
         for name in ("elements", "min_rounds", "depth", "unroll", "iters", "rounds"):
             if getattr(self, name) is not None:
-                _require_positive(name, getattr(self, name))
+                require_positive(name, getattr(self, name))
         if self.min_rounds < MIN_ROUNDS_FLOOR:
             raise ConfigError("min_rounds", f"must be at least {MIN_ROUNDS_FLOOR}, got "
                               f"{self.min_rounds}", "fewer rounds give no interval the noise "
@@ -124,16 +124,17 @@ class RunConfig:
             value = getattr(self, name)
             if value is not None and value > limit:
                 raise ConfigError(name, f"is {value:,}, more than {limit:,}", LIMIT_REMEDY[name])
-        if any(not 0 < size <= MAX_ELEMENTS for size in self.gate_sizes):
-            raise ConfigError("gate_sizes", f"needs element counts from 1 to {MAX_ELEMENTS:,}, got "
-                              f"{', '.join(map(str, self.gate_sizes))}", "e.g. 2^20,2^24")
-        if not self.stages:
-            raise ConfigError("stages", "is empty", "choose from add, mul, sub")
+        self._check_gate_sizes(self.gate_sizes)
+        if not 0 < len(self.stages) <= MAX_STAGES:
+            raise ConfigError("stages", f"needs 1 to {MAX_STAGES} stages, got {len(self.stages):,}",
+                              "choose from add, mul, sub; --depth repeats the chain")
         if not 0 < self.max_noise < 1:
             raise ConfigError("max_noise", f"must be between 0% and 100%, got {self.max_noise:.2%}",
                               "e.g. 1% (0.01)")
         if not self.max_time > 0:
             raise ConfigError("max_time", f"must be positive seconds, got {self.max_time}", "e.g. 2")
+        for name in ("max_noise", "max_time"):
+            require_normal(name, getattr(self, name))
         for name in ("device", "warmup_rounds", "seed"):
             if getattr(self, name) < 0:
                 raise ConfigError(name, f"must be 0 or more, got {getattr(self, name)}", "e.g. 0")
@@ -143,6 +144,14 @@ class RunConfig:
         if self.modes is not None:
             self._check_modes(self.modes)
         self._check_shape()
+
+    def _check_gate_sizes(self, sizes) -> None:
+        if any(not 0 < size <= MAX_ELEMENTS for size in sizes):
+            raise ConfigError("gate_sizes", f"needs element counts from 1 to {MAX_ELEMENTS:,}, got "
+                              f"{', '.join(map(str, sizes))}", "e.g. 2^20,2^24")
+        if again := sorted({n for n in sizes if sizes.count(n) > 1 or n == self.elements}):
+            raise ConfigError("gate_sizes", f"names {again[0]:,} twice" if again[0] != self.elements
+                              else f"has {again[0]:,}, the run's own size", "give each other size once")
 
     def _check_modes(self, modes) -> None:
         if ALL in modes:
@@ -208,8 +217,7 @@ LIMIT_REMEDY = {"elements": "no GPU holds that many elements", "iters": "leave i
                 "of work per round", "rounds": FEWER, "min_rounds": FEWER, "unroll": "a longer "
                 "graph is a different benchmark", "depth": "a deeper chain is a different "
                 "benchmark", "warmup_rounds": FEWER, "max_time": "a day is the longest budget"}
-MAX_SWEEP_POINTS = 1000
-DEFAULT_THRESHOLD = 1.1
+MAX_SWEEP_POINTS, DEFAULT_THRESHOLD = 1000, 1.1
 
 
 @dataclass(frozen=True)
@@ -223,22 +231,21 @@ class SweepConfig:
     threshold: float = option(DEFAULT_THRESHOLD, "--threshold", "float", "report where the "
                               "speedup falls below X (default {default:g})", commands=(SWEEP,))
     grids: tuple[str, ...] = option(("auto",), "--grid", "grids", "grids of the pipeline's "
-                                    "grid-stride stages, as run's --grid (auto, per-element, "
-                                    "1056, 8/sm); each is an axis value (default auto)",
-                                    commands=(SWEEP,))
+                                    "grid-stride stages, as run's --grid (auto, per-element, 1056, "
+                                    "8/sm); each is an axis value (default auto)", commands=(SWEEP,))
     blocks: tuple[int | None, ...] = option((None,), "--block", "blocks", "threads per block "
-                                            "of those stages, as run's --block; each is an "
-                                            "axis value (default: the pipeline's, 256)",
-                                            commands=(SWEEP,))
+                                            "of those stages, as run's --block; each is an axis "
+                                            "value (default: the pipeline's, 256)", commands=(SWEEP,))
     base: RunConfig = field(default_factory=lambda: RunConfig(iters=None, max_time=1.0))
 
     def __post_init__(self) -> None:
         if not 0 < self.threshold < math.inf:
             raise ConfigError("threshold", f"must be a positive number, got {self.threshold}",
                               "e.g. 1.1 (where the speedup falls below 1.1x)")
-        for name in ("elements", "depths"):
-            if not getattr(self, name) or min(getattr(self, name)) <= 0:
-                raise ConfigError(name, "needs positive values")
+        require_normal("threshold", self.threshold)
+        for name, values in (("elements", self.elements), ("depths", self.depths)):
+            if not values or min(values) <= 0 or len(set(values)) != len(values):
+                raise ConfigError(name, "needs positive values, each once")
         self._check_shapes()
         points = len(self.elements) * len(self.depths) * len(self.shapes)
         if points > MAX_SWEEP_POINTS:
@@ -270,11 +277,6 @@ class SweepConfig:
         """Shapes outermost: a sweep of one shape runs the points it always did."""
         return [dataclasses.replace(self.base, elements=n, depth=d, grid=grid, block=block)
                 for grid, block in self.shapes for d in self.depths for n in self.elements]
-
-
-def _require_positive(name: str, value: int) -> None:
-    if value <= 0:
-        raise ConfigError(name, f"must be a positive integer, got {value}", "give 1 or more")
 
 
 def cli_fields(cls, command: str) -> list[dataclasses.Field]:

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 
-from graphbench.errors import UsageError
+from graphbench.errors import ConfigError, UsageError
 
 MAX_COUNT = 2**63  # nothing graphbench counts comes near; larger is a typo
 # Each process is a fresh interpreter, CUDA context and compile-cache load (about
 # 2 s on the H200): 1000 of them is half an hour of start-up alone, so more is a typo.
 MAX_PROCESSES = 1000
 EXAMPLES = "e.g. 4096, 2^20 or 1e6"
+SMALLEST_NUMBER = sys.float_info.min  # below it a float is subnormal (record/ranges.py)
 SCIENTIFIC = re.compile(r"[0-9]+(\.[0-9]+)?[eE][0-9]+")  # 1e6, 2.5e3: one rule, ASCII digits
 
 
@@ -32,6 +34,8 @@ def parse_count(text: str, option: str, expected: str = "a whole number") -> int
     try:
         if "^" in raw:
             base, exponent = (int(part, 10) for part in _digits(raw.split("^", 1)))
+            if base == exponent == 0:  # Python says 1; no count is meant by it
+                raise UsageError(f"{option} {text} has no value (0^0)", EXAMPLES)
             if base > 1 and exponent * math.log2(base) > 64:
                 raise UsageError(f"{option} {text} is far too large", EXAMPLES)
             value = base ** exponent
@@ -77,3 +81,17 @@ def _digits(parts: list[str]) -> list[str]:
     if not all(part.isdigit() and part.isascii() for part in parts):
         raise ValueError
     return parts
+
+
+def require_positive(name: str, value: int) -> None:
+    """A configuration's count (named by its field) of 1 or more."""
+    if value <= 0:
+        raise ConfigError(name, f"must be a positive integer, got {value}", "give 1 or more")
+
+
+def require_normal(name: str, value: float) -> None:
+    """A configuration's positive number too small for a float to hold at full
+    precision (subnormal: 5e-324, 1e-310) is refused, as a record holding it is."""
+    if 0 < value < SMALLEST_NUMBER:
+        raise ConfigError(name, f"is {value!r}, too small to compute with (subnormal)",
+                          f"the smallest accepted is {SMALLEST_NUMBER:.4g}")

@@ -110,12 +110,18 @@ def test_lists_drop_blanks_and_spaces():
 
 
 @pytest.mark.parametrize("text, grid", [
-    ("4096,65536", (4096, 65536)), ("8,4,8", (4, 8)), ("2^2..2^5", (4, 8, 16, 32)),
+    ("4096,65536", (4096, 65536)), ("8,4", (4, 8)), ("2^2..2^5", (4, 8, 16, 32)),
     ("2^2..2^6:x4", (4, 16, 64)), ("4..20:3", (4, 12)), ("4..4", (4,)), ("4..31", (4, 8, 16)),
     ("2..8,3", (2, 3, 4, 8)),
 ])
 def test_grids_expand_ranges_by_their_factor(text, grid):
     assert values.parse_grid(text, "--sizes") == grid
+
+
+@pytest.mark.parametrize("text", ["8,4,8", "2^2..2^5,16", "2^20,1048576"])
+def test_a_grid_value_named_twice_is_refused(text):
+    with pytest.raises(UsageError, match="twice"):
+        values.parse_grid(text, "--sizes")
 
 
 @pytest.mark.parametrize("text", ["8..4", "4..64:x1", "4..64:1", "0..8", "4..0", "4..x", "", " , "])

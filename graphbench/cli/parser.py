@@ -10,7 +10,8 @@ import dataclasses
 from graphbench._version import __version__
 from graphbench.cli.help import (COMPARE_EXAMPLES, KERNELS_EXAMPLES, REPORT_EXAMPLES,
                                  RUN_EXAMPLES, SWEEP_EXAMPLES)
-from graphbench.cli.values import PARSERS, StoreGiven, parse_positive_int, parse_processes
+from graphbench.cli.values import (PARSERS, StoreGiven, parse_positive_int, parse_processes,
+                                  parse_record_path)
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_default, cli_fields
 from graphbench.errors import UsageError
 
@@ -50,6 +51,10 @@ def add_config_options(parser, command: str, *classes) -> None:
 
 def _count(option: str):
     return lambda text: parse_positive_int(text, option)
+
+
+def _record(option: str):
+    return lambda text: parse_record_path(text, option)
 
 
 def _subcommand(commands, name: str, help_text: str, description: str, epilog: str):
@@ -108,7 +113,8 @@ def add_run(commands) -> None:
     run.add_argument("--profile", action="store_true", help="profiling run: 20 iterations "
                      "of each rung between cuProfilerStart and cuProfilerStop, in NVTX ranges, "
                      "no timing and no record; prints the nsys and ncu command lines")
-    run.add_argument("--baseline", metavar="FILE", help="after the run, compare with this "
+    run.add_argument("--baseline", metavar="FILE", type=_record("--baseline"),
+                     help="after the run, compare with this "
                      "record and gate on it (exit 1 on a regression)")
     add_gate_options(run)
     add_quiet(run)
@@ -131,7 +137,8 @@ def add_report(commands) -> None:
     report = _subcommand(commands, "report", "render saved run or sweep records",
                          "Render saved records as the live run printed them; several run "
                          "records side by side.", REPORT_EXAMPLES)
-    report.add_argument("files", nargs="+", metavar="FILE", help="records written with --json")
+    report.add_argument("files", nargs="+", metavar="FILE", type=_record("FILE"),
+                        help="records written with --json")
     report.add_argument("--markdown", metavar="FILE", help="write the tables as markdown "
                         "(- for standard output)")
     report.add_argument("--plot", metavar="FILE", help="chart one sweep record (.svg or .png)")
@@ -147,9 +154,11 @@ def add_compare(commands) -> None:
     compare = _subcommand(commands, "compare", "compare two result records (a CI gate)",
                           "Compare a current record with a baseline, metric by metric, and fail "
                           "on a significant regression.", COMPARE_EXAMPLES)
-    compare.add_argument("baseline", help="baseline record (graphbench run --json), or one A/B "
+    compare.add_argument("baseline", type=_record("BASELINE"),
+                         help="baseline record (graphbench run --json), or one A/B "
                          "record (graphbench run --ab)")
-    compare.add_argument("current", nargs="?", help="current record (none for an A/B record)")
+    compare.add_argument("current", nargs="?", type=_record("CURRENT"),
+                         help="current record (none for an A/B record)")
     compare.add_argument("--json", metavar="FILE", help="write the verdicts as JSON (- for "
                          "standard output)")
     add_csv_option(compare, "one row per metric")

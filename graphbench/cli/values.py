@@ -59,16 +59,18 @@ MAX_GRID_POINTS = 1000
 
 def parse_grid(text: str, option: str) -> tuple[int, ...]:
     """A sweep axis: '4096,65536', '2^12..2^24' (doubling) or '2^12..2^24:x4'."""
-    values: set[int] = set()
+    values: list[int] = []
     for part in parse_list(text):
-        if ".." in part:
-            values.update(_parse_range(part, option))
-        else:
-            values.add(parse_positive_int(part, option))
+        values += _parse_range(part, option) if ".." in part else \
+            [parse_positive_int(part, option)]
         if len(values) > MAX_GRID_POINTS:
             raise UsageError(f"{option} has more than {MAX_GRID_POINTS} values")
     if not values:
         raise UsageError(f"{option} needs at least one value, got {text!r}")
+    twice = sorted({v for v in values if values.count(v) > 1})
+    if twice:  # 2^20 and 1048576, or a list value inside a range: one point run twice
+        raise UsageError(f"{option} names {', '.join(f'{v:,}' for v in twice)} twice",
+                         "give each value once")
     return tuple(sorted(values))
 
 
@@ -109,6 +111,15 @@ def parse_device_spec(text: str, option: str = "--device"):
 
 
 def parse_path(text: str, option: str) -> str:
+    return text
+
+
+def parse_record_path(text: str, option: str) -> str:
+    """A record file to read: an empty path names none (it would read as the
+    current folder, or as no option given at all)."""
+    if text == "":
+        raise UsageError(f"{option} '': the path is empty", "give a record file written "
+                         "with --json")
     return text
 
 
