@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import inspect
+import stat
 import sys
 import types
 from contextlib import contextmanager
@@ -49,15 +50,20 @@ def pipeline_path(name_or_path: str | None) -> Path:
                         f"any file name ({MAX_PATH})", remedy)
     path = Path(name_or_path)
     try:
-        found, folder = path.is_file(), path.is_dir()
+        found = path.stat()
+    except FileNotFoundError:
+        raise SpecError(f"pipeline file {_short(name_or_path)} not found", remedy) from None
     except OSError as exc:  # a name component too long, a permission problem
         raise SpecError(f"pipeline file {_short(name_or_path)}: {exc.strerror or exc}",
                         remedy) from None
-    if folder:
+    if stat.S_ISDIR(found.st_mode):
         raise SpecError(f"--pipeline {_short(name_or_path)} is a folder, not a pipeline file",
                         remedy)
-    if not found:
-        raise SpecError(f"pipeline file {_short(name_or_path)} not found", remedy)
+    if not stat.S_ISREG(found.st_mode):  # /dev/null, a FIFO: it exists, but holds no file
+        raise SpecError(f"--pipeline {_short(name_or_path)} is not a regular file", remedy)
+    if found.st_size == 0:
+        raise SpecError(f"pipeline file {_short(name_or_path)} is empty",
+                        "define pipeline() in it (docs/pipelines.md)")
     return path
 
 

@@ -124,6 +124,26 @@ class Pipeline:
     description: str = ""
     params: Mapping[str, object] = field(default_factory=dict)  # what the function was given
 
+    def __post_init__(self) -> None:
+        """Text fields that are strings but unusable, said as such (a wrong
+        type is graphbench.pipeline.checks' to name): a message would else
+        call an empty name "pipeline" and a description "not a string"."""
+        if isinstance(self.name, str) and not self.name.strip():
+            raise SpecError(f"Pipeline name is {'empty' if not self.name else 'blank'}",
+                            'give the pipeline a name, e.g. name="softmax"')
+        if isinstance(self.description, str):
+            control = next((c for c in self.description if _control(c)), None)
+            if control is not None:
+                raise SpecError(f"Pipeline description holds the control character "
+                                f"{control!r}, which would reach the terminal",
+                                "write it as plain text (a newline or tab is fine)")
+
+
+def _control(char: str) -> bool:
+    """A character a terminal would act on rather than show (an escape,
+    a bell); a newline and a tab are text."""
+    return char not in "\n\t" and not char.isprintable() and not char.isspace()
+
 
 # --- size expressions -----------------------------------------------------------
 
