@@ -3,9 +3,9 @@
 arguments -> validated config (checked before any GPU work) -> device and
 compiled kernels -> pipeline -> modes -> interleaved timed rounds, until the
 stop rule (graphbench.analyze.stopping) says enough -> floor, lifecycle and
-update measurements -> verification -> the trace and its escape checks
-(--attribute) -> the typed record, one per process, merged
-(graphbench.analyze.merge) -> the same at each gate size.
+update measurements -> verification -> the trace, taken in a fresh process,
+and its escape checks (--attribute) -> the typed record, one per process,
+merged (graphbench.analyze.merge) -> the same at each gate size.
 
 This is the one layer that joins measurement and statistics; the command
 line, the Python API and the pytest plugin call it, and graphbench.measure
@@ -104,7 +104,6 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
 
     from graphbench.analyze.attribution import escape_checks
     from graphbench.analyze.stopping import stop_rule
-    from graphbench.measure.attribution import trace_rungs
     from graphbench.measure.benchmark import (busy_after_checks, calibrate_iters,
                                               measure_extras, process_run, run_record, sample,
                                               verify_modes)
@@ -124,12 +123,24 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
         checks = verify_modes(session, rng) + checks
         if all_passed(checks):
             extras = {**extras, "busy_after_checks": busy_after_checks(session)}
-        # last, since tracing slows the process; also after a failed check: a
-        # kernel that escaped capture is the likeliest cause of a wrong result
+        # last, after every timed figure; also after a failed check: a kernel
+        # that escaped capture is the likeliest cause of a wrong result
         if config.attribute:
-            trace = trace_rungs(session)
+            trace = take_trace(session, fresh=spec is None and kernels is None)
             extras, checks = {**extras, "attribution": trace}, checks + escape_checks(trace)
         if not all_passed(checks):  # no figures for wrong results; a trace shows the escape
             sampling, extras = None, {k: v for k, v in extras.items() if k == "attribution"}
         run = process_run(session, sampling, checks, extras, time.perf_counter() - started)
         return run_record(session, run)
+
+
+def take_trace(session, fresh: bool):
+    """run --attribute's trace of every rung: in a fresh process of the same
+    config, seed and inputs (graphbench.measure.attribution says why), or,
+    for a pipeline object or planted kernels that no other process can
+    rebuild, in this one, its Attribution saying so."""
+    from graphbench.measure.attribution import trace_rungs
+    from graphbench.measure.trace_child import trace_fresh
+    from graphbench.record.trace import MEASURING
+
+    return trace_fresh(session.config) if fresh else trace_rungs(session, MEASURING)

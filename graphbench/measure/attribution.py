@@ -1,14 +1,23 @@
 """run --attribute: a CUPTI kernel trace of every rung, taken after the
-timed rounds, the checks and the busy reading after them.
+timed rounds, the checks and the busy reading after them, in a fresh
+process (graphbench.measure.trace_child) that opens the same config and
+seed, fills the same random inputs and builds the same rungs.
 
-Why here, in the measuring process, and last:
-- It traces the very graphs, buffers and kernels that were timed and
-  verified, so an escape it finds is one the timed figures had.
-- Tracing inflates what it watches and leaves the process slower after it
-  is disabled (on the H200, graph replay wall 6.2 -> 8.6 us while enabled,
-  busy 2.9 -> 3.5-3.9 us for the rest of the process), so nothing is timed
-  after it: the run's figures are already taken. A child process would
-  have to compile, build and capture everything again for the same trace.
+Why a fresh process: the state a process is left in by its timed rounds and
+CuPy comparisons inflates what the trace reads, and the inflation is per
+process. On the H200 the gaps between a graph's stage kernels read 0.256 us
+when traced in the measuring process after its rounds and checks, 0.128 us
+in a fresh process and 0.064-0.096 us from a minimal CUPTI probe; the same
+state raises busy time from 2.88 to 3.4 us. The fresh process traces the
+same graphs of the same kernels on the same inputs, with nothing timed or
+verified before it. A pipeline object given to the Python API (or a kernel
+set a test plants) cannot be rebuilt in another process: it is traced here,
+in the measuring process, last, and its Attribution says so (`process`).
+
+Why last, wherever it runs: tracing inflates what it watches and leaves the
+process slower after it is disabled (on the H200, graph replay wall 6.2 ->
+8.6 us while enabled, busy 2.9 -> 3.5-3.9 us for the rest of the process),
+so nothing is timed after it.
 
 Each rung runs TRACE_BATCHES batches of about TRACE_ITERATIONS iterations,
 its calls enqueued back to back (as the timed rounds do), then a sync; CUPTI's
@@ -21,6 +30,14 @@ Every rung's batches are first timed with CUPTI off, before it is first
 enabled, then traced after one traced batch that warms CUPTI up. Each stage
 also runs alone (a sync and a flush around it), which names the kernels a
 torch or CuPy stage launches.
+
+BUFFER_BYTES, the size of each activity buffer CUPTI asks for: 1 MiB holds
+about 4,000 kernel records, more than one rung's traced batches launch (a
+warm-up and 4 batches of 8 iterations: 120 records for three stages,
+hundreds for a torch pipeline), so with one flush per rung the buffer CUPTI
+asks for in the rung's warm-up lasts to its flush.
+No measurement chose 1 MiB over a larger buffer: the minimal probe whose
+gaps read 0.064-0.096 us used 8 MiB buffers.
 """
 
 from __future__ import annotations
@@ -31,10 +48,11 @@ import time
 
 from graphbench.errors import ConfigError
 from graphbench.measure.kernels import LOOP_COUNT_KERNEL, LOOP_RESET_KERNEL
-from graphbench.record.trace import Attribution, KernelActivity, RungTrace, StageWindow
+from graphbench.record.trace import (MEASURING, Attribution, KernelActivity, RungTrace,
+                                     StageWindow)
 
 TRACE_BATCHES, TRACE_ITERATIONS = 4, 8
-BUFFER_BYTES = 1 << 20  # per CUPTI activity buffer (about 4,000 kernel records); 0: no limit
+BUFFER_BYTES = 1 << 20  # per CUPTI activity buffer: see the module docstring
 INSTALL = 'pip install "graphbench[cupti]"'
 _SINK: list = []        # what CUPTI delivered since the last take()
 _REGISTERED: list = []  # CUPTI keeps one pair of buffer callbacks per process
@@ -51,7 +69,7 @@ def require_cupti():
 
 
 def _request():
-    return BUFFER_BYTES, 0
+    return BUFFER_BYTES, 0  # the buffer's size; 0: no limit on the records it holds
 
 
 def _complete(activities) -> None:
@@ -160,8 +178,9 @@ def traceable(session) -> list:
     return list(session.modes)
 
 
-def trace_rungs(session) -> Attribution:
-    """The raw trace of every rung (see the module docstring)."""
+def trace_rungs(session, process: str = MEASURING) -> Attribution:
+    """The raw trace of every rung (see the module docstring); `process`
+    says which process this is: FRESH or MEASURING."""
     modes = traceable(session)
     untraced = {}
     for mode in modes:
@@ -183,7 +202,8 @@ def trace_rungs(session) -> Attribution:
             rungs[mode.name] = RungTrace(mode.workload, calls_per_batch(mode) *
                                          mode.iterations_per_call, tracer.take_batches(spans),
                                          untraced[mode.name], tuple(walls))
-    return Attribution(windows, rungs, (LOOP_RESET_KERNEL, LOOP_COUNT_KERNEL), _version())
+    return Attribution(windows, rungs, (LOOP_RESET_KERNEL, LOOP_COUNT_KERNEL), _version(),
+                       process)
 
 
 def _version() -> str | None:

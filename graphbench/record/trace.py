@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# where the trace was taken (graphbench.measure.trace_child says why it matters)
+FRESH = "fresh"          # a process of its own, started after the run's timing and checks
+MEASURING = "measuring"  # the process that timed and verified the run, after all of that
 
 @dataclass(frozen=True)
 class KernelActivity:
@@ -56,3 +59,4 @@ class Attribution:
     rungs: dict[str, RungTrace] = field(default_factory=dict)
     harness_kernels: tuple[str, ...] = ()     # graphbench's own (the loop's counter kernels)
     cupti_version: str | None = None
+    process: str = MEASURING  # FRESH or MEASURING; records that lack it were traced in-process
