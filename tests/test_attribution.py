@@ -387,3 +387,18 @@ def test_one_flush_per_rung_puts_each_record_in_the_batch_whose_clock_window_hol
     found = tracer.take_batches([(9, 20), (25, 40)])
     assert [(k.name, k.batch) for k in found] == [("k1", 0), ("k2", 0), ("k1", 1)]
     assert M._SINK == []
+
+
+def test_the_report_says_which_process_took_the_trace(record):
+    """A record without the field was traced in the measuring process."""
+    from graphbench.record.trace import FRESH
+
+    assert record.runs[0].attribution.process == "measuring"
+    measuring = to_text(attribution_report(record), width=120)
+    assert "traced in the measuring process, after its timed rounds" in measuring
+    run = record.runs[0]
+    fresh = replace(record, runs=(replace(run, attribution=replace(run.attribution,
+                                                                   process=FRESH)),))
+    text = to_text(attribution_report(fresh), width=120)
+    assert "traced in a fresh process: the same config, seed and inputs" in text
+    assert "measuring process" not in text

@@ -2,7 +2,7 @@
 (kernel time, the idle GPU before each, its share of the iteration), the
 cross-check against the timed busy time, kernel counts, PDL overlap, the
 loop's conditional cost, what tracing cost; then one iteration of every
-rung on one time axis."""
+rung on one time axis. One line says which process took the trace."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ from rich.text import Text
 
 from graphbench.analyze.attribution import RungFigures
 from graphbench.analyze.stage_figures import (Timeline, all_rung_figures, busy_us,
-                                             device_loop, record_rung_is_graph, timelines)
+                                             device_loop, record_attribution,
+                                             record_rung_is_graph, timelines)
 from graphbench.record.model import RunRecord
+from graphbench.record.trace import FRESH
 from graphbench.report.tables import simple_table, us
 
 STAGE_STYLES = ("bold white on blue", "bold white on red", "bold white on green",
@@ -161,9 +163,20 @@ def legend(record: RunRecord) -> Text:
     return text
 
 
+def process_line(record: RunRecord) -> Text:
+    """Which process took the trace: a fresh one, or the measuring one,
+    whose gaps read higher (graphbench.measure.attribution)."""
+    attribution = record_attribution(record)
+    if attribution is not None and attribution.process == FRESH:
+        return Text("traced in a fresh process: the same config, seed and inputs, its rungs "
+                    "built again", style="dim")
+    return Text("traced in the measuring process, after its timed rounds: its gaps read higher "
+                "than a fresh one's", style="dim")
+
+
 def attribution_report(record: RunRecord) -> Group:
     parts = [Text("where the GPU time goes (run --attribute: a CUPTI trace after the timed "
-                  "rounds; the tables above are untraced)", style="bold")]
+                  "rounds; the tables above are untraced)", style="bold"), process_line(record)]
     for figures in all_rung_figures(record):
         if figures.stages:
             parts.append(stage_table(figures))
