@@ -70,3 +70,8 @@ class VerificationError(GraphbenchError):
     def __init__(self, message: str, check, remedy: str = "") -> None:
         super().__init__(message, remedy)
         self.check = check
+
+
+class HistoryError(GraphbenchError):
+    """The results history could not be opened, read or written, or a
+    reference to a stored record names none (graphbench.history)."""

@@ -13,6 +13,7 @@ from graphbench.config import RunConfig
 from graphbench.errors import DeviceError
 from graphbench.record.legacy import with_working_sets
 from graphbench.measure.verify import compare
+from postgres_server import postgres_server  # noqa: F401 - one server for the session
 from graphbench.record.model import (BusyReading, Condition, DeviceInfo, Environment, HostInfo,
                                      SubmitReading,
                                      LaunchFloorSamples, LifecycleSamples, ModeSamples,

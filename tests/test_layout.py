@@ -127,6 +127,7 @@ FLOW = (
      "graphbench.ladder", "graphbench.launch_shape", "graphbench.kernel_files"),
     ("graphbench.config",),
     ("graphbench.record",),
+    ("graphbench.history",),
     ("graphbench.pipeline", "graphbench.spec", "graphbench.callables"),
     ("graphbench.measure",),
     ("graphbench.preflight",),

@@ -1,0 +1,140 @@
+"""The results history: records stored as their JSON text, indexed by their
+key (graphbench.history.keys), in one schema (graphbench.history.sql)
+through one code path for SQLite and PostgreSQL.
+
+Each record is stored in a transaction of its own, one INSERT committed or
+rolled back whole: a writer killed before its commit leaves nothing, and a
+reader never sees a row that was not committed. SQLite runs in WAL mode
+with a busy timeout, so writers at once wait for each other and readers
+wait for none."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from graphbench.errors import HistoryError
+from graphbench.history import sql
+from graphbench.history.backends import Connection, connect, first_line, location
+from graphbench.history.keys import Key
+
+SCHEMA_RETRIES = 3  # two first writers at once: the loser's CREATE fails, then finds the tables
+
+
+class History:
+    """An open history. `where` is its location as shown to users."""
+
+    def __init__(self, connection: Connection) -> None:
+        self._db = connection
+        self.where = connection.where
+
+    @classmethod
+    def open(cls, given: str | None = None, create: bool = True, cwd=None) -> History:
+        """The history at --history `given` (None: the default), its schema
+        made on first use; `create` False refuses a SQLite file not yet there."""
+        history = cls(connect(location(given, cwd), create))
+        try:
+            history._ensure_schema()
+        except BaseException:
+            history.close()
+            raise
+        return history
+
+    def close(self) -> None:
+        try:
+            self._db.raw.close()
+        except self._db.error:
+            pass
+
+    def __enter__(self) -> History:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- writing ---------------------------------------------------------------
+
+    def save(self, key: Key, document: str) -> bool:
+        """Store one record in one transaction; False if it was already stored."""
+        with self._transaction("store a record in"):
+            return self.insert(key, document)
+
+    def insert(self, key: Key, document: str) -> bool:
+        """The INSERT alone, inside the caller's transaction (see `save`)."""
+        cursor = self._execute(sql.INSERT, (*key.row(), document))
+        return cursor.rowcount == 1
+
+    # --- reading ---------------------------------------------------------------
+
+    def keys(self, limit: int | None = None, **filters: str | None) -> list[Key]:
+        """Stored records' keys, newest first, every filter given holding
+        (graphbench.history.sql.FILTERS names them)."""
+        statement, params = sql.select(filters, limit)
+        with self._transaction("read"):
+            rows = self._execute(statement, params).fetchall()
+        return [Key(*row) for row in rows]
+
+    def document(self, record_id: str) -> str:
+        with self._transaction("read"):
+            row = self._execute(sql.SELECT_DOCUMENT, (record_id,)).fetchone()
+        if row is None:
+            raise HistoryError(f"no record {record_id[:12]} in {self.where}",
+                               "graphbench history list shows what is stored")
+        return row[0]
+
+    # --- the code path both back ends share --------------------------------------
+
+    def _execute(self, statement: str, params: Sequence = ()):
+        cursor = self._db.raw.cursor()
+        cursor.execute(sql.translate(statement, self._db.paramstyle), tuple(params))
+        return cursor
+
+    @contextmanager
+    def _transaction(self, what: str) -> Iterator[None]:
+        """Commit what the block did, or roll all of it back; a driver's
+        error becomes one HistoryError naming the history."""
+        try:
+            yield
+            self._db.raw.commit()
+        except self._db.error as exc:
+            self._rollback()
+            raise HistoryError(f"cannot {what} the history {self.where}: {first_line(exc)}",
+                               "check that it is a graphbench history this user can write"
+                               ) from None
+        except BaseException:
+            self._rollback()
+            raise
+
+    def _rollback(self) -> None:
+        try:
+            self._db.raw.rollback()
+        except self._db.error:
+            pass  # the connection is gone: the server rolls back what it held
+
+    def _ensure_schema(self) -> None:
+        version = self._version()
+        for attempt in range(SCHEMA_RETRIES):
+            if version is not None:
+                break
+            try:
+                with self._transaction("make the tables of"):
+                    for statement in sql.CREATE[:-1]:
+                        self._execute(statement)
+                    self._execute(sql.CREATE[-1], (sql.SCHEMA_VERSION,))
+            except HistoryError:
+                if attempt == SCHEMA_RETRIES - 1:
+                    raise
+            version = self._version()
+        if version is not None and version > sql.SCHEMA_VERSION:
+            raise HistoryError(f"the history {self.where} has schema version {version}; this "
+                               f"graphbench reads version {sql.SCHEMA_VERSION}",
+                               "upgrade graphbench to the version that wrote it")
+
+    def _version(self) -> int | None:
+        """The stored schema version; None where the tables are not made yet."""
+        try:
+            with self._transaction("read"):
+                row = self._execute(sql.SELECT_VERSION).fetchone()
+        except HistoryError:
+            return None
+        return None if row is None else int(row[0])
