@@ -12,8 +12,8 @@ from datetime import datetime, timezone
 from graphbench.errors import RecordError
 from graphbench.record.model import RunRecord, SweepRecord
 
-MACHINE_DIGITS = 12  # of the machine's hash, as listings show it
-SHORT_ID = 12        # of a record's id, as listings show it
+MACHINE_DIGITS = 10  # of the machine's hash, as listings show it
+SHORT_ID = 10        # of a record's id, as listings show it
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ def _by_id(history: History, prefix: str, kind: str | None) -> Key | None:
     found = history.keys(limit=2, id=prefix, kind=kind)
     if len(found) > 1:
         raise HistoryError(f"{prefix!r} starts the ids of several stored records",
-                           f"give more of the id ({SHORT_ID} digits are shown by history list)")
+                           f"give more of the id (history list shows {SHORT_ID} digits)")
     return found[0] if found else None
 
 

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from graphbench.errors import HistoryError
 from graphbench.history import sql
 from graphbench.history.backends import Connection, connect, first_line, location
-from graphbench.history.keys import Key
+from graphbench.history.keys import SHORT_ID, Key
 
 SCHEMA_RETRIES = 3  # two first writers at once: the loser's CREATE fails, then finds the tables
 
@@ -78,7 +78,7 @@ class History:
         with self._transaction("read"):
             row = self._execute(sql.SELECT_DOCUMENT, (record_id,)).fetchone()
         if row is None:
-            raise HistoryError(f"no record {record_id[:12]} in {self.where}",
+            raise HistoryError(f"no record {record_id[:SHORT_ID]} in {self.where}",
                                "graphbench history list shows what is stored")
         return row[0]
 
