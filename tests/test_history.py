@@ -293,3 +293,14 @@ def test_placeholders_are_translated_in_one_place():
     assert sql.translate("a LIKE '%' AND b = ?", "format") == "a LIKE '%%' AND b = %s"
     with pytest.raises(ValueError):
         sql.translate(statement, "named")
+
+
+def test_sqlite_runs_in_wal_mode_with_a_busy_timeout(tmp_path):
+    import sqlite3
+
+    with History.open(str(tmp_path / "h.db")) as history:
+        raw = history._db.raw
+        assert raw.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert raw.execute("PRAGMA busy_timeout").fetchone() == (30000,)
+    with sqlite3.connect(tmp_path / "h.db") as plain:  # the mode stays with the file
+        assert plain.execute("PRAGMA journal_mode").fetchone() == ("wal",)

@@ -201,8 +201,9 @@ def history_import(args) -> int:
 # --- run --save -------------------------------------------------------------------
 
 def open_for_save(args) -> None:
-    """Before any GPU work: the history run --save will store in, opened (its
-    tables made on first use), and the commit to file the records under."""
+    """Before any GPU work: the history run --save will store in, opened once
+    (its tables made on first use), and the commit to file the records under."""
+    from graphbench.history.backends import location
     from graphbench.history.repo import run_commit
 
     if not getattr(args, "save", False):
@@ -211,22 +212,25 @@ def open_for_save(args) -> None:
                              "add --save")
         return
     args.saved_commit = run_commit(args.commit)
-    args.saved_history = History.open(args.history, create=True)
+    args.saved_history = location(args.history)
+    History.open(args.saved_history, create=True).close()
 
 
 def save_run(args, record) -> None:
-    """Store one record of run --save, as its --json text."""
+    """Store one record of run --save, as its --json text, over a connection
+    of its own (a run may outlast an idle connection)."""
     from graphbench.cli.outputs import record_text
 
-    history = getattr(args, "saved_history", None)
-    if history is None:
+    where = getattr(args, "saved_history", None)
+    if where is None:
         return
     text = record_text(record)
     key = key_for(record, text, args.saved_commit)
-    history.save(key, text)
-    commit = f" at commit {key.git_commit[:SHORT_ID]}" if key.git_commit else ""
-    console().print(f"record stored as {key.id[:SHORT_ID]}{commit} in {history.where}",
-                    style="dim")
+    with History.open(where, create=True) as history:
+        history.save(key, text)
+        shown = history.where
+    commit = f" at commit {key.git_commit[:COMMIT_DIGITS]}" if key.git_commit else ""
+    console().print(f"record stored as {key.id[:SHORT_ID]}{commit} in {shown}", style="dim")
 
 
 # --- compare's references ---------------------------------------------------------

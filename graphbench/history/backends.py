@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from graphbench.errors import HistoryError
+from graphbench.history.sql import SQLITE_SETUP
 from graphbench.history.repo import toplevel
 
 ENVIRONMENT = "GRAPHBENCH_HISTORY"  # the location when --history is not given
@@ -94,8 +95,8 @@ def _sqlite(path: Path, create: bool) -> Connection:
         _make_folder(path.parent)
     try:
         raw = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
-        raw.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        raw.execute("PRAGMA journal_mode = WAL")  # readers never wait for a writer
+        for statement in SQLITE_SETUP:
+            raw.execute(statement.format(busy_ms=int(BUSY_TIMEOUT_S * 1000)))
     except sqlite3.Error as exc:
         raise HistoryError(f"cannot open the history {path}: {first_line(exc)}",
                            "give a SQLite file graphbench wrote, or a new name") from None

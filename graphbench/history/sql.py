@@ -38,6 +38,11 @@ CREATE = (
     "INSERT INTO graphbench_schema (id, version) VALUES (1, ?) ON CONFLICT (id) DO NOTHING",
 )
 
+# SQLite's own settings, made on each connection (graphbench.history.backends):
+# a writer waits this long for another instead of failing at once, and in WAL
+# mode readers never wait for a writer nor see what it has not committed.
+SQLITE_SETUP = ("PRAGMA busy_timeout = {busy_ms:d}", "PRAGMA journal_mode = WAL")
+
 SELECT_VERSION = "SELECT version FROM graphbench_schema WHERE id = 1"
 
 KEY_COLUMNS = ("id", "kind", "created", "saved", "git_commit", "pipeline", "pipeline_file",
