@@ -231,3 +231,16 @@ def test_a_pipeline_file_that_is_no_regular_file_or_is_empty_says_so(tmp_path):
     (tmp_path / "empty.py").write_text("")
     with pytest.raises(SpecError, match="is empty"):
         load_pipeline(str(tmp_path / "empty.py"))
+
+
+# --- a value of "--" ----------------------------------------------------------
+
+@pytest.mark.parametrize("argv, said", [
+    (["run", "--elements=--"], "--elements must be a positive integer, got '--'"),
+    (["run", "--max-time=--"], "--max-time"),
+    (["sweep", "--threshold=--"], "--threshold"),
+    (["compare", "a.json", "b.json", "--fail-on=--"], "--fail-on '--'"),
+    (["kernels", "--arch=--"], "--arch must look like sm_90, got '--'"),
+])
+def test_a_value_of_two_dashes_is_read_as_that_text(argv, said, capsys, no_driver):
+    assert said in refused(argv, capsys)  # argparse stored [] unparsed: a TypeError

@@ -27,6 +27,15 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str):
         raise UsageError(message, f"see {self.prog} --help")
 
+    def _get_values(self, action, arg_strings):
+        """A value of `--` (`--elements=--`) is read as the text it is:
+        argparse drops it and stores [] unparsed, which nothing expects."""
+        if action.nargs is None and arg_strings == ["--"]:
+            value = self._get_value(action, "--")
+            self._check_value(action, value)
+            return value
+        return super()._get_values(action, arg_strings)
+
 
 def add_config_option(parser, f: dataclasses.Field, command: str) -> None:
     """One option from one configuration field."""
