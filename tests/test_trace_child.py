@@ -170,3 +170,32 @@ def test_a_pipeline_object_keeps_the_trace_in_the_measuring_process(traced_where
     assert [where for where, _ in traced_where] == ["measuring", "measuring"]
     assert "attribution" not in run_benchmark(replace(CONFIG, attribute=False))  # none asked
     assert len(traced_where) == 2
+
+
+def test_the_trace_process_runs_unpinned_on_every_cpu_it_may_use(monkeypatch):
+    """CUPTI's threads would otherwise share the launching thread's one CPU,
+    inherited from the measuring process's pinning."""
+    import os
+
+    from graphbench.measure import attribution, session
+
+    seen = {}
+
+    class FakeSession:
+        def __init__(self, config, kernels):
+            seen["pin_cpu"] = config.pin_cpu
+            self.pipeline = SimpleNamespace(fill_random=lambda rng: None)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    monkeypatch.setattr(session, "Session", FakeSession)
+    monkeypatch.setattr(attribution, "trace_rungs", lambda s, process=FRESH: "trace")
+    monkeypatch.setattr(os, "sched_setaffinity",
+                        lambda pid, cpus: seen.setdefault("cpus", set(cpus)))
+    assert T.trace_config(CONFIG) == "trace"
+    assert seen["pin_cpu"] is False
+    assert seen["cpus"] == set(range(os.cpu_count()))
