@@ -21,8 +21,8 @@ HISTORY_HELP = ("the results history: a SQLite file (default: .graphbench/histor
 REFERENCES = """\
 references:
   BASELINE and CURRENT are record files, or records stored with run --save
-  (docs/history.md). A path that exists is always the file. Anything else is
-  looked up in --history, in this order:
+  (docs/history.md). A path that exists is always the file, and so is a name
+  ending in .json. Anything else is looked up in --history, in this order:
     last         the newest stored run record of the other side's pipeline and
                  machine (never the other side itself); the newest of all when
                  the other side is a reference too
@@ -239,20 +239,20 @@ def compare_records(args) -> list[tuple[object, str]]:
     """compare's BASELINE and CURRENT (or the one A/B record) as (record,
     name): a path that exists, or ends in .json, is the file; anything else
     a reference into the history (graphbench.history.refs)."""
-    from graphbench.history.refs import Side, resolve
+    from graphbench.history.refs import resolve
+    from graphbench.record.codec import read_run
 
     given = [args.baseline] + ([args.current] if args.current is not None else [])
-    files = {i: _read_file(text) for i, text in enumerate(given) if is_file(text)}
+    files = {i: (read_run(text), text) for i, text in enumerate(given) if is_file(text)}
     if len(files) == len(given):
-        return [files[i][:2] for i in range(len(given))]
+        return [files[i] for i in range(len(given))]
     found: list[tuple[object, str]] = []
     with History.open(getattr(args, "history", None), create=False) as history:
         for i, text in enumerate(given):
             if i in files:
-                found.append(files[i][:2])
+                found.append(files[i])
                 continue
-            other = files.get(1 - i)
-            key = resolve(history, text, Side.of(other[2]) if other else None)
+            key = resolve(history, text, _side(files.get(1 - i)))
             found.append(_stored(history, key, text))
     return found
 
@@ -261,12 +261,12 @@ def is_file(text: str) -> bool:
     return os.path.lexists(text) or text.endswith(".json") or text == "-"
 
 
-def _read_file(path: str):
-    from graphbench.record.codec import read_run
+def _side(file: tuple | None):
+    """What `last` and commits match of the other side, a record file; None: no file."""
+    from graphbench.history.refs import Side
     from graphbench.record.files import read_text
 
-    record = read_run(path)
-    return record, path, key_for(record, read_text(path), None)
+    return None if file is None else Side.of_file(file[0], read_text(file[1]))
 
 
 def _stored(history: History, key: Key, ref: str) -> tuple[object, str]:

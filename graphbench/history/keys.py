@@ -65,16 +65,25 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
-def key_for(record: RunRecord | SweepRecord, text: str, commit: str | None,
-            saved: str | None = None) -> Key:
-    """The key of `record`, whose JSON text is `text`."""
+def machine_of(record: RunRecord | SweepRecord) -> tuple[str, str, str, str, str]:
+    """(its hash, host CPU, GPU model, GPU UUID, driver version) of the record's machine."""
     device = record.device
     cpu = record.host.processor or ""
     gpu = (device.name, device.uuid or "", device.driver_version or "") if device \
         else ("", "", "")
+    return (machine_id(cpu, *gpu), cpu, *gpu)
+
+
+def pipeline_of(record: RunRecord | SweepRecord) -> tuple[str, str]:
+    """(name, file) of the record's pipeline (a sweep's: its first point's)."""
     run = record if isinstance(record, RunRecord) else \
         (record.points[0] if record.points else None)
-    pipeline = (run.pipeline.name, run.pipeline.file) if run else ("sweep", "")
+    return (run.pipeline.name, run.pipeline.file) if run else ("sweep", "")
+
+
+def key_for(record: RunRecord | SweepRecord, text: str, commit: str | None,
+            saved: str | None = None) -> Key:
+    """The key of `record`, whose JSON text is `text`."""
     kind = "run" if isinstance(record, RunRecord) else "sweep"
     return Key(record_id(text), kind, utc(record.created), saved or now(), commit,
-               *pipeline, machine_id(cpu, *gpu), cpu, *gpu)
+               *pipeline_of(record), *machine_of(record))

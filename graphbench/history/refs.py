@@ -18,9 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphbench.errors import HistoryError
-from graphbench.history.keys import SHORT_ID, Key
+from graphbench.history.keys import SHORT_ID, Key, machine_of, pipeline_of, record_id
 from graphbench.history.repo import HEX, revision
 from graphbench.history.store import History
+from graphbench.record.model import RunRecord
 
 LAST = "last"
 LIST_REMEDY = "graphbench history list shows what is stored"
@@ -39,6 +40,11 @@ class Side:
     @classmethod
     def of(cls, key: Key) -> Side:
         return cls(key.pipeline, key.pipeline_file, key.machine, key.id)
+
+    @classmethod
+    def of_file(cls, record: RunRecord, text: str) -> Side:
+        """The side of a record file, whose text is `text`."""
+        return cls(*pipeline_of(record), machine_of(record)[0], record_id(text))
 
 
 def resolve(history: History, ref: str, other: Side | None = None, kind: str | None = "run",
