@@ -15,6 +15,7 @@ side's pipeline and machine when there is one.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from graphbench.errors import HistoryError
@@ -48,7 +49,7 @@ class Side:
 
 
 def resolve(history: History, ref: str, other: Side | None = None, kind: str | None = "run",
-            cwd=None) -> Key:
+            cwd: str | os.PathLike | None = None) -> Key:
     """The stored record `ref` names (see the module docstring); HistoryError
     in one line when it names none, or more than one."""
     text = ref.strip()
@@ -85,7 +86,7 @@ def _by_stored_commit(history: History, prefix: str, other: Side | None,
                            "give more of the commit's digits")
     if not commits:
         return None
-    commit = commits.pop()
+    commit = commits.pop() or ""
     return _newest(history, f"commit {commit[:12]}", other, kind=kind, commit=commit)
 
 

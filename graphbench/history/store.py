@@ -10,8 +10,10 @@ wait for none."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from graphbench.errors import HistoryError
 from graphbench.history import sql
@@ -29,7 +31,8 @@ class History:
         self.where = connection.where
 
     @classmethod
-    def open(cls, given: str | None = None, create: bool = True, cwd=None) -> History:
+    def open(cls, given: str | None = None, create: bool = True,
+             cwd: str | os.PathLike | None = None) -> History:
         """The history at --history `given` (None: the default), its schema
         made on first use; `create` False refuses a SQLite file not yet there."""
         history = cls(connect(location(given, cwd), create))
@@ -62,7 +65,7 @@ class History:
     def insert(self, key: Key, document: str) -> bool:
         """The INSERT alone, inside the caller's transaction (see `save`)."""
         cursor = self._execute(sql.INSERT, (*key.row(), document))
-        return cursor.rowcount == 1
+        return bool(cursor.rowcount == 1)
 
     # --- reading ---------------------------------------------------------------
 
@@ -80,11 +83,11 @@ class History:
         if row is None:
             raise HistoryError(f"no record {record_id[:SHORT_ID]} in {self.where}",
                                "graphbench history list shows what is stored")
-        return row[0]
+        return str(row[0])
 
     # --- the code path both back ends share --------------------------------------
 
-    def _execute(self, statement: str, params: Sequence = ()):
+    def _execute(self, statement: str, params: Sequence = ()) -> Any:
         cursor = self._db.raw.cursor()
         cursor.execute(sql.translate(statement, self._db.paramstyle), tuple(params))
         return cursor
