@@ -150,7 +150,9 @@ def add_report(commands) -> None:
                         help="records written with --json")
     report.add_argument("--markdown", metavar="FILE", help="write the tables as markdown "
                         "(- for standard output)")
-    report.add_argument("--plot", metavar="FILE", help="chart one sweep record (.svg or .png)")
+    report.add_argument("--plot", metavar="FILE",
+                        help="draw one record (.svg or .png): a sweep's chart, or a run's "
+                             "rounds per mode and their paired ratios")
     report.add_argument("--json", metavar="FILE", help="write the one record again, in the "
                         "current schema (- for standard output)")
     add_csv_option(report, "one row per mode of each run record and per point of a sweep")

@@ -27,15 +27,14 @@ def kept_until_exit(records):
 
 def cmd_report(args) -> int:
     from graphbench.record.codec import read_record
-    from graphbench.report.chart import sweep_panels
-    from graphbench.report.chart_files import write_chart
 
     check_outputs(args)
     records = kept_until_exit([(path, read_record(path)) for path in args.files])
     runs = [(p, r) for p, r in records if isinstance(r, RunRecord)]
     sweeps = [(p, r) for p, r in records if isinstance(r, SweepRecord)]
-    if args.plot and len(sweeps) != 1:
-        raise UsageError("--plot needs exactly one sweep record")
+    if args.plot and len(records) != 1:
+        raise UsageError("--plot draws one record: a sweep's chart, or a run's rounds",
+                         "give one FILE")
     if args.timeline and (len(runs) != 1 or not _traced(runs[0][1])):
         raise UsageError("--timeline needs one run record with an --attribute trace",
                          "give one record written by graphbench run --attribute --json")
@@ -45,10 +44,21 @@ def cmd_report(args) -> int:
     if len(runs) == 1:
         show_attribution(args, runs[0][1])
     if args.plot:
-        chart = write_chart(args.plot, sweep_panels(sweeps[0][1]))
+        chart = plot_record(args.plot, records[0][1])
         console().print(f"chart written to {printable(str(chart))}", style="dim")
     write_report_outputs(args, records, "\n\n".join(markdown) + "\n")
     return EXIT_OK
+
+
+def plot_record(path: str, record: RunRecord | SweepRecord) -> Path:
+    """A sweep's chart, or a run's rounds (graphbench.report.round_plot)."""
+    from graphbench.report.chart import sweep_panels
+    from graphbench.report.chart_files import write_chart
+    from graphbench.report.round_plot import round_panels, write_round_plot
+
+    if isinstance(record, SweepRecord):
+        return write_chart(path, sweep_panels(record))
+    return write_round_plot(path, round_panels(record))
 
 
 def write_report_outputs(args, records, markdown: str) -> None:
