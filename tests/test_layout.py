@@ -124,7 +124,8 @@ def test_graphbench_has_no_import_cycles():
 # entry points (CLI, Python API, pytest plugin) that call it.
 FLOW = (
     ("graphbench._version", "graphbench.errors", "graphbench.limits", "graphbench.counts",
-     "graphbench.ladder", "graphbench.launch_shape", "graphbench.kernel_files"),
+     "graphbench.ladder", "graphbench.launch_shape", "graphbench.kernel_files",
+     "graphbench.spelling"),
     ("graphbench.config",),
     ("graphbench.record",),
     ("graphbench.history",),

@@ -116,13 +116,17 @@ def _dash_values_attached(argv: list[str]) -> list[str]:
 def parse(parser, argv: list[str]):
     """argparse reports a sub-command's unknown option through the top-level
     parser; point the user at the sub-command's own help instead."""
+    from graphbench.cli.suggest import subparser, unknown_command_hint, unknown_option_hint
     from graphbench.errors import UsageError
 
     try:
         return parser.parse_args(_dash_values_attached(argv))
     except UsageError as exc:
         command = next((a for a in argv if not a.startswith("-")), None)
-        if command in GPU_COMMANDS + ("report", "compare", "kernels") and \
-                exc.remedy == "see graphbench --help":
-            raise UsageError(exc.message, f"see graphbench {command} --help") from None
-        raise
+        own = subparser(parser, command)
+        hint = unknown_option_hint(exc.message, own or parser) or \
+            unknown_command_hint(exc.message, parser)
+        message = f"{exc.message} ({hint})" if hint else exc.message
+        if own is not None and exc.remedy == "see graphbench --help":
+            raise UsageError(message, f"see graphbench {command} --help") from None
+        raise UsageError(message, exc.remedy) from None

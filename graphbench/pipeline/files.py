@@ -20,6 +20,7 @@ from graphbench.pipeline.callables import CallablePipeline
 from graphbench.config import DEFAULT_STAGES
 from graphbench.pipeline.plan import BufferPlan, Plan, StagePlan, plan, reference_outputs  # noqa: F401 - the public names
 from graphbench.errors import UsageError
+from graphbench.spelling import nearest
 from graphbench.pipeline.spec import Pipeline, SpecError, _short
 
 SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
@@ -52,7 +53,9 @@ def pipeline_path(name_or_path: str | None) -> Path:
     try:
         found = path.stat()
     except FileNotFoundError:
-        raise SpecError(f"pipeline file {_short(name_or_path)} not found", remedy) from None
+        close = nearest(name_or_path, SHIPPED) if os.sep not in name_or_path else None
+        raise SpecError(f"pipeline file {_short(name_or_path)} not found"
+                        + (f" (did you mean {close}?)" if close else ""), remedy) from None
     except OSError as exc:  # a name component too long, a permission problem
         raise SpecError(f"pipeline file {_short(name_or_path)}: {exc.strerror or exc}",
                         remedy) from None
