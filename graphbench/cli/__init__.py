@@ -39,8 +39,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from graphbench.cli.commands import COMMANDS
         from graphbench.cli.parser import build_parser
+        from graphbench.cli.project_defaults import with_project_defaults
 
-        args = parse(build_parser(), argv)
+        parser = build_parser()
+        args = parse(parser, with_project_defaults(argv, parser))
         args.argv = list(argv)  # run --profile prints the command lines that repeat them
         if not args.command:
             build_parser().print_help()
