@@ -13,17 +13,17 @@ pipeline, RecordError for a record. Nothing here prints."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
-import sys
 import types
 import typing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence, Union
 
 from graphbench.config import RunConfig
-from graphbench.errors import ConfigError, UsageError
+from graphbench.errors import ConfigError, GraphbenchError, UsageError
 from graphbench.pipeline.spec import _short  # a value of any size in one short line
 from graphbench.record.model import Comparison, RunRecord, SweepRecord
 
@@ -40,6 +40,9 @@ SETTINGS = {f.name: f for f in dataclasses.fields(RunConfig) if "flag" in f.meta
 # others (paths, flags, one launch shape) are checked by RunConfig itself.
 TEXT_FORMS = ("count", "int", "fraction", "seconds", "list", "grid", "devices")
 MAX_DEVICE_ID, DEVICE_EXAMPLES = 9999, "e.g. device=0 (nvidia-smi lists the ids)"
+# what the API calls an option the shared checks name by its flag
+KEYWORDS = {**{f.metadata["flag"]: name for name, f in SETTINGS.items()},
+            "--processes": "processes", "--fail-on": "fail_on"}
 SPEC_REMEDY = "give a spec such as 'graph.wall:10%', a list of them, or None for the default gate"
 
 
@@ -68,9 +71,10 @@ def run(pipeline: PipelineArg = None, *, elements: int | str = 4096,
     if isinstance(processes, bool) or not isinstance(processes, int):
         raise UsageError(f"processes must be an int, got {_short(processes)}", "e.g. processes=3")
     count = parse_processes(processes, "processes")
-    check_run(settings, count, spec)
-    if spec is not None:
-        check_object(settings, spec)
+    with in_api_words():
+        check_run(settings, count, spec, name=keyword)
+        if spec is not None:
+            check_object(settings, spec)
     return measure(settings, count, spec=spec)
 
 
@@ -87,9 +91,9 @@ def compare(baseline: RecordArg, current: RecordArg | None = None,
 
     specs = fail_specs(fail_on)
     first = run_record(baseline, "baseline")
-    if current is None:
-        return gate(None, first, specs)
-    return gate(first, run_record(current, "current"), specs)
+    second = None if current is None else run_record(current, "current")
+    with in_api_words():  # a verdict's note says how many --processes would judge it
+        return gate(None, first, specs) if second is None else gate(first, second, specs)
 
 
 def load(path: str | os.PathLike) -> RunRecord | SweepRecord:
@@ -225,16 +229,29 @@ def check_object(settings: RunConfig, spec: Any) -> None:
 
     loaded = loaded_object(spec)
     found = plan(loaded.spec, settings.elements, WHERE)
+    kernels = [_checked_kernels(label, text, found, WHERE, DEFAULT_ARCH, {})
+               for label, text in sources(settings, loaded, keyword)]
+    check_rungs(settings, found, kernels, WHERE, keyword)
+    check_launch_shape(settings, found, True, keyword)
+
+
+def keyword(flag: str) -> str:
+    """A command-line flag as the API names it: --ab is ab_source."""
+    return KEYWORDS.get(flag, flag)
+
+
+@contextlib.contextmanager
+def in_api_words():
+    """An error raised by code shared with the command line, in the API's
+    words where that code cannot be told them (a launch shape's, a
+    verdict's note): each flag becomes its keyword (not in a command: run --ab)."""
     try:
-        kernels = [_checked_kernels(label, text, found, WHERE, DEFAULT_ARCH, {})
-                   for label, text in sources(settings, loaded)]
-        check_rungs(settings, found, kernels, WHERE)
-        check_launch_shape(settings, found, True)
-    except UsageError as exc:  # the same error, in the API's words: --ab is ab_source
-        for name, setting in SETTINGS.items():
-            flag = rf"(?<![\w-]){re.escape(setting.metadata['flag'])}(?![\w-])"
-            exc.message, exc.remedy = (re.sub(flag, name, exc.message),
-                                       re.sub(flag, name, exc.remedy))
+        yield
+    except GraphbenchError as exc:
+        for flag, name in KEYWORDS.items():
+            pattern = rf"(?<![\w-])(?<!run ){re.escape(flag)}(?![\w-])"  # not `run --ab`
+            exc.message, exc.remedy = (re.sub(pattern, name, exc.message),
+                                       re.sub(pattern, name, exc.remedy))
         exc.args = (exc.message,)
         raise
 
@@ -242,7 +259,7 @@ def check_object(settings: RunConfig, spec: Any) -> None:
 def fail_specs(fail_on: FailOn) -> list[FailSpec] | None:
     """--fail-on's specs from a string, a FailSpec or a list of them, read
     by the CLI's parser; a refusal names fail_on."""
-    from graphbench.analyze.specs import FailSpec
+    from graphbench.analyze.specs import FailSpec, check_specs
 
     if fail_on is None:
         return None
@@ -254,44 +271,25 @@ def fail_specs(fail_on: FailOn) -> list[FailSpec] | None:
         raise UsageError("fail_on is empty: a gate that judges nothing has not passed",
                          SPEC_REMEDY)
     try:
-        return [_spec(item) for item in items]
-    except UsageError as exc:  # the CLI's words name --fail-on
-        message = exc.message.replace("--fail-on", "fail_on")
+        return check_specs([_spec(item) for item in items], "fail_on")
+    except UsageError as exc:
+        message = exc.message
         raise UsageError(message if "fail_on" in message else f"fail_on: {message}",
                          exc.remedy or SPEC_REMEDY) from None
 
 
 def _spec(item: object) -> FailSpec:
-    from graphbench.analyze.specs import FailSpec, check_metric_name, parse_spec
+    from graphbench.analyze.specs import FailSpec, check_metric_name, check_spec_fields, parse_spec
 
     if isinstance(item, str):
-        return parse_spec(item)
+        return parse_spec(item, option="fail_on")
     if not isinstance(item, FailSpec):
         raise UsageError(f"fail_on has {_short(item)}, {_a(type(item))}, not a spec", SPEC_REMEDY)
     if not isinstance(item.metric, str):
         raise UsageError(f"fail_on has a spec whose metric is {_short(item.metric)}", SPEC_REMEDY)
     check_metric_name(item.metric)
-    _check_spec_fields(item, f"fail_on {_short(item.metric)}")
+    check_spec_fields(item, f"fail_on {_short(item.metric)}")
     return item
-
-
-def _check_spec_fields(item: FailSpec, where: str) -> None:
-    """A spec built by hand, checked as parse_spec builds one: a finite
-    threshold of 0 or more, flags that are bools, a size a GPU can hold."""
-    from graphbench.config import MAX_ELEMENTS
-
-    threshold = item.threshold
-    real = isinstance(threshold, (int, float)) and not isinstance(threshold, bool)
-    if not real or not 0 <= threshold <= sys.float_info.max:  # an int beyond it: OverflowError
-        raise UsageError(f"{where} has threshold {_short(threshold)}",
-                         "a threshold is a finite number of 0 or more")
-    for name in ("relative", "gated"):
-        if not isinstance(getattr(item, name), bool):
-            raise UsageError(f"{where} has {name}={_short(getattr(item, name))}",
-                             f"{name} is True or False")
-    if item.size is not None and (type(item.size) is not int or not 0 < item.size <= MAX_ELEMENTS):
-        raise UsageError(f"{where} has size {_short(item.size)}",
-                         f"a size is None or an element count from 1 to {MAX_ELEMENTS:,}")
 
 
 def _a(kind: type) -> str:

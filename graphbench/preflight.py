@@ -20,25 +20,31 @@ from graphbench.pipeline.spec import SpecError
 DEFAULT_ARCH = "sm_90"  # the H200's; any arch NVRTC knows finds the same missing kernels
 
 
-def preflight(configs, arch: str = DEFAULT_ARCH) -> list:
+def as_flag(flag: str) -> str:
+    """An option as the command line names it in messages: its flag. The
+    API passes its own namer (graphbench.api.keyword: --ab is ab_source)."""
+    return flag
+
+
+def preflight(configs, arch: str = DEFAULT_ARCH, name=as_flag) -> list:
     """Check every configuration; return the plans (one per configuration,
-    at its --elements)."""
+    at its --elements). `name`: an option's name in messages (as_flag)."""
     compiled: dict[str, dict] = {}
     plans = []
     for config in configs:
-        loaded = load_pipeline(config.pipeline, config.depth, config.stages)
+        loaded = load_pipeline(config.pipeline, config.depth, config.stages, name("--pipeline"))
         where = str(loaded.path)
         sizes = dict.fromkeys((config.elements, *config.gate_sizes))
         plans.append([plan(loaded.spec, size, where) for size in sizes][0])
         kernel_sets = [_checked_kernels(label, text, plans[-1], where, arch, compiled)
-                       for label, text in sources(config, loaded)] \
+                       for label, text in sources(config, loaded, name)] \
             if loaded.source else []  # callables (torch, CuPy): no CUDA source to compile
-        check_rungs(config, plans[-1], kernel_sets, where)
-        check_launch_shape(config, plans[-1], bool(loaded.source))
+        check_rungs(config, plans[-1], kernel_sets, where, name)
+        check_launch_shape(config, plans[-1], bool(loaded.source), name)
     return plans
 
 
-def check_launch_shape(config, found, kernels: bool) -> None:
+def check_launch_shape(config, found, kernels: bool, name=as_flag) -> None:
     """--grid and --block apply to kernel stages that loop over their work:
     refused where nothing would take them, rather than silently ignored."""
     from graphbench.launch_shape import AUTO, with_launch_shape
@@ -46,28 +52,31 @@ def check_launch_shape(config, found, kernels: bool) -> None:
     if config.grid == AUTO and config.block is None:
         return
     if not kernels:
-        raise UsageError(f"the {found.name} pipeline is {found.framework} callables: --grid "
-                         "and --block shape CUDA kernel stages", "leave out --grid and --block")
+        both = f"{name('--grid')} and {name('--block')}"
+        raise UsageError(f"the {found.name} pipeline is {found.framework} callables: {both} "
+                         "shape CUDA kernel stages", f"leave out {both}")
     with_launch_shape(found, config.grid, config.block)
 
 
-def check_configs(configs) -> None:
+def check_configs(configs, name=as_flag) -> None:
     """Every configuration's pipeline file, sizes, launch shapes and kernel
     sources, before any GPU work."""
-    preflight(configs)
+    preflight(configs, name=name)
 
 
-def sources(config, loaded) -> list[tuple[str, str]]:
-    """(what to call it in a message, CUDA text) for each build the run compiles."""
+def sources(config, loaded, name=as_flag) -> list[tuple[str, str]]:
+    """(what to call it in a message, CUDA text) for each build the run
+    compiles; each source file is named by the option that gave it."""
     from graphbench.measure.kernels import load_source
 
-    candidate = (f"--kernel-source {config.kernel_source}", load_source(config.kernel_source)) \
-        if config.kernel_source else (f"its source {loaded.spec.source[:60]!r}"
-                                      if "\n" not in loaded.spec.source else "its source",
-                                      loaded.source)
-    base = [(f"--ab {config.ab_source}", load_source(config.ab_source, "--ab"))] \
-        if getattr(config, "ab_source", None) else []
-    return [candidate, *base]
+    given = [(name(flag), path) for flag, path in (("--kernel-source", config.kernel_source),
+                                                   ("--ab", getattr(config, "ab_source", None)))]
+    candidate, base = [(f"{option} {path}", load_source(path, option))
+                       if path else None for option, path in given]
+    if candidate is None:
+        candidate = (f"its source {loaded.spec.source[:60]!r}" if "\n" not in loaded.spec.source
+                     else "its source", loaded.source)
+    return [candidate, *([base] if base else [])]
 
 
 def _checked_kernels(label, text, plan_, where, arch, compiled) -> dict:
@@ -109,7 +118,7 @@ def check_kernels(plan_, kernels: dict, label: str, where: str) -> None:
                             "make the stage's args match the kernel's parameters")
 
 
-def check_rungs(config, plan_, kernel_sets, where: str) -> None:
+def check_rungs(config, plan_, kernel_sets, where: str, name=as_flag) -> None:
     """A rung named in --modes that cannot exist is refused; --modes all and
     the default leave it out at run time, with the reason."""
     if config.implied_modes:
@@ -117,8 +126,9 @@ def check_rungs(config, plan_, kernel_sets, where: str) -> None:
     reasons = offline_reasons(config.run_modes, kernel_sets, plan_)
     if reasons:
         mode, reason = next(iter(reasons.items()))
-        raise UsageError(f"{where}: --modes {mode} cannot run: {reason}",
-                         f"leave {mode} out, or use --modes all to skip what cannot run")
+        modes = name("--modes")
+        raise UsageError(f"{where}: {modes} {mode} cannot run: {reason}",
+                         f"leave {mode} out, or use {modes} all to skip what cannot run")
 
 
 def kernels_preflight(pipeline: str | None, kernel_source: str | None, arch: str):

@@ -27,14 +27,18 @@ from graphbench.record.model import RunRecord
 Progress = Callable[[int | None, str], object]
 
 
-def check_run(config: RunConfig, processes: int = 1, spec=None) -> None:
+def check_run(config: RunConfig, processes: int = 1, spec=None, name=None) -> None:
     """The pipeline, its sizes and the kernel sources, before any GPU work.
-    `spec`: an already-built pipeline object instead of config.pipeline."""
+    `spec`: an already-built pipeline object instead of config.pipeline.
+    `name`: a flag as the caller names it in messages (the API: ab_source
+    for --ab); None: the flag itself."""
     from graphbench.counts import parse_processes
     from graphbench.measure.kernels import load_source
     from graphbench.pipeline.files import plan
     from graphbench.pipeline.objects import loaded_object
-    from graphbench.preflight import check_configs
+    from graphbench.preflight import as_flag, check_configs
+
+    name = name or as_flag
 
     parse_processes(processes, "processes")  # the CLI's check of --processes, for every caller
     if config.attribute:  # before any GPU work: the trace comes last, after minutes of it
@@ -42,7 +46,7 @@ def check_run(config: RunConfig, processes: int = 1, spec=None) -> None:
 
         require_cupti()
     if spec is None:
-        check_configs([config])
+        check_configs([config], name)
         return
     if processes != 1 or config.gate_sizes:  # fresh processes read a file, not an object
         raise UsageError("a pipeline object runs only in this process: processes and "
@@ -52,9 +56,9 @@ def check_run(config: RunConfig, processes: int = 1, spec=None) -> None:
         raise UsageError("a pipeline object is already built: depth and stages do not apply",
                          "build the object with the depth and stages it should have")
     plan(loaded_object(spec).spec, config.elements)
-    for source in (config.kernel_source, config.ab_source):
+    for source, flag in ((config.kernel_source, "--kernel-source"), (config.ab_source, "--ab")):
         if source:
-            load_source(source)
+            load_source(source, name(flag))
 
 
 def measure(config: RunConfig, processes: int = 1, progress: Progress | None = None,

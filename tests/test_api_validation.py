@@ -22,6 +22,7 @@ from graphbench.errors import ConfigError, GraphbenchError, RecordError, UsageEr
 from graphbench.record.model import Comparison, RunRecord, SweepRecord
 
 WALLS = {"individual": 14.0, "graph": 4.3, "fused": 4.6}
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -382,3 +383,48 @@ def test_a_hand_built_fail_spec_with_a_bad_field_is_refused_naming_it(files, spe
         graphbench.compare(files["BASE"], files["CUR"], fail_on=[spec])
     line = refused.value.one_line()
     assert line.startswith("fail_on") and words in line and refused.value.remedy, line
+
+
+# --- messages in the API's words ----------------------------------------------
+
+def builtin_object():
+    from graphbench.pipeline.shipped.add_mul_sub import pipeline
+
+    return pipeline()
+
+
+@pytest.mark.parametrize("call, said", [
+    (lambda d: graphbench.run(builtin_object(), ab_source=str(d / "missing.cu")),
+     "cannot read ab_source "),
+    (lambda d: graphbench.run(builtin_object(), kernel_source=str(d / "missing.cu")),
+     "cannot read kernel_source "),
+    (lambda d: graphbench.run(ab_source=str(d / "empty.cu")), "ab_source "),
+    (lambda d: graphbench.run(kernel_source=str(d / "missing.cu")), "cannot read kernel_source "),
+    (lambda d: graphbench.run(""), "pipeline '' names no file"),
+    (lambda d: graphbench.run(str(d)), "is a folder"),
+    (lambda d: graphbench.run(stages="add,x"), "stages has unknown stage(s) x"),
+    (lambda d: graphbench.run("cupy_chain", modes="individual,fused"), "modes fused cannot run"),
+])
+def test_an_api_refusal_names_keywords_not_flags(tmp_path, no_gpu, call, said):
+    (tmp_path / "empty.cu").write_text("")
+    with pytest.raises(GraphbenchError) as caught:
+        call(tmp_path)
+    message = caught.value.message
+    assert said in message and "--" not in message, message
+    assert caught.value.remedy and "--" not in caught.value.remedy
+
+
+def test_fail_on_naming_a_metric_twice_is_refused_in_the_api_s_words(files):
+    with pytest.raises(UsageError, match=r"^fail_on gates graph\.wall twice"):
+        graphbench.compare(files["BASE"], files["CUR"], fail_on=["graph.wall:10%",
+                                                                  "graph.wall:5%"])
+    with pytest.raises(UsageError, match=r"^fail_on 'graph\.wall:5x': graph\.wall takes"):
+        graphbench.compare(files["BASE"], files["CUR"], fail_on="graph.wall:5x")
+
+
+def test_a_verdict_note_in_a_gate_error_names_processes_as_the_api_does(files):
+    base, current = (REPO / "results/gate/baseline.json", REPO / "results/gate/same_1.json")
+    with pytest.raises(RecordError) as caught:
+        graphbench.compare(base, current)
+    assert "(processes)" in caught.value.message and "--processes" not in caught.value.message
+    assert "run --ab" in caught.value.remedy  # a command stays a command

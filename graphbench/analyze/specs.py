@@ -50,26 +50,29 @@ def elements_label(count: int) -> str:
 
 
 
-def parse_size(text: str) -> int:
-    size = parse_count(text, "--fail-on size", "an element count")
+def parse_size(text: str, option: str = "--fail-on") -> int:
+    size = parse_count(text, f"{option} size", "an element count")
     if not 0 < size <= MAX_ELEMENTS:
-        raise UsageError(f"--fail-on size {text} is not an element count a GPU can hold",
+        raise UsageError(f"{option} size {text} is not an element count a GPU can hold",
                          "e.g. graph.busy@2^24:5%")
     return size
 
 
-def parse_spec(text: str, gated: bool = True) -> FailSpec:
+def parse_spec(text: str, gated: bool = True, option: str = "--fail-on") -> FailSpec:
+    """A spec from its text; `option`: what the caller calls the specs
+    (the API: fail_on)."""
     match = _SPEC.match(text.strip())
     if not match:
-        raise UsageError(f"--fail-on {text!r} is not METRIC[@SIZE]:THRESHOLD",
+        raise UsageError(f"{option} {text!r} is not METRIC[@SIZE]:THRESHOLD",
                          "e.g. graph.wall:10%, individual.busy@2^24:5%, individual.wall:0.5us")
     metric, size, number, unit = match.groups()
     check_metric_name(metric)
     speedup = metric.startswith("speedup")
     if (speedup and unit == "us") or (not speedup and unit == "x"):
-        raise UsageError(f"--fail-on {text!r}: {metric} takes % or {'x' if speedup else 'us'}")
+        raise UsageError(f"{option} {text!r}: {metric} takes % or {'x' if speedup else 'us'}",
+                         "e.g. graph.wall:10%, individual.wall:0.5us, speedup:5%")
     return FailSpec(metric, float(number) / 100 if unit == "%" else float(number), unit == "%",
-                    gated, parse_size(size) if size else None)
+                    gated, parse_size(size, option) if size else None)
 
 
 def check_metric_name(metric: str) -> None:
@@ -82,12 +85,33 @@ def check_metric_name(metric: str) -> None:
                          f"with MODE one of {', '.join(ALL_MODES)}")
 
 
-def check_specs(specs: list[FailSpec]) -> list[FailSpec]:
+def check_spec_fields(item: FailSpec, where: str) -> None:
+    """A spec built by hand, checked as parse_spec builds one: a finite
+    threshold of 0 or more, flags that are bools, a size a GPU can hold."""
+    import sys
+
+    from graphbench.pipeline.spec import _short  # a value of any size in one short line
+
+    threshold = item.threshold
+    real = isinstance(threshold, (int, float)) and not isinstance(threshold, bool)
+    if not real or not 0 <= threshold <= sys.float_info.max:  # an int beyond it: OverflowError
+        raise UsageError(f"{where} has threshold {_short(threshold)}",
+                         "a threshold is a finite number of 0 or more")
+    for name in ("relative", "gated"):
+        if not isinstance(getattr(item, name), bool):
+            raise UsageError(f"{where} has {name}={_short(getattr(item, name))}",
+                             f"{name} is True or False")
+    if item.size is not None and (type(item.size) is not int or not 0 < item.size <= MAX_ELEMENTS):
+        raise UsageError(f"{where} has size {_short(item.size)}",
+                         f"a size is None or an element count from 1 to {MAX_ELEMENTS:,}")
+
+
+def check_specs(specs: list[FailSpec], option: str = "--fail-on") -> list[FailSpec]:
     """A metric gated twice is a typo or a contradiction: refuse it."""
     seen: dict[str, str] = {}
     for spec in specs:
         if spec.name in seen:
-            raise UsageError(f"--fail-on gates {spec.name} twice ({seen[spec.name]} and "
+            raise UsageError(f"{option} gates {spec.name} twice ({seen[spec.name]} and "
                              f"{spec.text})", "give each metric once")
         seen[spec.name] = spec.text
     return specs

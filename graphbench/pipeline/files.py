@@ -37,17 +37,18 @@ class LoadedPipeline:
     source: str  # the CUDA C++ text ("" for callables)
 
 
-def pipeline_path(name_or_path: str | None) -> Path:
-    """A shipped pipeline by name (softmax), or a pipeline file's path."""
+def pipeline_path(name_or_path: str | None, option: str = "--pipeline") -> Path:
+    """A shipped pipeline by name (softmax), or a pipeline file's path
+    (`option`: what the caller calls it in messages)."""
     if name_or_path is None:
         return SHIPPED_DIR / f"{BUILTIN}.py"
     if name_or_path in SHIPPED:
         return SHIPPED_DIR / f"{name_or_path}.py"
     remedy = f"give a path to a .py file or one of {', '.join(SHIPPED)}"
     if not name_or_path.strip() or "\0" in name_or_path:
-        raise SpecError(f"--pipeline {name_or_path!r} names no file", remedy)
+        raise SpecError(f"{option} {name_or_path!r} names no file", remedy)
     if len(name_or_path) > MAX_PATH:
-        raise SpecError(f"--pipeline path of {len(name_or_path):,} characters is longer than "
+        raise SpecError(f"{option} path of {len(name_or_path):,} characters is longer than "
                         f"any file name ({MAX_PATH})", remedy)
     path = Path(name_or_path)
     try:
@@ -60,10 +61,10 @@ def pipeline_path(name_or_path: str | None) -> Path:
         raise SpecError(f"pipeline file {_short(name_or_path)}: {exc.strerror or exc}",
                         remedy) from None
     if stat.S_ISDIR(found.st_mode):
-        raise SpecError(f"--pipeline {_short(name_or_path)} is a folder, not a pipeline file",
+        raise SpecError(f"{option} {_short(name_or_path)} is a folder, not a pipeline file",
                         remedy)
     if not stat.S_ISREG(found.st_mode):  # /dev/null, a FIFO: it exists, but holds no file
-        raise SpecError(f"--pipeline {_short(name_or_path)} is not a regular file", remedy)
+        raise SpecError(f"{option} {_short(name_or_path)} is not a regular file", remedy)
     if found.st_size == 0:
         raise SpecError(f"pipeline file {_short(name_or_path)} is empty",
                         "define pipeline() in it (docs/pipelines.md)")
@@ -76,9 +77,10 @@ _NAMESPACES: dict[tuple[str, str], dict] = {}
 _LOADED: dict[tuple, Pipeline] = {}
 
 
-def load_pipeline(name_or_path: str | None, depth: int = 1, stages=None) -> LoadedPipeline:
+def load_pipeline(name_or_path: str | None, depth: int = 1, stages=None,
+                  option: str = "--pipeline") -> LoadedPipeline:
     """Run the pipeline file (once) and call its pipeline() with the parameters it takes."""
-    path = pipeline_path(name_or_path)
+    path = pipeline_path(name_or_path, option)
     try:
         data = path.read_bytes()
         text = data.decode("utf-8-sig")  # a BOM is valid Python source
