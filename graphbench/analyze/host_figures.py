@@ -12,10 +12,11 @@ from statistics import median
 
 import numpy as np
 
-from graphbench.analyze.host_speed import (REFERENCE_PROBE_US, Fit, HostStates, at_probe,
-                                           host_states, mode_probe_array, probe_array,
-                                           run_probes, steadied, within_fit)
+from graphbench.analyze.host_speed import (REFERENCE_PROBE_US, Fit, HostStates, host_states,
+                                           mode_probe_array, moved_to, probe_array, steadied,
+                                           within_fit)
 from graphbench.ladder import BASELINE, HEADLINE
+from graphbench.record.columns import round_array
 from graphbench.record.model import RunRecord
 
 
@@ -61,8 +62,8 @@ def host_summary(record: RunRecord) -> HostSummary | None:
     """The run's host speed states; with two, each mode's median wall time
     in each (a round belongs to the state of the probes around it) and its
     wall at the reference host speed."""
-    readings = [p for run in record.runs for p in run_probes(run)]
-    states = host_states(readings)
+    states = host_states(np.concatenate([mode_probe_array(run, mode) for run in record.runs
+                                         for mode in run.modes] or [np.zeros(0)]))
     if states is None:
         return None
     if states.count == 1:
@@ -79,7 +80,7 @@ def host_summary(record: RunRecord) -> HostSummary | None:
     nearer = states.state_of(REFERENCE_PROBE_US)
     for name in record.mode_names:
         runs = [run for run in record.runs if name in run.modes]
-        values = [run.modes[name].wall_us for run in runs]
+        values = [round_array(run.modes[name], "wall") for run in runs]
         probes = [mode_probe_array(run, name) for run in runs]
         fit = within_fit(values, probes)
         fits[name] = fit
@@ -88,31 +89,36 @@ def host_summary(record: RunRecord) -> HostSummary | None:
         # from the rounds of the state nearer the reference alone, so that the
         # line carries them a short way: across states the relation bends
         # (on the H200 host 0.010 us/us inside the fast state, 0.006 inside the slow)
-        moved = [x for v, p in zip(values, probes)
-                 for x in _in_state(at_probe(v, p, slope, REFERENCE_PROBE_US), p, states, nearer)]
-        at_reference[name] = median(moved)
+        at_reference[name] = _median([_in_state(moved_to(v, p, slope, REFERENCE_PROBE_US), p,
+                                                states, nearer) for v, p in zip(values, probes)])
     return HostSummary(states, _state_walls(record, states), at_reference=at_reference,
                        fits=fits)
 
 
-def _in_state(values, probes, states: HostStates, state: int) -> list[float]:
+def _in_state(values, probes, states: HostStates, state: int) -> np.ndarray:
     """The values whose round has a probe reading in host state `state`, in order."""
     n = min(len(values), len(probes))
     x = probe_array(probes[:n])
     keep = (x != 0) & (states.states_of(x) == state)
-    return np.asarray(values[:n], dtype=float)[keep].tolist()
+    return np.asarray(values[:n], dtype=float)[keep]
+
+
+def _median(parts: list[np.ndarray]) -> float:
+    """statistics.median of the parts' values together (the same figure, from an array)."""
+    values = np.concatenate(parts or [np.zeros(0)])
+    return float(np.median(values)) if values.size else median(())
 
 
 def _state_walls(record: RunRecord, states: HostStates) -> dict[str, tuple[float, ...]]:
     walls = {}
     for name in record.mode_names:
-        by_state: list[list[float]] = [[] for _ in range(states.count)]
+        by_state: list[list[np.ndarray]] = [[] for _ in range(states.count)]
         for run in record.runs:
             if name in run.modes:
-                wall, probes = run.modes[name].wall_us, mode_probe_array(run, name)
+                wall, probes = round_array(run.modes[name], "wall"), mode_probe_array(run, name)
                 for state, group in enumerate(by_state):
-                    group.extend(_in_state(wall, probes, states, state))
-        if all(by_state):
-            walls[name] = tuple(median(group) for group in by_state)
+                    group.append(_in_state(wall, probes, states, state))
+        if all(sum(part.size for part in group) for group in by_state):
+            walls[name] = tuple(_median(group) for group in by_state)
     return walls
 

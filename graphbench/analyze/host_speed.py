@@ -31,6 +31,8 @@ from typing import Sequence
 
 import numpy as np
 
+from graphbench.analyze.stats import dot
+from graphbench.record.columns import run_columns
 from graphbench.limits import MIN_ROUNDS
 
 # Two readings are one host state within this ratio; the H200 host's two
@@ -74,10 +76,21 @@ _SET_PROBES, _PROBE_ARRAYS = "_set_probes", "_probe_arrays"
 def mode_probe_array(run, mode: str) -> np.ndarray:
     """mode_probes as a read-only array (probe_array), once per process and mode."""
     cache = run.__dict__.setdefault(_PROBE_ARRAYS, {})
-    if mode not in cache:
-        cache[mode] = probe_array(mode_probes(run, mode))
-        cache[mode].flags.writeable = False
-    return cache[mode]
+    samples = run.modes.get(mode)
+    key = mode if samples is not None and samples.probe_before_us else None  # None: the sets'
+    if key not in cache:
+        cache[key] = probe_array(mode_probes(run, mode)) if key else _set_probe_array(run)
+        cache[key].flags.writeable = False
+    return cache[key]
+
+
+def _set_probe_array(run) -> np.ndarray:
+    """probe_array(set_probes(run.conditions)), from the conditions' columns."""
+    columns = run_columns(run)
+    after, before = columns.column("host_probe_us"), columns.column("host_probe_before_us")
+    has_after, has_before = np.nan_to_num(after) != 0, np.nan_to_num(before) != 0
+    return np.where(has_after & has_before, (after + before) / 2,
+                    np.where(has_after, after, np.where(has_before, before, 0.0)))
 
 
 def probe_array(probes: Sequence[float | None] | np.ndarray) -> np.ndarray:
@@ -122,7 +135,8 @@ def host_states(probes: Sequence[float | None]) -> HostStates | None:
     """One or two states from the readings: two when the largest gap in the
     sorted readings separates groups whose medians lie more than STATE_GAP
     apart and each holds at least MIN_STATE_SHARE of them. None without readings."""
-    data = np.sort(np.asarray([p for p in probes if p], dtype=float))
+    data = np.sort(probes[probes != 0] if isinstance(probes, np.ndarray)
+                   else np.asarray([p for p in probes if p], dtype=float))
     if data.size == 0:
         return None
     whole = HostStates((float(np.median(data)),), (int(data.size),), None)
@@ -167,14 +181,14 @@ def _paired(values: Sequence[float], probes: Sequence[float | None]):
 def _ols(x: np.ndarray, y: np.ndarray, groups: int) -> Fit:
     """Least squares through the (already centred) points, with the
     residual degrees of freedom reduced by the groups' own means."""
-    sxx, n = float(np.dot(x, x)), x.size
+    sxx, n = float(dot(x, x)), x.size
     if n - groups - 1 < 2 or sxx <= 0:
         return NO_FIT
-    slope = float(np.dot(x, y)) / sxx
+    slope = float(dot(x, y)) / sxx
     residual = y - slope * x
-    se = math.sqrt(float(np.dot(residual, residual)) / (n - groups - 1) / sxx)
-    syy = float(np.dot(y, y))
-    return Fit(slope, se, float(np.dot(x, y)) / math.sqrt(sxx * syy) if syy > 0 else 0.0, n)
+    se = math.sqrt(float(dot(residual, residual)) / (n - groups - 1) / sxx)
+    syy = float(dot(y, y))
+    return Fit(slope, se, float(dot(x, y)) / math.sqrt(sxx * syy) if syy > 0 else 0.0, n)
 
 
 def within_fit(values_by_process: Sequence[Sequence[float]],
@@ -198,9 +212,15 @@ def at_probe(values: Sequence[float], probes: Sequence[float | None], slope: flo
     """Each round's figure as it would read at probe time `target`; a round
     without a reading is kept as it is."""
     n = min(len(values), len(probes))
+    return tuple(moved_to(values, probes, slope, target).tolist()) + tuple(values[n:])
+
+
+def moved_to(values: Sequence[float], probes: Sequence[float | None], slope: float,
+             target: float) -> np.ndarray:
+    """at_probe's rounds that have a probe reading's place, as an array."""
+    n = min(len(values), len(probes))
     x, v = probe_array(probes[:n]), np.asarray(values[:n], dtype=float)
-    moved = np.where(x != 0, v - slope * (x - target), v)
-    return tuple(moved.tolist()) + tuple(values[n:])
+    return np.where(x != 0, v - slope * (x - target), v)
 
 
 def steadied(values: Sequence[float], probes: Sequence[float | None]) -> tuple[float, ...]:

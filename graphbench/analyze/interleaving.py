@@ -31,7 +31,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from graphbench.analyze.stats import chi2_sf, mean_ranks
+from graphbench.analyze.stats import (block_medians, chi2_sf, dense_codes, dot, holm,
+                                      mean_ranks)
+from graphbench.record.columns import round_array
 from graphbench.record.model import ProcessRun, RunRecord
 
 FIRST = "the probes"     # the group of rounds that ran first in their set
@@ -111,6 +113,14 @@ def predecessors(names: Sequence[str], rounds: int, order: Order | None = None
                  ) -> dict[str, tuple[str, ...]]:
     """For every mode, what ran just before each of its rounds in its set (the
     default order repeats: one cycle of it is worked out, not 200,000 rounds)."""
+    after = _period(names, rounds, order)
+    repeats = rounds // max(len(next(iter(after.values()), ())), 1) + 1
+    return {name: tuple((labels * repeats)[:rounds]) for name, labels in after.items()}
+
+
+def _period(names: Sequence[str], rounds: int, order: Order | None) -> dict[str, list[str]]:
+    """predecessors over the rounds after which they repeat (all of them
+    for an order other than the default)."""
     order = order or _round_order()
     period = min(rounds, cycle_length(names, order)) if order is _round_order() else rounds
     after: dict[str, list[str]] = {name: [] for name in names}
@@ -118,8 +128,19 @@ def predecessors(names: Sequence[str], rounds: int, order: Order | None = None
         ran = order(list(names), index)
         for slot, name in enumerate(ran):
             after[name].append(ran[slot - 1] if slot else FIRST)
-    repeats = rounds // max(period, 1) + 1
-    return {name: tuple((labels * repeats)[:rounds]) for name, labels in after.items()}
+    return after
+
+
+def label_codes(names: Sequence[str]) -> dict[str, int]:
+    """Each predecessor label's number: its place among the labels sorted (np.unique's)."""
+    return {label: i for i, label in enumerate(sorted({FIRST, *names}))}
+
+
+def _predecessor_codes(names: Sequence[str], rounds: int, order: Order) -> dict[str, np.ndarray]:
+    """predecessors as label_codes numbers, an array per mode."""
+    codes = label_codes(names)
+    return {name: np.resize(np.array([codes[label] for label in labels], dtype=int), rounds)
+            for name, labels in _period(names, rounds, order).items()}
 
 
 def cycle_length(names: Sequence[str], order: Order | None = None) -> int:
@@ -135,8 +156,7 @@ def _centred_ranks(values: np.ndarray, cycles: np.ndarray, starts: np.ndarray) -
     """Each value over its cycle's median (cycles begin at `starts`), ranked
     over all rounds (ties share their mean rank), less its cycle's mean rank."""
     sizes = np.diff(np.append(starts, len(values)))
-    by_cycle = values[np.lexsort((values, cycles))]  # a median per cycle, vectorised
-    medians = (by_cycle[starts + (sizes - 1) // 2] + by_cycle[starts + sizes // 2]) / 2
+    medians = block_medians(values, cycles, starts, sizes)
     aligned = values / np.repeat(np.where(medians > 0, medians, 1.0), sizes) - 1
     ranks = mean_ranks(aligned)
     return ranks - np.repeat(np.add.reduceat(ranks, starts) / sizes, sizes)
@@ -148,7 +168,7 @@ def _null_covariance(centred: np.ndarray, onehot: np.ndarray, starts: np.ndarray
     sizes = np.diff(np.append(starts, len(centred)))
     counts = np.add.reduceat(onehot, starts)
     scale = np.add.reduceat(centred ** 2, starts) / np.maximum(sizes - 1, 1)
-    return np.diag(scale @ counts) - (counts * (scale / sizes)[:, None]).T @ counts
+    return np.diag(dot(scale, counts)) - dot((counts * (scale / sizes)[:, None]).T, counts)
 
 
 def _inverse(covariance: np.ndarray) -> tuple[np.ndarray, int]:
@@ -164,12 +184,13 @@ def predecessor_p_value(values: Sequence[float], labels: Sequence[str], cycles: 
     """p-value of "the groups `labels` name differ", shuffling labels only
     within each cycle (`cycles`: nondecreasing, one number per round)."""
     data, cycle_ids = np.asarray(values, dtype=float), np.asarray(cycles)
-    _, codes = np.unique(np.asarray(labels), return_inverse=True)
+    codes = dense_codes(np.asarray(labels))
     onehot = np.eye(codes.max() + 1)[codes]
     starts = np.concatenate(([0], np.flatnonzero(np.diff(cycle_ids)) + 1))
     centred = _centred_ranks(data, cycle_ids, starts)
     inverse, df = _inverse(_null_covariance(centred, onehot, starts))
-    observed = float((centred @ onehot) @ inverse @ (centred @ onehot))
+    sums = dot(centred, onehot)
+    observed = float(sums @ inverse @ sums)
     if observed <= 1e-9:
         return 1.0
     if data.size > EXACT_ROUNDS:  # dozens of cycles: the statistic is chi-square
@@ -184,18 +205,10 @@ def predecessor_p_value(values: Sequence[float], labels: Sequence[str], cycles: 
     return (1 + beyond) / (1 + permutations)
 
 
-def holm(p_values: Sequence[float], level: float = LEVEL) -> list[bool]:
-    """Which hypotheses Holm's step-down rule rejects at family-wise `level`."""
-    rejected = [False] * len(p_values)
-    for k, i in enumerate(sorted(range(len(p_values)), key=lambda i: p_values[i])):
-        if p_values[i] > level / (len(p_values) - k):
-            break
-        rejected[i] = True
-    return rejected
-
-
 def _groups(values: np.ndarray, after: np.ndarray, names: Sequence[str]) -> tuple[Group, ...]:
-    middle, parts = np.median(values), [(g, values[after == g]) for g in (FIRST, *names)]
+    codes = label_codes(names)
+    middle = np.median(values)
+    parts = [(g, values[after == codes[g]]) for g in (FIRST, *names)]
     medians = [(g, part.size, float(np.median(part))) for g, part in parts if part.size]
     return tuple(Group(g, size, median, float(median / middle - 1)) for g, size, median in medians)
 
@@ -229,7 +242,7 @@ def _unit(process: int | None, rounds: _Rounds | str, names: Sequence[str],
     effects = [_effect(mode, metric, rounds, names, permutations)
                for metric in metrics for mode in names]
     tested = [i for i, e in enumerate(effects) if e.p_value is not None]
-    for i, flag in zip(tested, holm([effects[i].p_value for i in tested])):
+    for i, flag in zip(tested, holm([effects[i].p_value for i in tested], LEVEL)):
         effects[i] = replace(effects[i], significant=flag)
     return Unit(process, count, tuple(effects))
 
@@ -238,11 +251,10 @@ def _process_rounds(run: ProcessRun, names: Sequence[str], metrics: Sequence[str
                     order: Order, first_cycle: int) -> _Rounds | str:
     if not run.rounds:
         return "no timed rounds"
-    values = {(m, metric): np.asarray(getattr(run.modes[m], f"{metric}_us"), dtype=float)
-              for m in names for metric in metrics}
+    values = {(m, metric): round_array(run.modes[m], metric) for m in names for metric in metrics}
     if any(v.size != run.rounds for v in values.values()):
         return "its modes' rounds differ in number from its sets of rounds"
-    after = {m: np.asarray(labels) for m, labels in predecessors(names, run.rounds, order).items()}
+    after = _predecessor_codes(names, run.rounds, order)
     cycles = first_cycle + np.arange(run.rounds) // cycle_length(names, order)
     return _Rounds(after, values, cycles)
 

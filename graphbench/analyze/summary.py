@@ -8,6 +8,8 @@ import dataclasses
 from dataclasses import dataclass, fields
 from statistics import median
 
+import numpy as np
+
 from graphbench.analyze.derived import (Breakdown, CacheState, break_even_iterations,
                                         cache_state, time_breakdown)
 from graphbench.analyze.node_costs import NodeCostFit, fit_node_costs
@@ -123,12 +125,12 @@ def summarize_run(record: RunRecord) -> RunSummary:
 
 def _summarize_run(record: RunRecord) -> RunSummary:
     modes = {name: mode_summary(record, name) for name in record.mode_names}
-    walls = steady_walls(record)
+    walls = {mode: np.asarray(w, dtype=float) for mode, w in steady_walls(record).items()}
     parts = headline_noise_parts(walls) if walls else None
     noise = max(parts) if parts else None
     floor = _summaries(FloorSummary, record.extra_samples("launch_floor"))
     return RunSummary(
-        modes=modes, speedup=run_speedups(record), noise=noise,
+        modes=modes, speedup=run_speedups(record, walls), noise=noise,
         launch_floor=floor,
         lifecycles=lifecycles(record, modes),
         update=_summaries(UpdateSummary, record.extra_samples("graph_update")),
@@ -159,26 +161,28 @@ def working_set(record: RunRecord) -> int | None:
 
 
 def mode_summary(record: RunRecord, name: str) -> ModeSummary:
-    busy, held = record.samples(name, "busy"), record.samples(name, "held_submit")
-    sharing = tuple(m for m in record.modes_sharing_busy(name) if m != name) if busy else ()
+    busy, held = record.series(name, "busy"), record.series(name, "held_submit")
+    sharing = tuple(m for m in record.modes_sharing_busy(name) if m != name) if busy.size else ()
     first = record if len(record.runs) == 1 else dataclasses.replace(record, runs=record.runs[:1])
-    correlation = {m: lag1_autocorrelation(first.samples(name, m)) for m in TIME_METRICS
-                   if first.samples(name, m)}
-    cycles = record.samples(name, "cycles")
-    return ModeSummary(*(summarize(record.samples(name, m)) for m in TIME_METRICS[:3]),
-                       busy=summarize(busy) if busy else None,
-                       held_submit=summarize(held) if held else None, busy_shared_with=sharing,
-                       autocorrelation=correlation, cycles=summarize(cycles) if cycles else None)
+    correlation = {m: lag1_autocorrelation(first.series(name, m)) for m in TIME_METRICS
+                   if first.series(name, m).size}
+    cycles = record.series(name, "cycles")
+    return ModeSummary(*(summarize(record.series(name, m)) for m in TIME_METRICS[:3]),
+                       busy=summarize(busy) if busy.size else None,
+                       held_submit=summarize(held) if held.size else None,
+                       busy_shared_with=sharing, autocorrelation=correlation,
+                       cycles=summarize(cycles) if cycles.size else None)
 
 
 MIN_PROCESS_INTERVAL = MIN_PROCESSES  # processes for an interval between processes
 
 
-def run_speedups(record: RunRecord) -> dict[str, SpeedupSummary]:
-    """Speedups over the pooled rounds; with 3 or more processes their
-    interval is the one between the processes' medians, widened to the pooled
-    rounds' own interval where that is wider."""
-    pooled = speedups(steady_walls(record))
+def run_speedups(record: RunRecord, walls: dict | None = None) -> dict[str, SpeedupSummary]:
+    """Speedups over the pooled rounds (`walls`: the record's steady_walls,
+    when the caller has them); with 3 or more processes their interval is
+    the one between the processes' medians, widened to the pooled rounds'
+    own interval where that is wider."""
+    pooled = speedups(steady_walls(record) if walls is None else walls)
     if record.process_count < MIN_PROCESS_INTERVAL or record.legacy_processes:
         scope = "within one process's rounds" if record.process_count == 1 else (
             f"over the rounds of {record.process_count} processes, not between them (that "
@@ -223,9 +227,10 @@ def speedups(walls: dict[str, tuple[float, ...]]) -> dict[str, SpeedupSummary]:
     for other in ORDER[1:]:
         if other in walls:
             ratios = paired_ratios(walls[BASELINE], walls[other])
-            interval = median_interval(ratios, 0.95)
+            array = np.asarray(ratios, dtype=float)  # once, for both figures
+            interval = median_interval(array, 0.95)
             result[other] = SpeedupSummary(
-                summarize(ratios), (interval.low, interval.high) if interval.valid else None,
+                summarize(array), (interval.low, interval.high) if interval.valid else None,
                 "within one process's rounds", tuple(ratios), interval.reason,
                 interval.effective_n if interval.valid else None)
     return result

@@ -7,7 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+import numpy as np
+
 from graphbench.analyze.stats import summarize
+from graphbench.record.columns import Columns, columns_of
 from graphbench.record.model import Condition, RunRecord
 
 HIGH_CV = 0.10
@@ -57,21 +60,23 @@ def condition_warnings(conditions: Sequence[Condition]) -> list[Warning]:
     return found
 
 
-def probe_warnings(conditions: Sequence[Condition], max_mhz: int | None) -> list[Warning]:
-    """From the readings behind the hold kernel: did the hold cover the
-    host's submission, and did the SMs run at their maximum clock?"""
-    found = []
-    readings = [r for c in conditions for r in (*c.busy.values(), *c.submit.values())]
-    short = [r for r in readings if r.covered is False]
+def probe_warnings(conditions: Sequence[Condition] | Columns,
+                   max_mhz: int | None) -> list[Warning]:
+    """From the readings behind the hold kernel (the conditions, or their
+    columns: graphbench.record.columns): did the hold cover the host's
+    submission, and did the SMs run at their maximum clock?"""
+    found, columns = [], conditions if isinstance(conditions, Columns) else columns_of(conditions)
+    readings = columns.every_reading()
+    short, held = sum(r.uncovered for r in readings), sum(len(r) for r in readings)
     if short:
-        found.append(Warning("hold-too-short", "device", f"in {len(short)} of {len(readings)} "
+        found.append(Warning("hold-too-short", "device", f"in {short} of {held} "
                              "held readings the hold kernel ended before the host had queued "
                              "the work, so host time may be in those figures", "the host was "
                              "slower than 20 ms per replay; quiet the machine"))
-    clocks = [r.sm_clock_mhz for c in conditions for r in c.busy.values() if r.sm_clock_mhz]
-    if clocks and max_mhz and min(clocks) < CLOCK_BELOW_MAX * max_mhz:
-        found.append(Warning("clock-below-max", "device", f"the SMs ran at {min(clocks):.0f}.."
-                             f"{max(clocks):.0f} MHz during the timed work (measured with "
+    clocks = np.concatenate([r.clocks for r in columns.busy.values()] or [np.zeros(0)])
+    if clocks.size and max_mhz and clocks.min() < CLOCK_BELOW_MAX * max_mhz:
+        found.append(Warning("clock-below-max", "device", f"the SMs ran at {clocks.min():.0f}.."
+                             f"{clocks.max():.0f} MHz during the timed work (measured with "
                              f"clock64), below their {max_mhz} MHz maximum", "busy times are "
                              "slower than the GPU can be: check power and thermal limits, or "
                              "compare only records made at the same clock"))
@@ -84,7 +89,7 @@ def record_warnings(record: RunRecord, walls: Mapping[str, Sequence[float]],
     for name, wall_us in walls.items():
         found += mode_warnings(name, wall_us, record.config.iters)
     found += condition_warnings(record.conditions)
-    found += probe_warnings(record.conditions, record.device.sm_clock_max_mhz)
+    found += probe_warnings(record.condition_columns, record.device.sm_clock_max_mhz)
     others = [pid for run in record.runs for pid in run.environment.other_gpu_processes or ()]
     if others:
         found.append(Warning("other-processes", "device", f"{len(others)} other process(es) use "

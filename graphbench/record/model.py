@@ -8,7 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Callable, Iterable, TypeVar
 
+import numpy as np
+
 from graphbench.config import RunConfig, SweepConfig
+from graphbench.record.columns import (Columns, busy_array, frozen, joined, relative_busy,
+                                       round_array, run_columns)
 from graphbench.record.comparison import Comparison, Verdict  # noqa: F401 - part of the model
 from graphbench.record.trace import Attribution
 from graphbench.record.graph_costs import LifecycleSamples, NodeCostSamples  # noqa: F401 - too
@@ -180,29 +184,40 @@ class RunRecord:
         reading of the same set) and held_submit."""
         return _memo(self, "_series", (mode, metric), lambda: self._gathered(mode, metric))
 
+    def series(self, mode: str, metric: str) -> np.ndarray:
+        """samples() as a read-only array of floats, made once per record and key."""
+        return _memo(self, "_arrays", (mode, metric), lambda: self._array(mode, metric))
+
+    @property
+    def condition_columns(self) -> Columns:
+        """Every process's readings as columns (graphbench.record.columns)."""
+        return _memo(self, "_columns", None,
+                     lambda: joined([run_columns(run) for run in self.runs]))
+
     def _gathered(self, mode: str, metric: str) -> tuple[float, ...]:
         if metric in ("busy", "cycles"):  # the mode's workload's: modes share them
             return _memo(self, "_workload_series", (self.workload(mode), metric),
-                         lambda: _busy_series(self.busy_readings(mode), metric))
-        if metric == "relbusy":
-            workload = self.workload(mode)
-            return tuple(c.busy[workload].us / c.reference[REFERENCE_WORKLOAD].us
-                         for c in self.conditions if workload in c.busy
-                         and REFERENCE_WORKLOAD in c.reference
-                         and c.reference[REFERENCE_WORKLOAD].us > 0)
-        if metric == "held_submit":
-            return _memo(self, "_held", None, self._held_submits).get(mode, ())
+                         lambda: tuple(self.series(mode, metric).tolist()))
+        if metric not in ROUND_METRICS:
+            return tuple(self.series(mode, metric).tolist())
         series = [getattr(run.modes[mode], f"{metric}_us") for run in self.runs
                   if mode in run.modes]
         return tuple(series[0]) if len(series) == 1 else tuple(x for one in series for x in one)
 
-    def _held_submits(self) -> dict[str, tuple[float, ...]]:
-        """Every mode's held submit readings, in one walk over the conditions."""
-        series: dict[str, list[float]] = {}
-        for condition in self.conditions:
-            for mode, reading in condition.submit.items():
-                series.setdefault(mode, []).append(reading.us)
-        return {mode: tuple(values) for mode, values in series.items()}
+    def _array(self, mode: str, metric: str) -> np.ndarray:
+        if metric in ROUND_METRICS:
+            parts = [round_array(run.modes[mode], metric) for run in self.runs
+                     if mode in run.modes]
+            return parts[0] if len(parts) == 1 else frozen(np.concatenate(parts or [np.zeros(0)]))
+        workload, columns = self.workload(mode), self.condition_columns
+        if metric in ("busy", "cycles"):
+            return _memo(self, "_workload_arrays", (workload, metric),
+                         lambda: busy_array(columns.busy.get(workload or ""), metric))
+        if metric == "relbusy":
+            return relative_busy(columns.busy.get(workload or ""),
+                                 columns.reference.get(REFERENCE_WORKLOAD))
+        readings = columns.submit.get(mode) if metric == "held_submit" else None
+        return readings.us if readings else frozen(())
 
     def workload(self, mode: str) -> str | None:
         run = next((run for run in self.runs if mode in run.modes), None)
@@ -210,8 +225,8 @@ class RunRecord:
 
     def busy_readings(self, mode: str) -> tuple[BusyReading, ...]:
         workload = self.workload(mode)
-        return _memo(self, "_busy", workload, lambda: tuple(
-            c.busy[workload] for c in self.conditions if workload in c.busy))
+        readings = self.condition_columns.busy.get(workload or "")
+        return _memo(self, "_busy", workload, lambda: tuple(readings.items if readings else ()))
 
     def modes_sharing_busy(self, mode: str) -> tuple[str, ...]:
         return tuple(m for m in self.mode_names if self.workload(m) == self.workload(mode))

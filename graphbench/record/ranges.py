@@ -24,7 +24,10 @@ import sys
 from itertools import chain
 from operator import attrgetter
 
+import numpy as np
+
 from graphbench.counts import MAX_COUNT
+from graphbench.record.columns import Columns, floats, made_columns
 from graphbench.errors import RecordError
 
 MIN_US, MAX_US = 1e-6, 1e12
@@ -94,7 +97,9 @@ def _walk(hint, value, path: str, name: str) -> None:
         return _walk(real, value, path, name)
     if kind[0] == "dataclass":
         for field, field_hint in field_shapes(hint):
-            _walk(field_hint, getattr(value, field), _join(path, field), field)
+            made = made_columns(value, field)
+            if made is None or not _columns_fit(shape(field_hint)[1], made):
+                _walk(field_hint, getattr(value, field), _join(path, field), field)
     elif kind[0] in ("list", "dict"):
         keys = list(value) if kind[0] == "dict" else range(len(value))
         items = list(value.values()) if kind[0] == "dict" else list(value)
@@ -116,24 +121,80 @@ def _fits(hint, items: list, name: str) -> bool:
     kind = shape(hint)
     if kind[0] == "union":
         hint = next(o for o in kind[1] if o is not type(None))
+        if hint is float:  # None is NaN in the array, and left out there
+            return floats_fit(name, items)
         items = [item for item in items if item is not None]
         kind = shape(hint)
     if kind[0] == "dataclass":
         fields = _numeric_fields(hint)
         if not fields:
             return True
-        # every field of an object fetched at once: one visit to each object's memory
-        columns = zip(*map(attrgetter(*(name for name, _ in fields)), items)) \
-            if len(fields) > 1 else [list(map(attrgetter(fields[0][0]), items))]
-        return all(_fits(field_hint, list(column), field)
-                   for (field, field_hint), column in zip(fields, columns))
+        return all(_field_fits(field, field_hint, items) for field, field_hint in fields)
     if kind[0] == "list":
         return _fits(kind[1], list(chain.from_iterable(items)), name)
     if kind[0] == "dict":
         return _fits(kind[1], list(chain.from_iterable(map(dict.values, items))), name)
-    if hint in (int, float):
+    if hint is float:
+        return floats_fit(name, items)
+    if hint is int:
         return numbers_fit(name, items)
     return True
+
+
+def floats_fit(name: str, items) -> bool:
+    """numbers_fit for a field of floats (None left out), in numpy: every
+    value read into a float field is a float, so the array holds them exactly."""
+    values = items if isinstance(items, np.ndarray) else floats(items)
+    values = values[~np.isnan(values)]
+    if values.size < 64:
+        return numbers_fit(name, values.tolist())
+    low, high, unit = values.min(), values.max(), unit_of(name)
+    if unit is not None:
+        if low >= unit[0] and high <= unit[1]:
+            return True
+        return bool(low >= 0 and high <= unit[1] and np.all((values == 0) | (values >= unit[0])))
+    if low < -MAX_COUNT or high > MAX_COUNT:
+        return False
+    return bool(low >= SMALLEST or high <= -SMALLEST or
+                np.all((values == 0) | (values <= -SMALLEST) | (values >= SMALLEST)))
+
+
+def _field_fits(field: str, hint, items: list) -> bool:
+    """Field `field` of every item fits: from the items' columns where they
+    are made (a process's conditions: made_columns), else fetched here."""
+    from graphbench.record.decode import shape
+
+    if items and made_columns(items[0], field) is not None:
+        tables = [made_columns(item, field) for item in items]
+        if all(table is not None for table in tables):
+            return all(_columns_fit(shape(hint)[1], table) for table in tables)
+    return _fits(hint, list(map(attrgetter(field), items)), field)
+
+
+def _columns_fit(cls, columns: Columns) -> bool:
+    """Every number of objects of `cls` fits, read from their columns
+    (graphbench.record.columns): a dict field's readings key by key."""
+    from graphbench.record.decode import shape
+
+    for name, hint in _numeric_fields(cls):
+        kind = shape(hint)
+        if kind[0] == "dict":
+            if not all(_columns_fit(kind[1], table) for table in getattr(columns, name).values()):
+                return False
+        elif not _column_fits(hint, name, columns):
+            return False
+    return True
+
+
+def _column_fits(hint, name: str, table) -> bool:
+    """One plain field (`hint`: a number, or one or None) of a table's objects fits."""
+    from graphbench.record.decode import shape
+
+    kind = shape(hint)
+    real = next(o for o in kind[1] if o is not type(None)) if kind[0] == "union" else hint
+    if real is float:
+        return floats_fit(name, table.column(name))
+    return _fits(hint, table.values(name), name)
 
 
 @functools.lru_cache(maxsize=None)
