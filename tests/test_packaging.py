@@ -33,3 +33,19 @@ def test_hatchling_selects_no_record_or_cache_for_the_sdist():
     assert not [f for f in files if f.split("/")[0] in LEFT_OUT]
     assert {"README.md", "pyproject.toml", "graphbench/__init__.py", "kernels/pipeline.cu",
             "benchmarks/slow_build.py", "docs/gate.md", "tests/test_packaging.py"} <= files
+
+
+def test_the_wheel_holds_the_license_the_kernels_and_the_schemas(tmp_path):
+    wheel = pytest.importorskip("hatchling.builders.wheel")
+    import zipfile
+
+    built = list(wheel.WheelBuilder(str(ROOT)).build(directory=str(tmp_path),
+                                                     versions=["standard"]))
+    names = zipfile.ZipFile(built[0]).namelist()
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    assert "graphbench/kernels/pipeline.cu" in names
+    assert "graphbench/schemas/run.schema.json" in names
+    assert not [n for n in names if n.split("/")[0] in LEFT_OUT + ("tests", "benchmarks")]
+    license_text = (ROOT / "LICENSE").read_text()
+    assert "Apache License" in license_text and "Version 2.0" in license_text
+    assert pyproject()["project"]["license"] == {"text": "Apache-2.0"}
