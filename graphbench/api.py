@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence, Union
 
 from graphbench.config import RunConfig
-from graphbench.errors import ConfigError, GraphbenchError, UsageError
-from graphbench.pipeline.spec import _short  # a value of any size in one short line
+from graphbench.errors import ConfigError, GraphbenchError, RecordError, UsageError
+from graphbench.pipeline.spec import SpecError, _short  # _short: any value in one short line
 from graphbench.record.model import Comparison, RunRecord, SweepRecord
 
 if TYPE_CHECKING:
@@ -40,6 +40,12 @@ SETTINGS = {f.name: f for f in dataclasses.fields(RunConfig) if "flag" in f.meta
 # others (paths, flags, one launch shape) are checked by RunConfig itself.
 TEXT_FORMS = ("count", "int", "fraction", "seconds", "list", "grid", "devices")
 MAX_DEVICE_ID, DEVICE_EXAMPLES = 9999, "e.g. device=0 (nvidia-smi lists the ids)"
+# the remedy of an error that names none, by its kind (the first that fits)
+REMEDIES = ((RecordError, "give a record file graphbench wrote (graphbench.save, run --json), "
+             "unchanged"),
+            (SpecError, "fix the pipeline: docs/pipelines.md says what each field takes"),
+            (ConfigError, "each setting takes its RunConfig field's type (graphbench/config.py)"),
+            (GraphbenchError, "see docs/python.md for what each argument takes"))
 # what the API calls an option the shared checks name by its flag
 KEYWORDS = {**{f.metadata["flag"]: name for name, f in SETTINGS.items()},
             "--processes": "processes", "--fail-on": "fail_on"}
@@ -62,20 +68,22 @@ def run(pipeline: PipelineArg = None, *, elements: int | str = 4096,
     graphbench.errors, e.g. DeviceError where no GPU is usable."""
     from graphbench.cli.values import check_fixed_rounds
     from graphbench.counts import parse_processes
+    from graphbench.preflight import check_object
     from graphbench.runner import check_run, measure
 
-    spec, path = _pipeline(pipeline)
-    settings = run_config(elements=elements, modes=modes, gate_sizes=gate_sizes, pipeline=path,
-                          **config)
-    check_fixed_rounds(config)  # as the CLI refuses --rounds with --max-noise
-    if isinstance(processes, bool) or not isinstance(processes, int):
-        raise UsageError(f"processes must be an int, got {_short(processes)}", "e.g. processes=3")
-    count = parse_processes(processes, "processes")
     with in_api_words():
+        spec, path = _pipeline(pipeline)
+        settings = run_config(elements=elements, modes=modes, gate_sizes=gate_sizes,
+                              pipeline=path, **config)
+        check_fixed_rounds(config)  # as the CLI refuses --rounds with --max-noise
+        if isinstance(processes, bool) or not isinstance(processes, int):
+            raise UsageError(f"processes must be an int, got {_short(processes)}",
+                             "e.g. processes=3")
+        count = parse_processes(processes, "processes")
         check_run(settings, count, spec, name=keyword)
         if spec is not None:
-            check_object(settings, spec)
-    return measure(settings, count, spec=spec)
+            check_object(settings, spec, keyword)
+        return measure(settings, count, spec=spec)
 
 
 def compare(baseline: RecordArg, current: RecordArg | None = None,
@@ -89,10 +97,10 @@ def compare(baseline: RecordArg, current: RecordArg | None = None,
     from graphbench.analyze.gate import gate
     from graphbench.record.arguments import run_record
 
-    specs = fail_specs(fail_on)
-    first = run_record(baseline, "baseline")
-    second = None if current is None else run_record(current, "current")
     with in_api_words():  # a verdict's note says how many --processes would judge it
+        specs = fail_specs(fail_on)
+        first = run_record(baseline, "baseline")
+        second = None if current is None else run_record(current, "current")
         return gate(None, first, specs) if second is None else gate(first, second, specs)
 
 
@@ -101,7 +109,8 @@ def load(path: str | os.PathLike) -> RunRecord | SweepRecord:
     from graphbench.record.arguments import record_path
     from graphbench.record.codec import read_record
 
-    return read_record(record_path(path, "path"))
+    with in_api_words():
+        return read_record(record_path(path, "path"))
 
 
 def save(path: str | os.PathLike, record: RunRecord | SweepRecord) -> Path:
@@ -122,7 +131,8 @@ def save(path: str | os.PathLike, record: RunRecord | SweepRecord) -> Path:
         check_writable(target, "path")
     except UsageError as exc:  # the CLI's check of --json, whose remedy may go unsaid
         raise UsageError(exc.message, exc.remedy or "give a file this user can write") from None
-    return write_record(target, record, summary_document)  # OutputError if the write fails
+    with in_api_words():
+        return write_record(target, record, summary_document)  # OutputError if it fails
 
 
 def summarize(record: RecordArg) -> RunSummary:
@@ -133,7 +143,8 @@ def summarize(record: RecordArg) -> RunSummary:
     from graphbench.analyze.summary import summarize_run
     from graphbench.record.arguments import run_record
 
-    return summarize_run(run_record(record, "record"))
+    with in_api_words():
+        return summarize_run(run_record(record, "record"))
 
 
 def run_config(**values: Any) -> RunConfig:
@@ -218,23 +229,6 @@ def _pipeline(pipeline: PipelineArg) -> tuple[Any, str | None]:
     return pipeline, None  # checked as a Pipeline by graphbench.pipeline.objects
 
 
-def check_object(settings: RunConfig, spec: Any) -> None:
-    """What preflight checks of a pipeline file, for an object: its kernels
-    compile and take the stages' arguments, the rungs named can run, the
-    launch shape fits; the messages name keywords, not flags."""
-    from graphbench.pipeline.files import plan
-    from graphbench.pipeline.objects import WHERE, loaded_object
-    from graphbench.preflight import (DEFAULT_ARCH, _checked_kernels, check_launch_shape,
-                                      check_rungs, sources)
-
-    loaded = loaded_object(spec)
-    found = plan(loaded.spec, settings.elements, WHERE)
-    kernels = [_checked_kernels(label, text, found, WHERE, DEFAULT_ARCH, {})
-               for label, text in sources(settings, loaded, keyword)]
-    check_rungs(settings, found, kernels, WHERE, keyword)
-    check_launch_shape(settings, found, True, keyword)
-
-
 def keyword(flag: str) -> str:
     """A command-line flag as the API names it: --ab is ab_source."""
     return KEYWORDS.get(flag, flag)
@@ -244,10 +238,12 @@ def keyword(flag: str) -> str:
 def in_api_words():
     """An error raised by code shared with the command line, in the API's
     words where that code cannot be told them (a launch shape's, a
-    verdict's note): each flag becomes its keyword (not in a command: run --ab)."""
+    verdict's note): each flag becomes its keyword (not in a command: run --ab);
+    one that says no remedy gets its kind's (REMEDIES)."""
     try:
         yield
     except GraphbenchError as exc:
+        exc.remedy = exc.remedy or next(r for kind, r in REMEDIES if isinstance(exc, kind))
         for flag, name in KEYWORDS.items():
             pattern = rf"(?<![\w-])(?<!run ){re.escape(flag)}(?![\w-])"  # not `run --ab`
             exc.message, exc.remedy = (re.sub(pattern, name, exc.message),

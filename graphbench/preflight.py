@@ -44,6 +44,20 @@ def preflight(configs, arch: str = DEFAULT_ARCH, name=as_flag) -> list:
     return plans
 
 
+def check_object(settings, spec, name=as_flag) -> None:
+    """What preflight checks of a pipeline file, for an object: its kernels
+    compile and take the stages' arguments, the rungs named can run, the
+    launch shape fits."""
+    from graphbench.pipeline.objects import WHERE, loaded_object
+
+    loaded = loaded_object(spec)
+    found = plan(loaded.spec, settings.elements, WHERE)
+    kernels = [_checked_kernels(label, text, found, WHERE, DEFAULT_ARCH, {})
+               for label, text in sources(settings, loaded, name)]
+    check_rungs(settings, found, kernels, WHERE, name)
+    check_launch_shape(settings, found, True, name)
+
+
 def check_launch_shape(config, found, kernels: bool, name=as_flag) -> None:
     """--grid and --block apply to kernel stages that loop over their work:
     refused where nothing would take them, rather than silently ignored."""

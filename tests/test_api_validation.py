@@ -428,3 +428,35 @@ def test_a_verdict_note_in_a_gate_error_names_processes_as_the_api_does(files):
         graphbench.compare(base, current)
     assert "(processes)" in caught.value.message and "--processes" not in caught.value.message
     assert "run --ab" in caught.value.remedy  # a command stays a command
+
+
+# --- every API error says what to do, in one line -----------------------------
+
+def test_a_record_error_says_what_to_do_even_where_the_reader_does_not(tmp_path):
+    import json
+
+    doc = json.loads((REPO / "results/gate/same_1.json").read_text())
+    del doc["tool"]
+    (tmp_path / "r.json").write_text(json.dumps(doc))
+    for call in (graphbench.load, graphbench.summarize):
+        with pytest.raises(RecordError) as caught:
+            call(tmp_path / "r.json")
+        assert "tool" in caught.value.message and caught.value.remedy
+
+
+def test_a_path_with_a_newline_is_named_in_one_line(tmp_path):
+    with pytest.raises(RecordError) as caught:
+        graphbench.load(str(tmp_path / "a\nb.json"))
+    assert "\n" not in caught.value.message and "a\\nb.json" in caught.value.message
+    assert caught.value.remedy
+
+
+@pytest.mark.parametrize("text", ["def pipeline():\n    raise RuntimeError('boom')\n",
+                                  "def pipeline(:\n", "import no_such_module_here\n"])
+def test_a_pipeline_file_error_says_what_to_do(tmp_path, no_gpu, text):
+    from graphbench.pipeline.spec import SpecError
+
+    (tmp_path / "p.py").write_text(text)
+    with pytest.raises(SpecError) as caught:
+        graphbench.run(str(tmp_path / "p.py"))
+    assert caught.value.remedy

@@ -513,3 +513,10 @@ def test_an_in_place_write_of_nothing_empties_the_file(tmp_path):
     os.link(first, second)
     files.write_text_atomic(first, "")
     assert second.read_bytes() == b""
+
+
+def test_a_path_that_cannot_be_read_is_named_in_one_line(tmp_path):
+    with pytest.raises(RecordError) as info:
+        files.read_text(tmp_path / "a\nb.json")
+    message = info.value.message
+    assert "\n" not in message and message.endswith("a\\nb.json': No such file or directory")

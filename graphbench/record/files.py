@@ -57,8 +57,9 @@ def read_bytes(path: str | os.PathLike) -> bytes:
     try:
         with target.open("rb") as handle:
             data = handle.read(MAX_RECORD_BYTES + 1)
-    except OSError as exc:
-        raise RecordError(f"cannot read {target}: {exc.strerror or exc}") from None
+    except OSError as exc:  # a newline in the name would break the one line
+        shown = str(target) if str(target).isprintable() else repr(str(target))
+        raise RecordError(f"cannot read {shown}: {exc.strerror or exc}") from None
     if len(data) > MAX_RECORD_BYTES:
         raise RecordError(f"{target} is larger than the {MAX_RECORD_BYTES // 2**20} MiB a record "
                           "may be", "a record of 200,000 rounds of every rung is about 290 MB: "
