@@ -45,15 +45,15 @@ def mode_warnings(name: str, wall_us: Sequence[float], iters: int) -> list[Warni
     return found
 
 
-def condition_warnings(conditions: Sequence[Condition]) -> list[Warning]:
-    found = []
-    clocks = [c.sm_clock_mhz for c in conditions if c.sm_clock_mhz]
+def condition_warnings(conditions: Sequence[Condition] | Columns) -> list[Warning]:
+    found, columns = [], conditions if isinstance(conditions, Columns) else columns_of(conditions)
+    clocks = [clock for clock in columns.values("sm_clock_mhz") if clock]
     if clocks and min(clocks) < CLOCK_DROP * max(clocks):
         found.append(Warning("clock-drop", "device", f"SM clock fell from {max(clocks)} to "
                              f"{min(clocks)} MHz during sampling", "the GPU changed speed (power "
                              "or thermal management); let it cool or check its cooling and power "
                              "limits"))
-    reasons = sorted({r for c in conditions for r in c.throttle_reasons})
+    reasons = sorted({r for some in columns.values("throttle_reasons") for r in some})
     if reasons:
         found.append(Warning("throttled", "device", "the driver reported clock throttling: "
                              f"{', '.join(reasons)}", "check cooling, power and other load"))
@@ -88,7 +88,7 @@ def record_warnings(record: RunRecord, walls: Mapping[str, Sequence[float]],
     found = []
     for name, wall_us in walls.items():
         found += mode_warnings(name, wall_us, record.config.iters)
-    found += condition_warnings(record.conditions)
+    found += condition_warnings(record.condition_columns)
     found += probe_warnings(record.condition_columns, record.device.sm_clock_max_mhz)
     others = [pid for run in record.runs for pid in run.environment.other_gpu_processes or ()]
     if others:

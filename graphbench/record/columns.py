@@ -46,11 +46,15 @@ class _Table:
         return len(self.items)
 
     def values(self, name: str) -> list:
-        """Field `name` of every object, as it is (None where the object lacks it)."""
-        try:
-            return list(map(attrgetter(name), self.items))
-        except AttributeError:
-            return [getattr(item, name, None) for item in self.items]
+        """Field `name` of every object, as it is (None where the object lacks
+        it), fetched once."""
+        cache = self.__dict__.setdefault("_fetched", {})
+        if name not in cache:
+            try:
+                cache[name] = list(map(attrgetter(name), self.items))
+            except AttributeError:
+                cache[name] = [getattr(item, name, None) for item in self.items]
+        return cache[name]
 
     def column(self, name: str) -> np.ndarray:
         """Field `name` of every object as floats: None (or no such field) as NaN, True as 1."""

@@ -249,8 +249,9 @@ class RunRecord:
 
     @property
     def conditions(self) -> tuple[Condition, ...]:
-        return _memo(self, "_conditions", None,
-                     lambda: tuple(c for run in self.runs for c in run.conditions))
+        runs = self.runs  # one process's are its own tuple, not a copy
+        return _memo(self, "_conditions", None, lambda: tuple(runs[0].conditions) if len(runs) == 1
+                     else tuple(c for run in runs for c in run.conditions))
 
     @property
     def checks(self) -> tuple[Check, ...]:
