@@ -82,7 +82,10 @@ def add_history(commands) -> None:
     imports.add_argument("files", nargs="+", metavar="FILE", help="records written with --json")
     imports.add_argument("--commit", metavar="SHA", help="the commit to file them under "
                          "(default: none)")
-    for action in (listing, export, imports):
+    from graphbench.cli.history_html import add_html
+
+    html = add_html(actions)
+    for action in (listing, export, imports, html):
         add_history_option(action)
         action.add_argument("--quiet", "-q", action="store_true", help="print only errors")
 
@@ -108,7 +111,10 @@ def limit(text: str) -> int:
 
 
 def cmd_history(args) -> int:
-    action = {"list": history_list, "export": history_export, "import": history_import}
+    from graphbench.cli.history_html import history_html
+
+    action = {"list": history_list, "export": history_export, "import": history_import,
+              "html": history_html}
     return action[args.history_command](args)
 
 

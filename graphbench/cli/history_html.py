@@ -1,0 +1,63 @@
+"""`graphbench history html DIR`: the stored run records as static trend
+pages (graphbench.report.trend_page), one per pipeline and machine and an
+index, written into DIR."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from graphbench.cli.progress import console
+from graphbench.errors import EXIT_OK, EXIT_USAGE, GraphbenchError, OutputError
+from graphbench.history.keys import SHORT_ID
+from graphbench.history.store import History
+
+
+def add_html(actions):
+    """The `history html` action's parser, under `history`'s actions."""
+    html = actions.add_parser("html", help="trend pages of the stored run records, "
+                              "as static HTML (docs/history.md)")
+    html.add_argument("directory", metavar="DIR", help="the folder to write the pages into "
+                      "(made if missing; its index.html links every page)")
+    html.add_argument("--pipeline", metavar="NAME|FILE", help="only records of this pipeline")
+    html.add_argument("--machine", metavar="ID|UUID|GPU", help="only records of this machine")
+    return html
+
+
+def history_html(args) -> int:
+    """Every stored run record read back and drawn; a record the reader
+    refuses is one line on stderr, the pages are written without it (exit 2)."""
+    from graphbench.history.documents import run_from_text
+    from graphbench.record.printable import printable
+    from graphbench.report.trend_page import INDEX, site
+
+    runs, refused = [], 0
+    with History.open(args.history, create=False) as history:
+        keys = history.keys(pipeline=args.pipeline, machine=args.machine, kind="run")
+        for key in keys:
+            try:
+                runs.append((key, run_from_text(history.document(key.id),
+                                                f"stored record {key.id[:SHORT_ID]}")))
+            except GraphbenchError as exc:
+                refused += 1
+                print(printable(f"graphbench: error: {exc.one_line()}"), file=sys.stderr)
+    pages = site(runs)
+    folder = Path(args.directory)
+    write_pages(folder, pages)
+    if not getattr(args, "quiet", False):
+        console().print(f"{len(pages) - 1} trend page(s) of {len(runs)} record(s) written to "
+                        f"{printable(str(folder))}; open {printable(str(folder / INDEX))}",
+                        style="dim")
+    return EXIT_USAGE if refused else EXIT_OK
+
+
+def write_pages(folder: Path, pages: dict[str, str]) -> None:
+    from graphbench.record.files import write_text_atomic
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot make the folder {folder}: {exc.strerror or exc}",
+                          "give a folder this user can write") from None
+    for name, text in pages.items():
+        write_text_atomic(folder / name, text)
