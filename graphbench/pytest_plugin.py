@@ -32,6 +32,9 @@ from pathlib import Path
 import pytest
 
 from graphbench.limits import MIN_PROCESSES
+from graphbench.pytest_session import (Habits, add_options, autosave, deselected, disabled,
+                                       keep_verdicts, session_habits, verdict_table,
+                                       verdict_text, verification_text)
 
 SAVE, COMPARE, PROCESSES = "--graphbench-save", "--graphbench-compare", "--graphbench-processes"
 
@@ -46,6 +49,7 @@ def pytest_addoption(parser) -> None:
     group.addoption(PROCESSES, metavar="N", default=None,
                     help=f"fresh processes for a saved record (default {MIN_PROCESSES}: the gate "
                     f"needs a baseline of {MIN_PROCESSES} or more to judge between processes)")
+    add_options(group)
 
 
 @dataclass
@@ -57,15 +61,23 @@ class Options:
     compare: Path | None = None
     processes: int = MIN_PROCESSES
     missing: list[tuple[str, Path]] = field(default_factory=list)
+    habits: Habits = field(default_factory=Habits)
 
 
 OPTIONS = pytest.StashKey[Options]()
 
 
 def pytest_configure(config) -> None:
-    config.stash[OPTIONS] = session_options(config.getoption("graphbench_save"),
-                                            config.getoption("graphbench_compare"),
-                                            config.getoption("graphbench_processes"))
+    options = session_options(config.getoption("graphbench_save"),
+                              config.getoption("graphbench_compare"),
+                              config.getoption("graphbench_processes"))
+    options.habits = session_habits(config.getoption, bool(options.save),
+                                    bool(options.compare))
+    config.stash[OPTIONS] = options
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    deselected(items, config.stash[OPTIONS].habits)
 
 
 def session_options(save: str | None, compare: str | None, processes: str | None) -> Options:
@@ -189,16 +201,19 @@ class GraphbenchFixture:
     def run(self, pipeline=None, *, fail_on=None, **settings):
         from graphbench import api
 
-        name = record_name(self.node_id, self.calls + 1)
+        name, habits = record_name(self.node_id, self.calls + 1), self.options.habits
         api_call(api.fail_specs, fail_on)  # a mistyped spec fails now, not after the measurement
         if self.options.compare:
             self._require_saved(self.options.compare / name)
-        record = api_call(api.run, pipeline, **self._settings(settings))
+        chosen = disabled(settings) if habits.disable else self._settings(settings)
+        record = api_call(api.run, pipeline, **chosen)
         self.calls += 1
         if not record.verified:
             pytest.fail(one_line(verification_text(record)), pytrace=False)
         if self.options.save:
             api_call(api.save, self.options.save / name, record)
+        if habits.autosave:
+            api_call(autosave, record, habits, why="cannot store the record: ")
         if self.options.compare:
             self._gate(record, self.options.compare / name, fail_on)
         return record
@@ -237,6 +252,7 @@ class GraphbenchFixture:
 
         comparison = api_call(api.compare, saved, record, fail_on,
                               why=f"cannot judge {self.node_id} against {saved}: ")
+        keep_verdicts(self.node_id, comparison, self.options.habits)
         if not comparison.passed:
             pytest.fail(verdict_text(comparison, saved), pytrace=False)
 
@@ -259,25 +275,12 @@ def api_call(call, *args, why: str = "", **kwargs):
     pytest.fail(one_line(line), pytrace=False)
 
 
-def verification_text(record) -> str:
-    from graphbench.report.run import failure_text
-
-    failed = [c for p in (record, *record.gate_points) for c in p.checks if not c.passed]
-    return "graphbench: verification failed: " + "; ".join(map(failure_text, failed))
-
-
-def verdict_text(comparison, saved: Path) -> str:
-    from graphbench.report.compare import comparison_report, decision_line
-    from graphbench.report.tables import to_text
-
-    return (f"graphbench: {decision_line(comparison)} (against {saved})\n"
-            + to_text(comparison_report(comparison)))
-
-
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     """The tests skipped without a GPU that have no saved record either: a
     missing baseline must not pass for a plain skip."""
     options = config.stash.get(OPTIONS, None)
+    if options:
+        verdict_table(terminalreporter, options.habits)
     if not options or not options.missing:
         return
     terminalreporter.section("graphbench: no saved record", sep="=", red=True, bold=True)

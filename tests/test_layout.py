@@ -135,7 +135,8 @@ FLOW = (
     ("graphbench.analyze",),
     ("graphbench.report",),
     ("graphbench.runner",),
-    ("graphbench.api", "graphbench.cli", "graphbench.pytest_plugin", "graphbench.__main__",
+    ("graphbench.api", "graphbench.cli", "graphbench.pytest_plugin", "graphbench.pytest_session",
+     "graphbench.__main__",
      "graphbench"),
 )
 
