@@ -70,14 +70,18 @@ def history_file(tmp_path_factory) -> str:
 @pytest.fixture(scope="module")
 def site(history_file, tmp_path_factory) -> Path:
     """The site as `graphbench history html DIR --history FILE` writes it."""
+    folder = tmp_path_factory.mktemp("site") / "trends"
+    assert history_command("html", str(folder), "--history", history_file, "-q") == 0
+    return folder
+
+
+def history_command(*argv: str) -> int:
+    """`graphbench history ARGV...`, through the history command's own parser."""
     from graphbench.cli.history import add_history, cmd_history
 
     parser = argparse.ArgumentParser(prog="graphbench")
     add_history(parser.add_subparsers(dest="command"))
-    folder = tmp_path_factory.mktemp("site") / "trends"
-    args = parser.parse_args(["history", "html", str(folder), "--history", history_file, "-q"])
-    assert cmd_history(args) == 0
-    return folder
+    return cmd_history(parser.parse_args(["history", *argv]))
 
 
 def only_page(site: Path) -> Path:
@@ -91,6 +95,16 @@ def test_the_site_is_one_page_per_pipeline_and_machine_and_an_index(site):
     index = (site / trend_page.INDEX).read_text()
     assert f'href="{page.name}"' in index and "add_mul_sub" in index
     assert COMMITS[SLOWER][:8] in index  # where a regression starts
+
+
+def test_the_filters_choose_the_records(history_file, tmp_path):
+    assert history_command("html", str(tmp_path / "none"), "--history", history_file,
+                           "--pipeline", "softmax", "-q") == 0
+    assert [p.name for p in (tmp_path / "none").iterdir()] == [trend_page.INDEX]
+    assert "no run records" in (tmp_path / "none" / trend_page.INDEX).read_text()
+    assert history_command("html", str(tmp_path / "one"), "--history", history_file,
+                           "--pipeline", "add_mul_sub", "--machine", "NVIDIA H200", "-q") == 0
+    assert len(list((tmp_path / "one").glob("*.html"))) == 2
 
 
 def test_the_page_needs_no_server_and_no_script(site):

@@ -4,8 +4,10 @@ index, written into DIR."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from graphbench.cli.progress import console
 from graphbench.errors import EXIT_OK, EXIT_USAGE, GraphbenchError, OutputError
@@ -13,10 +15,10 @@ from graphbench.history.keys import SHORT_ID
 from graphbench.history.store import History
 
 
-def add_html(actions):
+def add_html(actions: Any) -> argparse.ArgumentParser:
     """The `history html` action's parser, under `history`'s actions."""
-    html = actions.add_parser("html", help="trend pages of the stored run records, "
-                              "as static HTML (docs/history.md)")
+    html: argparse.ArgumentParser = actions.add_parser(
+        "html", help="trend pages of the stored run records, as static HTML (docs/history.md)")
     html.add_argument("directory", metavar="DIR", help="the folder to write the pages into "
                       "(made if missing; its index.html links every page)")
     html.add_argument("--pipeline", metavar="NAME|FILE", help="only records of this pipeline")
@@ -24,7 +26,7 @@ def add_html(actions):
     return html
 
 
-def history_html(args) -> int:
+def history_html(args: argparse.Namespace) -> int:
     """Every stored run record read back and drawn; a record the reader
     refuses is one line on stderr, the pages are written without it (exit 2)."""
     from graphbench.history.documents import run_from_text

@@ -1,26 +1,25 @@
-"""The trend page (`graphbench history html DIR`): stored run records of one
-pipeline and machine as a static page, and an index page linking the pages.
+"""The trend page (`graphbench history html DIR`): the stored run records of
+one pipeline and machine as a static page; an index page links the pages.
 
-For every metric of the default gate (graphbench.analyze.specs) the page
-draws each record's median with its 95% interval over the records in time
-order, as inline SVG, and under the chart a table of each step's verdict
-against the record before it. Each verdict is compare_records' own on that
-pair: the page decides nothing itself. A step judged `slower` on a gated
-metric (a regression, as compare counts one) marks the commit where the
-regression starts; such metrics come first. A point's interval: between the processes' medians
-(Student's t on their logarithms, widened to the pooled rounds' interval,
-as the run report states a speedup's) with 3 or more processes, else the
-median interval of the rounds of its one process (graphbench.analyze.intervals).
+For every metric of the default gate (graphbench.analyze.specs) a chart
+(inline SVG) of each record's median and 95% interval in time order, and a
+table of each step's verdict against the record before it: compare_records'
+own on that pair, so the page decides nothing itself. A step `slower` on a
+gated metric (a regression, as compare counts one) marks the commit where
+the regression starts; such metrics come first. A point's interval: between
+the processes' medians with 3 or more processes (as the run report states a
+speedup's), else the median interval of its one process's rounds.
 
 Pure: keys and records in, HTML text out. Every string from a record or a
-key is made printable, then HTML-escaped: a stored record is untrusted. No
+key is made printable, then escaped: a stored record is untrusted. No
 script, no external file: the pages open from disk with no server."""
 
 from __future__ import annotations
 
 import hashlib
+import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -40,13 +39,15 @@ from graphbench.report.figures import nice_ticks, tick_text
 
 INDEX = "index.html"
 COMMIT_DIGITS = 8
+MAX_LABELS = 14  # commits named under a chart; every commit where a regression starts too
+Scale = Callable[[float], float]
 W, H, LEFT, RIGHT, TOP, BOTTOM = 760, 230, 70, 20, 28, 46
 POINT, REGRESSION, FASTER = "#1f77b4", "#d62728", "#2ca02c"
 STYLE = ("body{font-family:sans-serif;margin:24px;max-width:1100px;color:#222}"
          "table{border-collapse:collapse;margin:6px 0 28px;font-size:13px}"
          "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
-         "tr.regression td{background:#fde2e2;font-weight:bold}"
-         ".mark{color:#d62728;font-weight:bold}.dim{color:#666}")
+         "tr.regression td{background:#fde2e2;font-weight:bold}.dim{color:#666}"
+         ".mark{color:#d62728;font-weight:bold}")
 
 
 @dataclass(frozen=True)
@@ -61,8 +62,7 @@ class Point:
 
     @property
     def starts_regression(self) -> bool:
-        return self.verdict is not None and self.verdict.gated and \
-            self.verdict.verdict == "slower"
+        return bool(self.verdict and self.verdict.gated and self.verdict.verdict == "slower")
 
 
 @dataclass(frozen=True)
@@ -97,18 +97,15 @@ def trends(runs: Sequence[tuple[Key, RunRecord]]) -> list[Trend]:
             specs.setdefault(spec.name, spec)
     found = []
     for name, spec in specs.items():
-        points = tuple(Point(key, *figures(record, spec), _verdict(comparison, name))
-                       for (key, record), comparison in zip(runs, comparisons))
+        points = tuple(Point(key, *figures(record, spec), verdict=next(
+            (v for v in compared.verdicts if v.metric == name), None) if compared else None)
+                       for (key, record), compared in zip(runs, comparisons))
         found.append(Trend(name, spec.gated, spec.text, points))
     return found
 
 
-def _verdict(comparison, name: str) -> Verdict | None:
-    return next((v for v in comparison.verdicts if v.metric == name), None) \
-        if comparison else None
-
-
-def figures(record: RunRecord, spec: FailSpec) -> tuple[float | None, ...]:
+def figures(record: RunRecord, spec: FailSpec) -> tuple[float | None, float | None,
+                                                        float | None]:
     """(median, low, high) of the metric's values as compare reads them."""
     point = point_at(record, spec.size)
     values = process_values(point, spec.metric) if point else []
@@ -121,24 +118,21 @@ def figures(record: RunRecord, spec: FailSpec) -> tuple[float | None, ...]:
     if len(values) >= MIN_PROCESSES and min(pooled) > 0 and record.legacy_processes is None:
         bounds = between_process_interval([float(np.median(v)) for v in values],
                                           bounds)["interval"]
-    return (median, *bounds) if bounds else (median, None, None)
+    return (median, bounds[0], bounds[1]) if bounds else (median, None, None)
 
-
-# --- the chart ------------------------------------------------------------------
 
 def chart(trend: Trend) -> str:
     """The trend as inline SVG: medians joined, intervals as bars, each
     regression's first commit marked."""
-    shown = [p for p in trend.points if p.median is not None]
+    shown = [v for p in trend.points for v in (p.median, p.low, p.high) if v is not None]
     if not shown:
         return '<p class="dim">no record holds this metric</p>'
-    low = min(p.low if p.low is not None else p.median for p in shown)
-    high = max(p.high if p.high is not None else p.median for p in shown)
+    low, high = min(shown), max(shown)
     pad = (high - low) * 0.08 or abs(high) * 0.02 or 1.0
     low, high = low - pad, high + pad
     step = (W - LEFT - RIGHT) / max(len(trend.points), 1)
 
-    def px(i: int) -> float:
+    def px(i: float) -> float:
         return LEFT + step * (i + 0.5)
 
     def py(v: float) -> float:
@@ -154,7 +148,7 @@ def chart(trend: Trend) -> str:
     return "\n".join([*parts, "</svg>"])
 
 
-def _axes(trend: Trend, low: float, high: float, px, py) -> list[str]:
+def _axes(trend: Trend, low: float, high: float, px: Scale, py: Scale) -> list[str]:
     unit = "x" if trend.metric.startswith("speedup") else "us"
     out = [f'<text x="{LEFT}" y="16" font-weight="bold">{text(trend.metric)} ({unit}), '
            f'median and 95% interval</text>']
@@ -163,7 +157,10 @@ def _axes(trend: Trend, low: float, high: float, px, py) -> list[str]:
                    f'y2="{py(tick):.1f}" stroke="#eee"/>')
         out.append(f'<text x="{LEFT - 6}" y="{py(tick) + 4:.1f}" text-anchor="end">'
                    f'{tick_text(tick)}</text>')
+    every = math.ceil(len(trend.points) / MAX_LABELS)
     for i, point in enumerate(trend.points):
+        if i % every and not point.starts_regression:
+            continue
         out.append(f'<text x="{px(i):.1f}" y="{H - BOTTOM + 16}" text-anchor="middle">'
                    f'{text(commit_label(point.key))}</text>')
     out.append(f'<text x="{(LEFT + W - RIGHT) / 2}" y="{H - 8}" text-anchor="middle">'
@@ -171,7 +168,7 @@ def _axes(trend: Trend, low: float, high: float, px, py) -> list[str]:
     return out
 
 
-def _marks(trend: Trend, px, py) -> list[str]:
+def _marks(trend: Trend, px: Scale, py: Scale) -> list[str]:
     out, line = [], []
     for i, point in enumerate(trend.points):
         if point.median is None:
@@ -179,11 +176,7 @@ def _marks(trend: Trend, px, py) -> list[str]:
         colour = REGRESSION if point.starts_regression else FASTER if (
             point.verdict and point.verdict.verdict == "faster") else POINT
         if point.starts_regression:
-            out.append(f'<g class="regression-start" data-commit="{text(point.key.git_commit or "")}">'
-                       f'<line x1="{px(i):.1f}" x2="{px(i):.1f}" y1="{TOP}" y2="{H - BOTTOM}" '
-                       f'stroke="{REGRESSION}" stroke-dasharray="4 3"/>'
-                       f'<text x="{px(i) + 4:.1f}" y="{TOP + 12}" fill="{REGRESSION}">'
-                       f'regression starts</text></g>')
+            out.append(_start_mark(point, px(i)))
         if point.low is not None and point.high is not None:
             out.append(f'<line x1="{px(i):.1f}" x2="{px(i):.1f}" y1="{py(point.low):.1f}" '
                        f'y2="{py(point.high):.1f}" stroke="{colour}" stroke-width="2"/>')
@@ -194,7 +187,12 @@ def _marks(trend: Trend, px, py) -> list[str]:
     return [f'<polyline points="{" ".join(line)}" fill="none" stroke="#aaa"/>', *out]
 
 
-# --- the tables and pages -----------------------------------------------------------
+def _start_mark(point: Point, x: float) -> str:
+    return (f'<g class="regression-start" data-commit="{text(point.key.git_commit or "")}">'
+            f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{H - BOTTOM}" '
+            f'stroke="{REGRESSION}" stroke-dasharray="4 3"/><text x="{x + 4:.1f}" '
+            f'y="{TOP + 12}" fill="{REGRESSION}">regression starts</text></g>')
+
 
 def verdict_table(trend: Trend) -> str:
     rows = ["<tr><th>commit</th><th>created (UTC)</th><th>median [95% interval]</th>"
