@@ -907,3 +907,56 @@ def test_a_speedup_is_gated_on_other_hardware_and_refused_when_the_host_speed_di
     assert speedup.verdict == NOT_GATEABLE
     assert speedup.note.startswith("host CPU speed differs (probe about 300 and 400 us) and no "
                                    "process saw both speeds")
+
+
+def _on_gpu_with_reference(gpu, busy_us, stream_us, seed):
+    """Three processes on GPU `gpu` whose every set read busy time busy_us and the GPU
+    reference's stream copy stream_us (each scattered 0.01%)."""
+    rng = np.random.default_rng(seed)
+    record = _clocked(busy_us, 1980.0, seed)
+    runs = tuple(dataclasses.replace(run, conditions=tuple(dataclasses.replace(c, reference={
+        "stream": BusyReading(stream_us * (1 + 1e-4 * rng.standard_normal()), 100.0, True,
+                              1980.0)}) for c in run.conditions)) for run in record.runs)
+    return dataclasses.replace(record, runs=runs, device=device_info(uuid=gpu))
+
+
+def _reference_note(base, cur):
+    b, c = (float(np.median(r.samples("graph", "relbusy"))) for r in (base, cur))
+    return f"two physical GPUs: judged over the GPU reference (busy / stream copy, {b:.4f} vs {c:.4f})"
+
+
+def test_busy_time_on_another_gpu_is_judged_over_the_gpu_reference():
+    """A GPU 12% slower at everything, its stream copy too: busy time over the reference is
+    the same, so the pair passes, showing the busy times themselves and both ratios."""
+    base = _on_gpu_with_reference("GPU-a", 3.0, 6.0, 10)
+    cur = _on_gpu_with_reference("GPU-b", 3.36, 6.72, 20)
+    (verdict,) = compare_records(base, cur, [parse_spec("graph.busy:10%")]).verdicts
+    assert verdict.metric == "graph.busy" and verdict.gated and verdict.threshold == "10%"
+    assert verdict.verdict == SAME
+    assert verdict.baseline == pytest.approx(3.0, rel=1e-3)
+    assert verdict.current == pytest.approx(3.36, rel=1e-3)
+    assert verdict.change == pytest.approx(0.0, abs=1e-3)
+    assert verdict.note == _reference_note(base, cur)
+    # without the reference the same pair is 12% slower in busy time
+    plain = compare_records(_clocked(3.0, 1980.0, 10), _clocked(3.36, 1980.0, 20),
+                            [parse_spec("graph.busy:10%")]).verdicts[0]
+    assert plain.verdict == SLOWER
+
+
+def test_busy_time_slower_than_the_gpu_reference_on_another_gpu_fails():
+    """Busy time 25% up while the reference's copy stays: slower, judged over the reference
+    with the spread of that ratio between GPUs (0.6% each, sqrt(2) of it for two)."""
+    base = _on_gpu_with_reference("GPU-a", 3.0, 6.0, 10)
+    cur = _on_gpu_with_reference("GPU-b", 3.75, 6.0, 20)
+    (verdict,) = compare_records(base, cur, [parse_spec("graph.busy:10%")]).verdicts
+    assert verdict.verdict == SLOWER and verdict.gated
+    assert verdict.metric == "graph.busy" and verdict.threshold == "10%"
+    assert verdict.change == pytest.approx(0.25, rel=1e-3)
+    assert verdict.baseline == pytest.approx(3.0, rel=1e-3)
+    assert verdict.current == pytest.approx(3.75, rel=1e-3)
+    assert verdict.note == _reference_note(base, cur)
+    assert verdict.scope == "between 3 baseline and 3 current process(es)"
+    # what that spread alone lets the pair detect: about 5.6%
+    assert verdict.detectable == pytest.approx(0.0558, abs=5e-4)
+    ungated = compare_records(base, cur, [parse_spec("graph.busy:10%", gated=False)]).verdicts[0]
+    assert not ungated.gated and ungated.verdict == SLOWER
