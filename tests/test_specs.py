@@ -59,3 +59,22 @@ def test_sizes_and_their_labels():
 def test_a_threshold_in_other_digits_than_ascii_is_refused(text):
     with pytest.raises(UsageError, match="is not METRIC\\[@SIZE\\]:THRESHOLD"):
         parse_spec(text)
+
+
+def test_a_gate_size_from_one_element_to_what_a_gpu_holds_is_accepted():
+    from graphbench.config import MAX_ELEMENTS
+
+    assert parse_size("1") == 1 and parse_size(str(MAX_ELEMENTS)) == MAX_ELEMENTS
+    for text in ("0", str(MAX_ELEMENTS + 1)):
+        with pytest.raises(UsageError) as info:
+            parse_size(text, option="fail_on")
+        assert (info.value.message, info.value.remedy) == (
+            f"fail_on size {text} is not an element count a GPU can hold",
+            "e.g. graph.busy@2^24:5%")
+    with pytest.raises(UsageError) as info:
+        parse_size("many")
+    assert (info.value.message, info.value.remedy) == (
+        "--fail-on size must be an element count, got 'many'", "e.g. 4096, 2^20 or 1e6")
+    with pytest.raises(UsageError) as info:
+        parse_size("2^99", option="fail_on")
+    assert info.value.message == "fail_on size 2^99 is far too large"
