@@ -909,11 +909,11 @@ def test_a_speedup_is_gated_on_other_hardware_and_refused_when_the_host_speed_di
                                    "process saw both speeds")
 
 
-def _on_gpu_with_reference(gpu, busy_us, stream_us, seed):
+def _on_gpu_with_reference(gpu, busy_us, stream_us, seed, rounds=10):
     """Three processes on GPU `gpu` whose every set read busy time busy_us and the GPU
     reference's stream copy stream_us (each scattered 0.01%)."""
     rng = np.random.default_rng(seed)
-    record = _clocked(busy_us, 1980.0, seed)
+    record = _clocked(busy_us, 1980.0, seed, rounds=rounds)
     runs = tuple(dataclasses.replace(run, conditions=tuple(dataclasses.replace(c, reference={
         "stream": BusyReading(stream_us * (1 + 1e-4 * rng.standard_normal()), 100.0, True,
                               1980.0)}) for c in run.conditions)) for run in record.runs)
@@ -960,3 +960,13 @@ def test_busy_time_slower_than_the_gpu_reference_on_another_gpu_fails():
     assert verdict.detectable == pytest.approx(0.0558, abs=5e-4)
     ungated = compare_records(base, cur, [parse_spec("graph.busy:10%", gated=False)]).verdicts[0]
     assert not ungated.gated and ungated.verdict == SLOWER
+
+
+def test_the_gpu_reference_judges_busy_time_from_three_sets_a_process():
+    """Three sets of readings in every process are enough to judge over the reference;
+    with two the busy times are judged as they are (and too few to gate)."""
+    for rounds, over_reference in ((3, True), (2, False)):
+        base = _on_gpu_with_reference("GPU-a", 3.0, 6.0, 10, rounds=rounds)
+        cur = _on_gpu_with_reference("GPU-b", 3.75, 6.0, 20, rounds=rounds)
+        (verdict,) = compare_records(base, cur, [parse_spec("graph.busy:10%")]).verdicts
+        assert (verdict.note == _reference_note(base, cur)) == over_reference
