@@ -115,6 +115,18 @@ def test_the_vectorised_form_gives_the_public_results():
                                valid[row])
 
 
+def test_the_vectorised_form_allows_for_host_phases_unless_told_they_are_shared():
+    """Independent rounds, 25 of them: tau is the host-phase floor, as in median_interval,
+    and only shared_phases drops it."""
+    matrix = np.random.default_rng(3).normal(10, 1, (20, 25))
+    _, low, high, effective, _, _ = _median_intervals(matrix, 0.95)
+    assert np.allclose(effective, 25 / I.phase_tau(25))
+    for row in range(20):
+        one = median_interval(matrix[row], 0.95)
+        assert (one.low, one.high, one.effective_n) == (low[row], high[row], effective[row])
+    assert np.all(_median_intervals(matrix, 0.95, True)[3] > effective)
+
+
 def test_twenty_thousand_rounds_in_under_50_ms():
     values = np.random.default_rng(4).normal(10, 0.3, 20_000)
     median_interval(values)
