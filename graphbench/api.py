@@ -106,11 +106,11 @@ def compare(baseline: RecordArg, current: RecordArg | None = None,
 
 def load(path: str | os.PathLike) -> RunRecord | SweepRecord:
     """A run or sweep record from its file (RecordError naming what is wrong)."""
-    from graphbench.record.arguments import record_path
+    from graphbench.record.arguments import input_path
     from graphbench.record.codec import read_record
 
     with in_api_words():
-        return read_record(record_path(path, "path"))
+        return read_record(input_path(path, "path"))
 
 
 def save(path: str | os.PathLike, record: RunRecord | SweepRecord) -> Path:

@@ -460,3 +460,27 @@ def test_a_pipeline_file_error_says_what_to_do(tmp_path, no_gpu, text):
     with pytest.raises(SpecError) as caught:
         graphbench.run(str(tmp_path / "p.py"))
     assert caught.value.remedy
+
+
+@pytest.mark.parametrize("call", [
+    lambda fifo: graphbench.load(fifo), lambda fifo: graphbench.summarize(fifo),
+    lambda fifo: graphbench.compare(fifo, fifo), lambda fifo: graphbench.run(kernel_source=fifo),
+    lambda fifo: graphbench.run(ab_source=fifo)])
+def test_a_fifo_nothing_writes_to_is_refused_not_waited_on(tmp_path, no_gpu, call):
+    import os
+    import signal
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+
+    def waited(*args):
+        raise AssertionError("waited on a FIFO with no writer")
+
+    previous = signal.signal(signal.SIGALRM, waited)
+    signal.alarm(10)
+    try:
+        with pytest.raises(UsageError, match="is a FIFO that nothing writes to"):
+            call(str(fifo))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

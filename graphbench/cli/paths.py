@@ -20,7 +20,7 @@ import stat
 from pathlib import Path
 
 from graphbench.errors import UsageError
-from graphbench.record.files import existing
+from graphbench.record.files import check_not_waiting, existing
 
 KERNEL_FOLDERS = ("/proc", "/sys")  # their files are the kernel's interfaces, not storage
 CHARTS = ("--plot", "--timeline")  # binary images: a terminal shows them as noise
@@ -92,47 +92,10 @@ def check_input_kind(path: str, label: str, own_output: bool) -> None:
     """UsageError for an input whose reading would never end. own_output:
     `path` is this process's standard output or error."""
     try:
-        found = os.stat(path)
+        os.stat(path)
     except (OSError, ValueError):
         return  # missing or unreadable: the reader says why
     if own_output:
         raise UsageError(f"{label} {path} is this command's own output stream: reading it "
                          "would wait for ever", "give the record file itself")
-    if stat.S_ISCHR(found.st_mode) and _is_terminal(path):
-        raise UsageError(f"{label} {path} is a terminal: reading it would wait for typing",
-                         "give a file")
-    if stat.S_ISFIFO(found.st_mode) and not _has_writer(path):
-        raise UsageError(f"{label} {path} is a FIFO that nothing writes to: reading it would "
-                         "wait for ever", "start its writer first, or give a file")
-
-
-def _is_terminal(path: str) -> bool:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
-    except OSError:
-        return False  # it cannot be opened: the reader says why
-    try:
-        return os.isatty(fd)
-    finally:
-        os.close(fd)
-
-
-def _has_writer(path: str) -> bool:
-    """A FIFO opened without waiting: with data waiting, a writer was there;
-    with none, a read says EAGAIN while a writer holds it and EOF when none
-    does (that read takes nothing, as there is nothing to take)."""
-    import select
-
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        if dict(poller.poll(0)).get(fd, 0) & select.POLLIN:
-            return True
-        try:
-            os.read(fd, 1)
-        except BlockingIOError:
-            return True
-        return False
-    finally:
-        os.close(fd)
+    check_not_waiting(path, label)

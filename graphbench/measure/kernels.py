@@ -34,11 +34,14 @@ CACHE_ENV = "GRAPHBENCH_CACHE_DIR"
 def load_source(path: str | None = None, option: str = "--kernel-source") -> str:
     """The shipped kernels, or a user's variant of them (`option`: the flag
     that named it, --kernel-source or --ab, for messages)."""
+    from graphbench.record.files import check_not_waiting
+
     if path is None:
         return (kernel_dir() / PIPELINE_FILE).read_text(encoding="utf-8")
     if not path.strip() or "\0" in path or len(path) > 4096:
         raise UsageError(f"{option} {path[:60]!r} names no file", "give a CUDA C++ source file")
     shown = path if path.isprintable() else repr(path)  # a newline would break the one line
+    check_not_waiting(path, option)  # a FIFO nothing writes to: read, it would never end
     return read_source(Path(path), f"{option} {shown}")
 
 

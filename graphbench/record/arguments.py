@@ -11,7 +11,7 @@ import os
 from graphbench.errors import RecordError, UsageError
 from graphbench.record.codec import (RUN_SCHEMA, SCHEMA_VERSION, SWEEP_SCHEMA, load_document,
                                      read_run, to_json)
-from graphbench.record.files import check_path_text
+from graphbench.record.files import check_not_waiting, check_path_text
 from graphbench.record.model import RunRecord, SweepRecord
 
 PATH_REMEDY = "give the record file's path, as a str or a pathlib.Path"
@@ -30,13 +30,21 @@ def record_path(value: object, name: str) -> str:
     return text
 
 
+def input_path(value: object, name: str) -> str:
+    """A record file's path to read: as record_path, and nothing that would
+    be waited on for ever (a FIFO nothing writes to, a terminal)."""
+    text = record_path(value, name)
+    check_not_waiting(text, name)
+    return text
+
+
 def run_record(value: object, side: str) -> RunRecord:
     """A well-formed run record, given as one or as its file's path."""
     if isinstance(value, RunRecord):
         check_well_formed(value, side)
         return value
     if isinstance(value, (str, os.PathLike)):
-        return read_run(record_path(value, side))
+        return read_run(input_path(value, side))
     raise UsageError(f"the {side} is a {type(value).__name__}, not a run record",
                      "give a RunRecord or the path of a record written by graphbench run --json")
 

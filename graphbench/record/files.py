@@ -94,6 +94,54 @@ def existing(path: str | os.PathLike, option: str = "") -> os.stat_result | None
         raise UsageError(f"{name}: {exc.strerror or exc}") from None
 
 
+def check_not_waiting(path: str | os.PathLike, label: str) -> None:
+    """UsageError for an input whose reading would wait for ever: a
+    terminal, or a FIFO that nothing writes to."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return  # missing or unreadable: the reader says why
+    shown = os.fspath(path) if os.fspath(path).isprintable() else repr(os.fspath(path))
+    if stat.S_ISCHR(found.st_mode) and _is_terminal(path):
+        raise UsageError(f"{label} {shown} is a terminal: reading it would wait for typing",
+                         "give a file")
+    if stat.S_ISFIFO(found.st_mode) and not _has_writer(path):
+        raise UsageError(f"{label} {shown} is a FIFO that nothing writes to: reading it would "
+                         "wait for ever", "start its writer first, or give a file")
+
+
+def _is_terminal(path: str) -> bool:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        return False  # it cannot be opened: the reader says why
+    try:
+        return os.isatty(fd)
+    finally:
+        os.close(fd)
+
+
+def _has_writer(path: str) -> bool:
+    """A FIFO opened without waiting: with data waiting, a writer was there;
+    with none, a read says EAGAIN while a writer holds it and EOF when none
+    does (that read takes nothing, as there is nothing to take)."""
+    import select
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        if dict(poller.poll(0)).get(fd, 0) & select.POLLIN:
+            return True
+        try:
+            os.read(fd, 1)
+        except BlockingIOError:
+            return True
+        return False
+    finally:
+        os.close(fd)
+
+
 def check_path_text(path: str, option: str) -> None:
     """Paths that say nothing, or name a folder rather than a file."""
     if path == "":
