@@ -17,6 +17,7 @@ from graphbench.analyze.stage_figures import all_rung_figures, rung_figures, tim
 from graphbench.cli import main
 from graphbench.analyze.attribution import escape_checks
 from graphbench.record.codec import read_run, write_record
+from graphbench.record.model import Check
 from graphbench.report.attribution import attribution_report, stage_names, timeline_text
 from graphbench.report.tables import to_text
 from graphbench.report.timeline import svg_timeline
@@ -402,3 +403,18 @@ def test_the_report_says_which_process_took_the_trace(record):
     text = to_text(attribution_report(fresh), width=120)
     assert "traced in a fresh process: the same config, seed and inputs" in text
     assert "measuring process" not in text
+
+
+def test_every_rung_lacking_a_kernel_is_one_failed_check_counting_what_it_lacks(record):
+    """A replay that only adds a kernel fails no check; one that lacks one fails a check
+    whose counts are its stages' kernels and the kernels missing per iteration."""
+    run = record.runs[0]
+    graph = run.attribution.rungs["graph"]
+    added = replace(graph, kernels=graph.kernels + tuple(
+        replace(k, name="extra_copy") for k in graph.kernels if k.name == "vec_add"))
+    attribution = replace(run.attribution, rungs={**run.attribution.rungs, "graph": added})
+    both = without(replace(record, runs=(replace(run, attribution=attribution),)),
+                   "graph-pdl", "vec_sub_pdl").runs[0].attribution
+    assert list(capture_escapes(both)) == ["graph", "graph-pdl"]
+    assert escape_checks(both) == [Check("graph-pdl: capture escape: replay lacks vec_sub_pdl",
+                                         False, 3, 1, None, None)]
