@@ -430,7 +430,8 @@ def test_on_a_gpu_save_compare_and_an_injected_slowdown_fails(pytester, monkeypa
     """For real: each session in a fresh process (a second run in one
     process measures slower kernels, see measure/benchmark.py)."""
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # this checkout's graphbench, not another
+    # this checkout's graphbench first, not another; what else the path held stays
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     pytester.makepyfile(test_real=REAL)
     saved = str(pytester.path / "saved")
 
