@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Callable
 
 from graphbench.config import DEFAULT_STAGES, RunConfig
+from graphbench.ladder import KERNELS
 from graphbench.errors import UsageError
 from graphbench.record.model import RunRecord
 
@@ -130,7 +131,8 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
         # last, after every timed figure; also after a failed check: a kernel
         # that escaped capture is the likeliest cause of a wrong result
         if config.attribute:
-            trace = take_trace(session, fresh=spec is None and kernels is None)
+            trace = take_trace(session, fresh=spec is None and kernels is None
+                               and getattr(session.plan, "framework", KERNELS) == KERNELS)
             extras, checks = {**extras, "attribution": trace}, checks + escape_checks(trace)
         if not all_passed(checks):  # no figures for wrong results; a trace shows the escape
             sampling, extras = None, {k: v for k, v in extras.items() if k == "attribution"}
@@ -140,9 +142,12 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
 
 def take_trace(session, fresh: bool):
     """run --attribute's trace of every rung: in a fresh process of the same
-    config, seed and inputs (graphbench.measure.attribution says why), or,
-    for a pipeline object or planted kernels that no other process can
-    rebuild, in this one, its Attribution saying so."""
+    config, seed and inputs (graphbench.measure.attribution says why), or in
+    this one, its Attribution saying so: for a pipeline object or planted
+    kernels, which no other process can rebuild, and for torch and CuPy
+    callables, whose libraries choose kernels by the process's state (on an
+    H200 the torch MLP's graph replay ran 8 kernels an iteration in a fresh
+    process, against the 6 of the process that was timed)."""
     from graphbench.measure.attribution import trace_rungs
     from graphbench.measure.trace_child import trace_fresh
     from graphbench.record.trace import MEASURING

@@ -123,9 +123,12 @@ def test_the_child_refuses_a_wrong_command_line_and_a_bad_config(tmp_path, capsy
 class FakeSession:
     """Just enough of a Session for run_benchmark with its GPU work stubbed."""
 
+    framework = "cuda.core"
+
     def __init__(self, config, kernels, spec=None):
         self.config = config
         self.pipeline = SimpleNamespace(fill_random=lambda rng: None, reference=lambda: None)
+        self.plan = SimpleNamespace(framework=self.framework)
 
     def __enter__(self):
         return self
@@ -170,6 +173,18 @@ def test_a_pipeline_object_keeps_the_trace_in_the_measuring_process(traced_where
     assert [where for where, _ in traced_where] == ["measuring", "measuring"]
     assert "attribution" not in run_benchmark(replace(CONFIG, attribute=False))  # none asked
     assert len(traced_where) == 2
+
+
+@pytest.mark.parametrize("framework", ["torch", "cupy"])
+def test_a_callable_pipeline_is_traced_in_the_measuring_process(traced_where, monkeypatch,
+                                                                 framework):
+    """Its libraries choose kernels by the process's state (a fresh process's
+    torch replay ran other kernels than the timed one's)."""
+    from graphbench.runner import run_benchmark
+
+    monkeypatch.setattr(FakeSession, "framework", framework)
+    assert run_benchmark(CONFIG)["attribution"].process == MEASURING
+    assert [where for where, _ in traced_where] == ["measuring"]
 
 
 def test_the_trace_process_runs_unpinned_on_every_cpu_it_may_use(monkeypatch):
