@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from graphbench._version import __version__
 
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ loads the API lazily
-    from graphbench.api import compare, load, run, save, summarize
+    from graphbench.api import bench, compare, load, run, save, summarize
 
-API = ("run", "compare", "load", "save", "summarize")
+API = ("run", "bench", "compare", "load", "save", "summarize")
 __all__ = ["__version__", *API]
 
 

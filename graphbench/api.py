@@ -1,15 +1,14 @@
-"""The Python API: run a pipeline, compare records, read and write them.
+"""The Python API: run a pipeline or bench a bare function, compare records,
+read and write them.
 
-    import graphbench
     record = graphbench.run("softmax", elements=2**20, modes="individual,graph")
     verdict = graphbench.compare("baseline.json", record, fail_on="graph.wall:10%")
 
 Everything is validated by the command line's own checks, before any GPU
 work: text by the CLI's parsers (graphbench.cli.values), the configuration
 by RunConfig, a pipeline and its kernels by graphbench.preflight. A bad
-argument raises a graphbench.errors type naming it, with a remedy:
-ConfigError for a setting, UsageError for another argument, SpecError for a
-pipeline, RecordError for a record. Nothing here prints."""
+argument raises a graphbench.errors type naming it, with a remedy. Nothing
+here prints."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ import re
 import types
 import typing
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, Union
 
 from graphbench.config import RunConfig
 from graphbench.errors import ConfigError, GraphbenchError, RecordError, UsageError
@@ -30,9 +29,10 @@ from graphbench.record.model import Comparison, RunRecord, SweepRecord
 if TYPE_CHECKING:
     from graphbench.analyze.specs import FailSpec
     from graphbench.analyze.summary import RunSummary
+    from graphbench.pipeline.callables import CallablePipeline
     from graphbench.pipeline.spec import Pipeline
 
-__all__ = ["run", "compare", "load", "save", "summarize"]
+__all__ = ["run", "bench", "compare", "load", "save", "summarize"]
 # The settings the command line takes, by field name (rtol and atol are the
 # pipeline's own, stored in the record, never a run setting).
 SETTINGS = {f.name: f for f in dataclasses.fields(RunConfig) if "flag" in f.metadata}
@@ -41,8 +41,7 @@ SETTINGS = {f.name: f for f in dataclasses.fields(RunConfig) if "flag" in f.meta
 TEXT_FORMS = ("count", "int", "fraction", "seconds", "list", "grid", "devices")
 MAX_DEVICE_ID, DEVICE_EXAMPLES = 9999, "e.g. device=0 (nvidia-smi lists the ids)"
 # the remedy of an error that names none, by its kind (the first that fits)
-REMEDIES = ((RecordError, "give a record file graphbench wrote (graphbench.save, run --json), "
-             "unchanged"),
+REMEDIES = ((RecordError, "give a record file graphbench wrote (graphbench.save, run --json)"),
             (SpecError, "fix the pipeline: docs/pipelines.md says what each field takes"),
             (ConfigError, "each setting takes its RunConfig field's type (graphbench/config.py)"),
             (GraphbenchError, "see docs/python.md for what each argument takes"))
@@ -50,9 +49,7 @@ REMEDIES = ((RecordError, "give a record file graphbench wrote (graphbench.save,
 KEYWORDS = {**{f.metadata["flag"]: name for name, f in SETTINGS.items()},
             "--processes": "processes", "--fail-on": "fail_on"}
 SPEC_REMEDY = "give a spec such as 'graph.wall:10%', a list of them, or None for the default gate"
-
-
-PipelineArg = Union["Pipeline", str, "os.PathLike[str]", None]
+PipelineArg = Union["Pipeline", "CallablePipeline", str, "os.PathLike[str]", None]
 RecordArg = Union[RunRecord, str, "os.PathLike[str]"]
 FailOn = Union[str, "FailSpec", Sequence[Union[str, "FailSpec"]], None]
 
@@ -84,6 +81,19 @@ def run(pipeline: PipelineArg = None, *, elements: int | str = 4096,
         if spec is not None:
             check_object(settings, spec, keyword)
         return measure(settings, count, spec=spec)
+
+
+def bench(fn: Callable[..., Any], *inputs: Any, rtol: float | None = None,
+          atol: float | None = None, reference: Callable[..., Any] | None = None,
+          **settings: Any) -> RunRecord:
+    """A bare torch or CuPy function on its example inputs, laddered like a
+    callable pipeline; with no reference, checked against its own eager
+    results (graphbench.pipeline.bare)."""
+    from graphbench.pipeline.bare import bare_pipeline, bench_settings
+
+    with in_api_words():
+        spec = bare_pipeline(fn, inputs, rtol, atol, reference)
+    return run(spec, **bench_settings(inputs, settings))
 
 
 def compare(baseline: RecordArg, current: RecordArg | None = None,
@@ -223,19 +233,18 @@ def _scalar(name: str, value: Any, kind: Any) -> Any:
 
 
 def _pipeline(pipeline: PipelineArg) -> tuple[Any, str | None]:
-    """(an already-built pipeline object or None, the path or name or None)."""
+    """(a pipeline object, checked by graphbench.pipeline.objects, or None; a path or None)."""
     if pipeline is None or isinstance(pipeline, (str, os.PathLike)):
         return None, None if pipeline is None else os.fspath(pipeline)
-    return pipeline, None  # checked as a Pipeline by graphbench.pipeline.objects
+    return pipeline, None
 
 
-def keyword(flag: str) -> str:
-    """A command-line flag as the API names it: --ab is ab_source."""
+def keyword(flag: str) -> str:  # a command-line flag as the API names it: --ab is ab_source
     return KEYWORDS.get(flag, flag)
 
 
 @contextlib.contextmanager
-def in_api_words():
+def in_api_words() -> Iterator[None]:
     """An error raised by code shared with the command line, in the API's
     words where that code cannot be told them (a launch shape's, a
     verdict's note): each flag becomes its keyword (not in a command: run --ab);
@@ -269,9 +278,8 @@ def fail_specs(fail_on: FailOn) -> list[FailSpec] | None:
     try:
         return check_specs([_spec(item) for item in items], "fail_on")
     except UsageError as exc:
-        message = exc.message
-        raise UsageError(message if "fail_on" in message else f"fail_on: {message}",
-                         exc.remedy or SPEC_REMEDY) from None
+        said = exc.message if "fail_on" in exc.message else f"fail_on: {exc.message}"
+        raise UsageError(said, exc.remedy or SPEC_REMEDY) from None
 
 
 def _spec(item: object) -> FailSpec:
@@ -288,6 +296,5 @@ def _spec(item: object) -> FailSpec:
     return item
 
 
-def _a(kind: type) -> str:
-    """'an int', 'a str': a type as a message names it."""
+def _a(kind: type) -> str:  # 'an int', 'a str': a type as a message names it
     return f"{'an' if kind.__name__[0] in 'aeiou' else 'a'} {kind.__name__}"

@@ -25,6 +25,7 @@ given or a test asks for the fixture.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,8 +33,8 @@ from pathlib import Path
 import pytest
 
 from graphbench.limits import MIN_PROCESSES
-from graphbench.pytest_session import (Habits, add_options, autosave, deselected, disabled,
-                                       keep_verdicts, session_habits, verdict_table,
+from graphbench.pytest_session import (Habits, add_options, autosave, bare_run, deselected,
+                                       disabled, keep_verdicts, session_habits, verdict_table,
                                        verdict_text, verification_text)
 
 SAVE, COMPARE, PROCESSES = "--graphbench-save", "--graphbench-compare", "--graphbench-processes"
@@ -103,8 +104,7 @@ def session_options(save: str | None, compare: str | None, processes: str | None
     return options
 
 
-def one_line(text: str) -> str:
-    """`text` with control characters escaped: a newline in a path is no line of its own."""
+def one_line(text: str) -> str:  # control characters escaped: a newline is no line of its own
     from graphbench.record.printable import printable
 
     return printable(text)
@@ -167,8 +167,6 @@ def check_text(path: str, option: str, remedy: str) -> None:
 
 
 def check_distinct(options: Options) -> None:
-    import os
-
     from graphbench.errors import UsageError
 
     if options.save and options.compare and \
@@ -184,8 +182,7 @@ def record_name(node_id: str, call: int = 1) -> str:
     return name + (f"-{call}" if call > 1 else "") + ".json"
 
 
-def require_gpu() -> None:
-    """DeviceError unless the driver reports a usable GPU (no context made)."""
+def require_gpu() -> None:  # DeviceError unless the driver reports a usable GPU (no context)
     from graphbench.measure.device import list_devices
 
     list_devices()
@@ -205,7 +202,7 @@ class GraphbenchFixture:
         api_call(api.fail_specs, fail_on)  # a mistyped spec fails now, not after the measurement
         if self.options.compare:
             self._require_saved(self.options.compare / name)
-        chosen = disabled(settings) if habits.disable else self._settings(settings)
+        chosen = disabled(settings) if habits.disable else self._settings(settings, pipeline)
         record = api_call(api.run, pipeline, **chosen)
         self.calls += 1
         if not record.verified:
@@ -218,12 +215,18 @@ class GraphbenchFixture:
             self._gate(record, self.options.compare / name, fail_on)
         return record
 
-    def _settings(self, settings: dict) -> dict:
+    def bench(self, fn, *inputs, fail_on=None, **settings):
+        """A bare torch or CuPy function, as graphbench.bench (one process:
+        a function object cannot be sent to fresh ones)."""
+        spec, chosen = bare_run(fn, inputs, settings)
+        return self.run(spec, fail_on=fail_on, **chosen)
+
+    def _settings(self, settings: dict, pipeline=None) -> dict:
         """A saved record is a baseline the gate can judge against: made of
-        several fresh processes."""
+        several fresh processes (a pipeline object runs in this one)."""
         given = settings.get("processes", 1)
         if not self.options.save or isinstance(given, bool) or not isinstance(given, int) \
-                or given < 1:
+                or given < 1 or not isinstance(pipeline, (str, os.PathLike, type(None))):
             return settings  # a bad processes is graphbench.run's to refuse, never replaced
         return {**settings, "processes": max(self.options.processes, given)}
 

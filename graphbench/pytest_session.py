@@ -91,6 +91,20 @@ def disabled(settings: dict) -> dict:
     return {**{k: v for k, v in settings.items() if k not in timing}, "rounds": 1}
 
 
+def bare_run(fn, inputs, settings: dict) -> tuple:
+    """(the bare function's pipeline, its run settings), as graphbench.bench
+    makes them; a bad function or input fails the test in one line."""
+    from graphbench.errors import GraphbenchError
+    from graphbench.pipeline.bare import bare_pipeline, bench_settings
+
+    known = {k: settings.pop(k) for k in ("rtol", "atol", "reference") if k in settings}
+    try:
+        return bare_pipeline(fn, inputs, **known), bench_settings(inputs, settings)
+    except GraphbenchError as exc:
+        line = f"graphbench: {exc.one_line()}"
+    pytest.fail(line, pytrace=False)
+
+
 def autosave(record, habits: Habits) -> None:
     from graphbench.cli.outputs import record_text
     from graphbench.history.keys import key_for

@@ -198,9 +198,10 @@ def test_import_graphbench_loads_no_gpu_or_numeric_package():
             "('cupy', 'cuda', 'numpy', 'scipy', 'rich', 'graphbench')))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, cwd=Path(__file__).resolve().parents[1]).stdout
-    # graphbench.limits: the plugin's default process count, three constants
+    # graphbench.limits: the plugin's default process count, three constants;
+    # pytest_session: its other options, which import nothing more until used
     assert eval(loaded) == ["graphbench", "graphbench._version", "graphbench.limits",
-                            "graphbench.pytest_plugin"]
+                            "graphbench.pytest_plugin", "graphbench.pytest_session"]
 
 
 @pytest.mark.gpu
