@@ -2,3 +2,11 @@
 lazily, and modules that only need the version must not import the API."""
 
 __version__ = "0.2.0"
+# The name on the package index ("graphbench" there is another project); the
+# import, the command and the pytest fixture are all `graphbench`.
+DISTRIBUTION = "cuda-graphbench"
+
+
+def install_command(extra: str) -> str:
+    """How to add an optional extra: pip install "cuda-graphbench[torch]"."""
+    return f'pip install "{DISTRIBUTION}[{extra}]"'

@@ -99,7 +99,7 @@ class RunConfig:
                                    commands=(RUN,))
     attribute: bool = option(False, "--attribute", "flag", "after the timed rounds and checks, "
                              "trace a few iterations of every rung with CUPTI: per-stage GPU "
-                             "time, gaps, capture escapes (needs graphbench[cupti])",
+                             "time, gaps, capture escapes (needs the cupti extra)",
                              commands=(RUN,))
     grid: str = option("auto", "--grid", "grids", "grid of the pipeline's grid-stride stages: "
                        "auto (one thread per element, at most 32 blocks per SM), per-element "

@@ -49,3 +49,22 @@ def test_the_wheel_holds_the_license_the_kernels_and_the_schemas(tmp_path):
     license_text = (ROOT / "LICENSE").read_text()
     assert "Apache License" in license_text and "Version 2.0" in license_text
     assert pyproject()["project"]["license"] == {"text": "Apache-2.0"}
+
+
+def test_the_distribution_name_is_free_and_install_hints_use_it():
+    """On the package index "graphbench" is another project: the wheel is
+    cuda-graphbench, while the import, the command and the fixture stay
+    graphbench; every "pip install" hint for an extra names the wheel."""
+    from graphbench._version import DISTRIBUTION, install_command
+
+    project = pyproject()["project"]
+    assert project["name"] == DISTRIBUTION == "cuda-graphbench"
+    assert project["scripts"] == {"graphbench": "graphbench.cli:main"}
+    assert set(project["optional-dependencies"]) >= {"torch", "cupti", "nvtx", "postgres"}
+    assert install_command("cupti") == 'pip install "cuda-graphbench[cupti]"'
+    import re
+
+    stale = [f"{path.relative_to(ROOT)}:{n}" for path in (ROOT / "graphbench").rglob("*.py")
+             for n, line in enumerate(path.read_text().splitlines(), 1)
+             if re.search(r"pip install ['\"]?graphbench\[", line)]
+    assert stale == []

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from graphbench._version import install_command
 from graphbench.errors import HistoryError
 from graphbench.history.sql import SQLITE_SETUP
 from graphbench.history.repo import toplevel
@@ -22,7 +23,7 @@ DEFAULT_FOLDER, DEFAULT_FILE = ".graphbench", "history.db"
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 BUSY_TIMEOUT_S = 30.0  # how long a SQLite writer waits for another to finish
 CONNECT_TIMEOUT_S = 10
-POSTGRES_REMEDY = "pip install 'graphbench[postgres]' (psycopg 3)"
+POSTGRES_REMEDY = install_command("postgres") + " (psycopg 3)"
 STORE_REMEDY = "store records there with graphbench run --save or graphbench history import"
 
 

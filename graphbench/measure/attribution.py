@@ -46,6 +46,7 @@ import dataclasses
 import math
 import time
 
+from graphbench._version import install_command
 from graphbench.errors import ConfigError
 from graphbench.measure.kernels import LOOP_COUNT_KERNEL, LOOP_RESET_KERNEL
 from graphbench.record.trace import (MEASURING, Attribution, KernelActivity, RungTrace,
@@ -53,7 +54,7 @@ from graphbench.record.trace import (MEASURING, Attribution, KernelActivity, Run
 
 TRACE_BATCHES, TRACE_ITERATIONS = 4, 8
 BUFFER_BYTES = 1 << 20  # per CUPTI activity buffer: see the module docstring
-INSTALL = 'pip install "graphbench[cupti]"'
+INSTALL = install_command("cupti")
 _SINK: list = []        # what CUPTI delivered since the last take()
 _REGISTERED: list = []  # CUPTI keeps one pair of buffer callbacks per process
 

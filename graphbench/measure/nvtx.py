@@ -1,5 +1,5 @@
 """NVTX ranges, so a profiler's timeline says which rung and round each
-kernel belongs to. The `nvtx` package is optional (graphbench[nvtx]):
+kernel belongs to. The `nvtx` package is optional (the nvtx extra):
 without it every range is a no-op and nothing else changes.
 
 Ranges are pushed once per timed round, around the round's timer, never per
@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from contextlib import contextmanager, nullcontext
 
+from graphbench._version import install_command
+
 DOMAIN = "graphbench"
-INSTALL = "pip install 'graphbench[nvtx]' (the nvtx package)"
+INSTALL = install_command("nvtx") + " (the nvtx package)"
 _ABSENT = nullcontext()
 
 

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from graphbench._version import install_command
 from graphbench.launch_shape import MAX_BLOCK_THREADS
 from graphbench.pipeline.spec import SpecError, _short
 
@@ -155,7 +156,7 @@ def check_stage_fields(stage, where: str) -> None:
                         'give args=("x", "out", count("n"))')
 
 
-FRAMEWORK_INSTALL = {"torch": 'pip install "graphbench[torch]"', "cupy": "pip install cupy-cuda13x"}
+FRAMEWORK_INSTALL = {"torch": install_command("torch"), "cupy": "pip install cupy-cuda13x"}
 
 
 def check_callable_fields(spec, where: str) -> None:

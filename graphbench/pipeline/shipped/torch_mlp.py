@@ -10,6 +10,7 @@ chain CUDA graphs are used for in LLM serving. The reference runs in
 float32 on the same bf16 inputs; the tolerance covers bf16 rounding of
 the intermediates (about 0.4% relative, amplified by the LayerNorm)."""
 
+from graphbench._version import install_command
 from graphbench.callables import CallablePipeline, array
 from graphbench.spec import SpecError
 
@@ -53,7 +54,7 @@ def reference(inputs, n):
 def pipeline():
     if torch is None:
         raise SpecError("the torch_mlp pipeline needs torch, which is not installed",
-                        'pip install "graphbench[torch]"')
+                        install_command("torch"))
     bf16 = "bfloat16"
     weights = [array("w1", (D, H), bf16, "input", -D ** -0.5, D ** -0.5),
                array("b1", (H,), bf16, "input", -0.1, 0.1),
