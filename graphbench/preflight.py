@@ -53,9 +53,10 @@ def check_object(settings, spec, name=as_flag) -> None:
     loaded = loaded_object(spec)
     found = plan(loaded.spec, settings.elements, WHERE)
     kernels = [_checked_kernels(label, text, found, WHERE, DEFAULT_ARCH, {})
-               for label, text in sources(settings, loaded, name)]
+               for label, text in sources(settings, loaded, name)] \
+        if loaded.source else []  # callables (torch, CuPy): no CUDA source to compile
     check_rungs(settings, found, kernels, WHERE, name)
-    check_launch_shape(settings, found, True, name)
+    check_launch_shape(settings, found, bool(loaded.source), name)
 
 
 def check_launch_shape(config, found, kernels: bool, name=as_flag) -> None:

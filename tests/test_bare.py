@@ -71,3 +71,17 @@ def test_the_api_refuses_what_is_no_bare_function_before_any_gpu_work():
         graphbench.bench(lambda x: x, numpy.zeros(3))
     with pytest.raises(ConfigError, match="no_such_setting is not a run setting"):
         graphbench.bench(double, ndarray([1.0]), no_such_setting=1)
+
+
+def test_a_bare_function_gets_the_callable_pipeline_checks_and_reaches_the_driver():
+    """A callable pipeline object goes through the offline checks a callable
+    file does (no CUDA source to compile; rungs it cannot have refused), then
+    to the driver, which this machine may not have."""
+    from graphbench.errors import DeviceError, UsageError
+
+    with pytest.raises(UsageError, match="modes pdl cannot run: the double pipeline is cupy"):
+        graphbench.bench(double, ndarray([1.0] * 8), modes="pdl")
+    try:
+        graphbench.bench(double, ndarray([1.0] * 8), rounds=1)
+    except DeviceError:
+        pass  # no GPU here: everything before the driver was accepted
