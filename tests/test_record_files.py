@@ -520,3 +520,13 @@ def test_a_path_that_cannot_be_read_is_named_in_one_line(tmp_path):
         files.read_text(tmp_path / "a\nb.json")
     message = info.value.message
     assert "\n" not in message and message.endswith("a\\nb.json': No such file or directory")
+
+
+def test_a_path_longer_than_any_file_name_is_shown_cut_short(tmp_path):
+    long = str(tmp_path / ("x" * 5000))
+    with pytest.raises(RecordError) as info:
+        files.read_text(long)
+    assert len(info.value.message) < 300 and "characters)" in info.value.message
+    with pytest.raises(UsageError) as refused:
+        files.check_writable(long, "--json")
+    assert len(refused.value.message) < 300 and refused.value.message.startswith("--json ")

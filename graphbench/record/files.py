@@ -57,9 +57,8 @@ def read_bytes(path: str | os.PathLike) -> bytes:
     try:
         with target.open("rb") as handle:
             data = handle.read(MAX_RECORD_BYTES + 1)
-    except OSError as exc:  # a newline in the name would break the one line
-        shown = str(target) if str(target).isprintable() else repr(str(target))
-        raise RecordError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    except OSError as exc:
+        raise RecordError(f"cannot read {shown_path(target)}: {exc.strerror or exc}") from None
     if len(data) > MAX_RECORD_BYTES:
         raise RecordError(f"{target} is larger than the {MAX_RECORD_BYTES // 2**20} MiB a record "
                           "may be", "a record of 200,000 rounds of every rung is about 290 MB: "
@@ -75,6 +74,15 @@ def text_of(data: bytes, path: str | os.PathLike) -> str:
                           "give a record written by graphbench --json") from None
 
 
+def shown_path(path: str | os.PathLike) -> str:
+    """A path as one short line of a message: a newline escaped, a name
+    longer than any file's cut short with its length."""
+    text = os.fspath(path)
+    if len(text) > 200:
+        text = f"{text[:100]}... ({len(text):,} characters)"
+    return text if text.isprintable() else repr(text)
+
+
 def is_stream(mode: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
 
@@ -83,7 +91,7 @@ def existing(path: str | os.PathLike, option: str = "") -> os.stat_result | None
     """What is at `path` now, through every link (None: nothing). os.stat,
     not realpath: /proc/self/fd/1 of a pipe resolves to no path at all,
     yet the kernel follows it."""
-    name = f"{option} {os.fspath(path)}".strip()
+    name = f"{option} {shown_path(path)}".strip()
     try:
         return os.stat(path)
     except FileNotFoundError:
