@@ -57,3 +57,21 @@ def test_two_keys_that_differ_only_in_hidden_characters_are_refused_naming_the_f
 def test_a_character_beyond_the_basic_plane_is_written_with_eight_digits():
     assert printable("a\U000e0001b") == "a\\U000e0001b"
     assert printable("\u00ad") == "\\xad" and printable("\u200b") == "\\u200b"
+
+
+def test_a_string_in_an_object_inside_a_mapping_is_escaped():
+    record = make_record()
+    run = record.runs[0]
+    modes = {**run.modes, "graph": dataclasses.replace(run.modes["graph"],
+                                                       workload="stages\x1b[1m")}
+    shown = printable_record(dataclasses.replace(record, runs=(dataclasses.replace(
+        run, modes=modes),)), "r.json")
+    assert shown.runs[0].modes["graph"].workload == "stages\\x1b[1m"
+    assert shown.runs[0].modes["individual"] is run.modes["individual"]
+
+
+def test_text_beyond_ascii_with_nothing_hidden_leaves_the_record_as_it_is():
+    record = make_record()
+    record = dataclasses.replace(record, device=dataclasses.replace(
+        record.device, name="NVIDIA H200 — µs é"))
+    assert printable_record(record, "r.json") is record
