@@ -244,3 +244,11 @@ def test_a_pipeline_file_that_is_no_regular_file_or_is_empty_says_so(tmp_path):
 ])
 def test_a_value_of_two_dashes_is_read_as_that_text(argv, said, capsys, no_driver):
     assert said in refused(argv, capsys)  # argparse stored [] unparsed: a TypeError
+
+
+@pytest.mark.parametrize("argv", [["run", "--elements"], ["run", "--modes"], ["run", "--fail-on"],
+                                  ["sweep", "--threshold"], ["compare", "a.json", "--fail-on"],
+                                  ["kernels", "--arch"]])
+def test_a_value_longer_than_any_setting_is_refused_by_its_length(argv, capsys, no_driver):
+    err = refused([*argv, "a" * 5000], capsys)
+    assert "is given 5,000 characters" in err and len(err) < 200  # not echoed whole

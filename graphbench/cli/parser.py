@@ -21,6 +21,9 @@ METAVARS = {"count": "N", "int": "N", "float": "X", "fraction": "PCT", "seconds"
             "grids": "GRIDS", "blocks": "THREADS"}
 
 
+MAX_VALUE = 1000  # characters of an option's value (of each item of a list), a path aside
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse that raises UsageError (one line, exit 2) instead of printing usage."""
 
@@ -29,7 +32,14 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def _get_values(self, action, arg_strings):
         """A value of `--` (`--elements=--`) is read as the text it is:
-        argparse drops it and stores [] unparsed, which nothing expects."""
+        argparse drops it and stores [] unparsed, which nothing expects. A
+        value longer than any setting's (not a path) is refused by its
+        length, not echoed whole in the error."""
+        long = [n for n in (len(item) for text in arg_strings for item in text.split(","))
+                if n > MAX_VALUE]  # a list's items: 100,000 stages are counted where refused
+        if long and action.option_strings and "FILE" not in str(action.metavar):
+            raise UsageError(f"{action.option_strings[0]} is given {long[0]:,} characters, "
+                             f"more than any of its values has", f"see {self.prog} --help")
         if action.nargs is None and arg_strings == ["--"]:
             value = self._get_value(action, "--")
             self._check_value(action, value)
