@@ -152,3 +152,33 @@ def test_the_mean_probe_of_processes_without_readings_is_zero():
     assert _mean_probe([Process((1.0, 2.0), (None, None))]) == 0.0
     assert _mean_probe([]) == 0.0
     assert _mean_probe([Process((1.0, 2.0), (500.0, None)), Process((1.0,), (700.0,))]) == 600.0
+
+
+def test_each_record_s_own_slope_moves_its_rounds_and_both_slopes_errors_join_the_noise():
+    """Both records have processes that saw both states: each is moved along its own
+    slope, and the systematic error is each slope's error times how far its record's
+    rounds moved, over the baseline's level."""
+    import math
+
+    from graphbench.analyze.host_gate import _mean_probe, pair_states, processes
+    from graphbench.analyze.host_speed import within_fit
+
+    baseline = spanning_baseline(10)
+    rng = np.random.default_rng(11)
+    runs = [host_run(rng, FAST, rounds=20, seed=i, switch_to=SLOW, slower=0.05)
+            for i in range(2)] + [host_run(rng, SLOW, seed=2, slower=0.05)]
+    current = make_record({"individual": 14.0, "graph": 5.8}, rounds=30, runs=runs)
+    gate = gate_values(baseline, current, "individual.wall")
+
+    base, cur = processes(baseline, "individual.wall"), processes(current, "individual.wall")
+    target = pair_states(base, cur).medians[0]
+    assert gate.note == (f"every round brought to the host's fast state (probe {target:.0f} us) "
+                         "along each record's own slope (1 and 2 processes that saw both "
+                         "states)")
+    fits = [within_fit([p.values for p in side], [p.probes for p in side])
+            for side in ([base[3]], cur[:2])]
+    level = float(np.mean([np.median(v) for v in gate.base]))
+    expected = math.hypot(*(fit.slope_se * abs(_mean_probe(side) - target)
+                            for side, fit in zip((base, cur), fits))) / level
+    assert gate.systematic == pytest.approx(expected, rel=1e-9)
+    assert 0.03 < change(gate) < 0.08
