@@ -121,9 +121,12 @@ def by_key(dicts: list[dict]) -> dict[str, Readings]:
     first = list(dicts[0]) if dicts else []
     ordered = first + sorted(keys.difference(first))
     if len(first) == len(keys) and sum(map(len, dicts)) == len(dicts) * len(keys):
-        # the common case, every dict with every key
-        return {key: Readings(list(map(itemgetter(key), dicts)), np.arange(len(dicts)))
-                for key in ordered}
+        # the common case, every dict with every key: one walk gives each key's values
+        every = np.arange(len(dicts))
+        if len(ordered) < 2:  # no key, or one (itemgetter gives no tuple)
+            return {key: Readings(list(map(itemgetter(key), dicts)), every) for key in ordered}
+        return {key: Readings(list(values), every)
+                for key, values in zip(ordered, zip(*map(itemgetter(*ordered), dicts)))}
     out = {}
     for key in ordered:
         sets = [i for i, d in enumerate(dicts) if key in d]

@@ -188,9 +188,13 @@ def _flat_instance(cls, flat, entries):
     if not required <= entries.keys():
         return None
     instance = object.__new__(cls)
-    fields = instance.__dict__
-    fields.update(defaults)
-    fields.update(entries)
+    fields = getattr(instance, "__dict__", None)
+    if fields is None:  # a slotted class (the readings)
+        for name, item in {**defaults, **entries}.items():
+            object.__setattr__(instance, name, item)
+    else:
+        fields.update(defaults)
+        fields.update(entries)
     return instance
 
 

@@ -1,13 +1,17 @@
 """What is read after each set of rounds, beside the timed rounds
 themselves: GPU busy time behind the hold, the host's held launch cost, the
-GPU reference, NVML's clock and throttle reasons, and the host probe."""
+GPU reference, NVML's clock and throttle reasons, and the host probe.
+
+A record holds one Condition per set of rounds and a dozen readings in each:
+millions for a long run. They are slotted (no __dict__): read and walked in
+a little over half the time."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BusyReading:
     """GPU us per iteration of one workload, from a replay queued behind a
     hold kernel; the hold's length, whether it outlasted the host's submission,
@@ -19,7 +23,7 @@ class BusyReading:
     sm_clock_mhz: float | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SubmitReading:
     """Host time per iteration to enqueue a few iterations behind a hold
     kernel, so the launch queue can neither drain nor fill: the CPU's cost
@@ -29,7 +33,7 @@ class SubmitReading:
     covered: bool | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Condition:
     """Device and host readings after one set of rounds."""
     sm_clock_mhz: int | None = None           # NVML's reading
