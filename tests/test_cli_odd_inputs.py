@@ -252,3 +252,13 @@ def test_a_value_of_two_dashes_is_read_as_that_text(argv, said, capsys, no_drive
 def test_a_value_longer_than_any_setting_is_refused_by_its_length(argv, capsys, no_driver):
     err = refused([*argv, "a" * 5000], capsys)
     assert "is given 5,000 characters" in err and len(err) < 200  # not echoed whole
+
+
+@pytest.mark.parametrize("argv", [["run", "--json"], ["run", "--csv"], ["report", RECORD, "--plot"],
+                                  ["report", RECORD, "--json"]])
+def test_an_output_name_too_long_to_write_is_refused_first_in_one_short_line(argv, capsys,
+                                                                            no_driver):
+    name = "x" * 238 + ".svg"  # 242 bytes: its temporary file's name would pass 255
+    err = refused([*argv, name], capsys)
+    assert "holds a name longer than a result's file may have (241 bytes)" in err
+    assert len(err) < 300

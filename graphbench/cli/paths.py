@@ -20,16 +20,23 @@ import stat
 from pathlib import Path
 
 from graphbench.errors import UsageError
-from graphbench.record.files import check_not_waiting, existing
+from graphbench.record.files import check_not_waiting, existing, shown_path
 
 KERNEL_FOLDERS = ("/proc", "/sys")  # their files are the kernel's interfaces, not storage
-CHARTS = ("--plot", "--timeline")  # binary images: a terminal shows them as noise
+CHARTS = ("--plot", "--timeline")
+NAME_MAX = 255  # bytes of one name in a path, on every file system Linux writes results to
+TEMP_NAME = 14  # what the atomic write's temporary name adds: .NAME.XXXXXXXX.tmp  # binary images: a terminal shows them as noise
 
 
 def check_output_kind(path: str, option: str) -> None:
     """UsageError for an output that is no file a result can go to."""
     if Path(path).name in ("", ".", ".."):  # missing/.. exists nowhere, yet names a folder
         raise UsageError(f"{option} {path} names a folder, not a file", "give a file name")
+    *folders, name = Path(path).parts
+    if any(len(os.fsencode(part)) > NAME_MAX for part in folders) \
+            or len(os.fsencode(name)) > NAME_MAX - TEMP_NAME:
+        raise UsageError(f"{option} {shown_path(path)} holds a name longer than a result's "
+                         f"file may have ({NAME_MAX - TEMP_NAME} bytes)", "give a shorter name")
     _check_not_kernel_file(path, option)
     found = existing(path, option)
     if found is None:
