@@ -32,7 +32,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from graphbench.analyze.stats import (block_medians, chi2_sf, dense_codes, dot, holm,
-                                      mean_ranks)
+                                      mean_ranks, median)
 from graphbench.record.columns import round_array
 from graphbench.record.model import ProcessRun, RunRecord
 
@@ -207,17 +207,17 @@ def predecessor_p_value(values: Sequence[float], labels: Sequence[str], cycles: 
 
 def _groups(values: np.ndarray, after: np.ndarray, names: Sequence[str]) -> tuple[Group, ...]:
     codes = label_codes(names)
-    middle = np.median(values)
+    middle = median(values)
     parts = [(g, values[after == codes[g]]) for g in (FIRST, *names)]
     medians = [(g, part.size, float(np.median(part))) for g, part in parts if part.size]
-    return tuple(Group(g, size, median, float(median / middle - 1)) for g, size, median in medians)
+    return tuple(Group(g, size, m, float(m / middle - 1)) for g, size, m in medians)
 
 
 def _effect(mode: str, metric: str, rounds: _Rounds, names: Sequence[str],
             permutations: int) -> Effect:
     values, after = rounds.values[(mode, metric)], rounds.after[mode]
     groups = _groups(values, after, names)
-    effect = Effect(mode, metric, int(values.size), float(np.median(values)), groups,
+    effect = Effect(mode, metric, int(values.size), median(values), groups,
                     math.nan, None)
     if len(groups) < 2:
         return replace(effect, reason=f"every round ran after {groups[0].after}")

@@ -60,8 +60,21 @@ class _Table:
         """Field `name` of every object as floats: None (or no such field) as NaN, True as 1."""
         cache = self.__dict__.setdefault("_made", {})
         if name not in cache:
-            cache[name] = frozen(self.values(name))
+            cache[name] = self._floats(name)
         return cache[name]
+
+    def _floats(self, name: str) -> np.ndarray:
+        """Field `name` read straight into floats, when every object has it
+        and none is None; else through values()."""
+        if name not in self.__dict__.get("_fetched", {}):
+            try:
+                array = np.fromiter(map(attrgetter(name), self.items), float, len(self.items))
+            except (AttributeError, TypeError):  # a None, or an object without it
+                pass
+            else:
+                array.flags.writeable = False
+                return array
+        return frozen(self.values(name))
 
 
 class Readings(_Table):
@@ -84,7 +97,7 @@ class Readings(_Table):
     @cached_property
     def uncovered(self) -> int:
         """Readings whose hold ended before the host had queued the work."""
-        return int(np.count_nonzero(self.column("covered") == 0))
+        return self.values("covered").count(False)  # False (or 0): not None
 
 
 class Columns(_Table):
@@ -117,18 +130,16 @@ class Columns(_Table):
 def by_key(dicts: list[dict]) -> dict[str, Readings]:
     """The values of each key over a list of dicts (one per set of rounds),
     with the indices of the sets that have it; the first dict's keys first."""
-    keys = set().union(*dicts)
     first = list(dicts[0]) if dicts else []
-    ordered = first + sorted(keys.difference(first))
-    if len(first) == len(keys) and sum(map(len, dicts)) == len(dicts) * len(keys):
-        # the common case, every dict with every key: one walk gives each key's values
+    if first and list(chain.from_iterable(dicts)) == first * len(dicts):
+        # the common case, every dict with the same keys in the same order:
+        # every value in one walk, each key's every width-th from its place
+        flat, width = list(chain.from_iterable(map(dict.values, dicts))), len(first)
         every = np.arange(len(dicts))
-        if len(ordered) < 2:  # no key, or one (itemgetter gives no tuple)
-            return {key: Readings(list(map(itemgetter(key), dicts)), every) for key in ordered}
-        return {key: Readings(list(values), every)
-                for key, values in zip(ordered, zip(*map(itemgetter(*ordered), dicts)))}
+        return {key: Readings(flat[i::width], every) for i, key in enumerate(first)}
+    keys = set().union(*dicts)
     out = {}
-    for key in ordered:
+    for key in first + sorted(keys.difference(first)):
         sets = [i for i, d in enumerate(dicts) if key in d]
         out[key] = Readings([dicts[i][key] for i in sets], np.array(sets, dtype=int))
     return out
