@@ -331,3 +331,61 @@ def test_exactly_the_minimum_of_independent_pairs_is_enough_for_an_ab_verdict(mo
     assert change.valid and change.scope == "within one process, 20 pairs"
     monkeypatch.setattr(ab, "MIN_EFFECTIVE_PAIRS", worth + 0.01)
     assert not ratio_change(ratios).valid
+
+
+def test_the_advice_names_the_fewest_pairs_in_steps_of_a_tenth_that_make_a_metric_gateable():
+    import math
+
+    from graphbench.analyze import ab
+
+    def width(n, effective_n, se, pairs):
+        return 2 * sum(ab._widths(se * math.sqrt(n / pairs), effective_n * pairs / n - 1))
+
+    def advised(pairs):
+        return (f"about {pairs} pairs would make it gateable (more rounds: --min-rounds {pairs} "
+                "or a longer --max-time)")
+
+    # from 5 pairs the next step is 6: a threshold exactly as wide as 6 pairs' interval
+    assert ab._more_pairs(5, 5.0, 0.01)(width(5, 5.0, 0.01, 6)) == advised(6)
+    assert ab._more_pairs(5, 5.0, 0.01)(width(5, 5.0, 0.01, 6) * 0.999) == advised(7)
+    assert ab._more_pairs(10, 10.0, 0.01)(0.05) == advised(27)
+    assert ab._more_pairs(20, 5.0, 0.02)(0.03) == advised(461)
+    assert ab._more_pairs(30, 30.0, 0.001)(0.05) == advised(33)
+    assert ab._more_pairs(10, 10.0, 0.01)(1e-9) == "not even 100000 pairs would make it gateable"
+
+
+def test_a_paired_location_leaves_out_what_lies_beyond_five_robust_sds():
+    from graphbench.analyze import ab
+
+    for values in ([1.0, 2.0], [1.0, 2.0, math.nan], [1.0, math.inf, 2.0, 3.0]):
+        with pytest.raises(ValueError, match="^a location needs 3 or more finite values$"):
+            ab.paired_location(values)
+    three = ab.paired_location([10.0, 10.4, 100.0])  # 100 dropped; two values kept
+    assert (three.estimate, three.n, three.dropped) == (pytest.approx(10.2), 2, 1)
+    assert three.se == pytest.approx(np.std([10.0, 10.4], ddof=1) / math.sqrt(2))
+    assert three.effective_n == 2.0
+    # no spread at all: nothing is an outlier
+    flat = ab.paired_location([1.0, 1.0, 1.0, 1.0, 5.0])
+    assert (flat.estimate, flat.n, flat.dropped) == (pytest.approx(1.8), 5, 0)
+    # the floor is the scale: a value exactly 5 floors away is kept, one beyond is not
+    kept = ab.paired_location([10.0] * 7 + [12.5], 0.5)
+    assert (kept.n, kept.dropped, kept.estimate) == (8, 0, 10.3125)
+    cut = ab.paired_location([10.0] * 7 + [12.5000001], 0.5)
+    assert (cut.n, cut.dropped, cut.estimate) == (7, 1, 10.0)
+    # with no outlier: the mean, and the sd (never below the floor) over sqrt(n / tau)
+    values = np.random.default_rng(5).normal(0.0, 0.01, 40)
+    location = ab.paired_location(values)
+    tau = ab.mean_tau(values)
+    assert location.estimate == pytest.approx(float(np.mean(values)), rel=1e-12)
+    assert location.se == pytest.approx(np.std(values, ddof=1) * math.sqrt(tau / 40), rel=1e-12)
+    assert (location.n, location.effective_n, location.dropped) == (40, 40 / tau, 0)
+    assert ab.paired_location(values, 1.0).se == pytest.approx(math.sqrt(tau / 40), rel=1e-12)
+    assert ab.paired_location([0.1, 0.2, 0.3]).se == ab.paired_location([0.1, 0.2, 0.3], 0.0).se
+
+
+def test_the_mean_s_autocorrelation_time_is_1_below_three_values():
+    from graphbench.analyze import ab
+
+    assert ab.mean_tau([1.0, 2.0]) == 1.0 and ab.mean_tau([]) == 1.0
+    assert ab.mean_tau([1.0, 3.0, 2.0]) == pytest.approx(9.472135954999581)
+    assert ab.mean_tau([1.0, 3.0, 2.0, 5.0]) == pytest.approx(199.0)
