@@ -4,6 +4,8 @@ Each difference is a note on the comparison; some change how it is judged."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from graphbench.analyze.stats import median
 from graphbench.record.model import RunRecord
 
@@ -50,8 +52,10 @@ def device_notes(baseline: RunRecord, current: RunRecord) -> list[str]:
 
 
 def measured_clock(record: RunRecord) -> float | None:
-    clocks = [r.sm_clock_mhz for c in record.conditions for r in c.busy.values() if r.sm_clock_mhz]
-    return median(clocks) if clocks else None
+    """The median SM clock the busy readings measured (where they did)."""
+    measured = [readings.clocks for readings in record.condition_columns.busy.values()]
+    clocks = np.concatenate(measured) if measured else np.zeros(0)
+    return median(clocks) if clocks.size else None
 
 
 def difference_notes(baseline: RunRecord, current: RunRecord) -> list[str]:

@@ -32,7 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphbench.analyze.host_speed import (MIN_FIT_ROUNDS, Fit, HostStates, at_probe,
-                                           host_states, mode_probes, steadied, within_fit)
+                                           host_states, mode_probe_array, probe_array, steadied,
+                                           within_fit)
 from graphbench.analyze.metrics import metric_values
 from graphbench.ladder import BASELINE
 from graphbench.limits import MIN_PROCESSES
@@ -69,17 +70,19 @@ class Process:
     """One process's rounds of a metric with the host reading of each."""
 
     values: tuple[float, ...]
-    probes: tuple[float | None, ...]
+    probes: tuple[float | None, ...] | np.ndarray  # an array: probe_array's, 0 for none
 
     def steady(self) -> tuple[float, ...]:
         return steadied(self.values, self.probes)
 
+    def readings(self) -> np.ndarray:
+        """The probe readings the rounds have, in order."""
+        probes = probe_array(self.probes)
+        return probes[probes != 0]
+
     def states_seen(self, states: HostStates) -> set[int]:
-        counts = [0] * states.count
-        for p in self.probes:
-            if p:
-                counts[states.state_of(p)] += 1
-        return {k for k, n in enumerate(counts) if n >= MIN_IN_STATE}
+        counts = np.bincount(states.states_of(self.readings()), minlength=states.count)
+        return {k for k, n in enumerate(counts.tolist()) if n >= MIN_IN_STATE}
 
 
 def processes(record: RunRecord, metric: str) -> list[Process]:
@@ -89,12 +92,15 @@ def processes(record: RunRecord, metric: str) -> list[Process]:
     if record.legacy_processes is not None:
         return [Process((m,), (None,)) for m in record.legacy_processes.medians.get(metric, ())]
     out = []
-    for run in record.runs:
-        values = metric_values(dataclasses.replace(record, runs=(run,)), metric)
+    for run in record.runs:  # a one-process record is its own process (its figures kept)
+        one = record if len(record.runs) == 1 else dataclasses.replace(record, runs=(run,))
+        values = metric_values(one, metric)
         mode = BASELINE if metric.startswith("speedup") else metric.partition(".")[0]
-        probes = tuple(mode_probes(run, mode)) if mode in run.modes else ()
-        if values:
-            out.append(Process(tuple(values), (probes + (None,) * len(values))[:len(values)]))
+        probes = mode_probe_array(run, mode) if mode in run.modes else np.zeros(0)
+        if values:  # a round without a reading reads 0
+            padded = np.zeros(len(values))
+            padded[:min(probes.size, len(values))] = probes[:len(values)]
+            out.append(Process(tuple(values), padded))
     return out
 
 
@@ -103,17 +109,18 @@ def pair_states(base: list[Process], cur: list[Process]) -> HostStates | None:
     form one state but the two records' medians lie more than
     HOST_PROBE_TOLERANCE apart (a host slower by a third, say), each record's
     speed counts as a state of its own."""
-    readings = [[p for proc in side for p in proc.probes if p] for side in (base, cur)]
-    states = host_states(readings[0] + readings[1])
-    if states is None or states.count == 2 or not all(readings):
+    readings = [np.concatenate([proc.readings() for proc in side] or [np.zeros(0)])
+                for side in (base, cur)]
+    every = np.concatenate(readings)
+    states = host_states(every)
+    if states is None or states.count == 2 or not all(r.size for r in readings):
         return states
     b, c = (float(np.median(r)) for r in readings)
     if abs(c / b - 1) <= HOST_PROBE_TOLERANCE:
         return states
     split = math.sqrt(b * c)
-    every = readings[0] + readings[1]
-    fast = sum(p < split for p in every)
-    return HostStates((min(b, c), max(b, c)), (fast, len(every) - fast), split)
+    fast = int(np.count_nonzero(every < split))
+    return HostStates((min(b, c), max(b, c)), (fast, every.size - fast), split)
 
 
 def gate_values(baseline: RunRecord, current: RunRecord, metric: str) -> HostGate:
@@ -179,5 +186,5 @@ def _fit(spanning: list[Process]) -> Fit | None:
 
 
 def _mean_probe(side: list[Process]) -> float:
-    readings = [p for proc in side for p in proc.probes if p]
-    return float(np.mean(readings)) if readings else 0.0
+    readings = np.concatenate([proc.readings() for proc in side] or [np.zeros(0)])
+    return float(np.mean(readings)) if readings.size else 0.0
