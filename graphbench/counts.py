@@ -35,9 +35,9 @@ def parse_count(text: str, option: str, expected: str = "a whole number") -> int
         if "^" in raw:
             base, exponent = (int(part, 10) for part in _digits(raw.split("^", 1)))
             if base == exponent == 0:  # Python says 1; no count is meant by it
-                raise UsageError(f"{option} {text} has no value (0^0)", EXAMPLES)
+                raise UsageError(f"{option} {shown(text, quote=False)} has no value (0^0)", EXAMPLES)
             if base > 1 and exponent * math.log2(base) > 64:
-                raise UsageError(f"{option} {text} is far too large", EXAMPLES)
+                raise UsageError(f"{option} {shown(text, quote=False)} is far too large", EXAMPLES)
             value = base ** exponent
         elif "e" in raw.lower():
             # float() also reads fullwidth and Arabic-Indic digits; counts take ASCII only
@@ -50,10 +50,18 @@ def parse_count(text: str, option: str, expected: str = "a whole number") -> int
         else:
             value = int(_digits([raw])[0], 10)
     except (ValueError, OverflowError):  # 1e999 is inf: OverflowError from int()
-        raise UsageError(f"{option} must be {expected}, got {text!r}", EXAMPLES) from None
+        raise UsageError(f"{option} must be {expected}, got {shown(text)}", EXAMPLES) from None
     if value > MAX_COUNT:
-        raise UsageError(f"{option} {text} is far too large", EXAMPLES)
+        raise UsageError(f"{option} {shown(text, quote=False)} is far too large", EXAMPLES)
     return value
+
+
+def shown(text: str, quote: bool = True) -> str:
+    """A user's text in a one-line message, cut short past 60 characters
+    (a 5,000-digit count is not echoed whole)."""
+    if len(text) <= 60:
+        return repr(text) if quote else text
+    return f"{text[:40]!r}... ({len(text):,} characters)"
 
 
 def parse_processes(value: int | str, option: str = "--processes") -> int:

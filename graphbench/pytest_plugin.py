@@ -135,26 +135,26 @@ def save_folder(path: str | None) -> Path | None:
 def compare_folder(path: str | None) -> Path | None:
     """A folder that holds saved records (.json files)."""
     from graphbench.errors import UsageError
+    from graphbench.record.files import shown_path
 
     if path is None:
         return None
-    remedy = f"give the folder {SAVE} wrote"
-    folder = Path(path)
+    remedy, shown = f"give the folder {SAVE} wrote", shown_path(path) if len(path) > 200 else path
     check_text(path, COMPARE, remedy)
     try:
-        records = [p for p in folder.iterdir() if p.suffix == ".json" and p.is_file()]
+        records = [p for p in Path(path).iterdir() if p.suffix == ".json" and p.is_file()]
     except NotADirectoryError:
-        raise UsageError(f"{COMPARE} {path} is not a folder", remedy) from None
+        raise UsageError(f"{COMPARE} {shown} is not a folder", remedy) from None
     except FileNotFoundError:
-        raise UsageError(f"{COMPARE} {path}: no such folder",
-                         f"make it with {SAVE} {path} on a machine with a GPU") from None
+        raise UsageError(f"{COMPARE} {shown}: no such folder",
+                         f"make it with {SAVE} {shown} on a machine with a GPU") from None
     except OSError as exc:
-        raise UsageError(f"{COMPARE} {path}: cannot read it ({exc.strerror or exc})",
+        raise UsageError(f"{COMPARE} {shown}: cannot read it ({exc.strerror or exc})",
                          remedy) from None
     if not records:
-        raise UsageError(f"{COMPARE} {path} holds no records (no .json file)",
-                         f"make them with {SAVE} {path} on a machine with a GPU")
-    return folder
+        raise UsageError(f"{COMPARE} {shown} holds no records (no .json file)",
+                         f"make them with {SAVE} {shown} on a machine with a GPU")
+    return Path(path)
 
 
 def check_text(path: str, option: str, remedy: str) -> None:

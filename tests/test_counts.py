@@ -51,3 +51,9 @@ def test_a_zero_in_scientific_form_is_zero():
 def test_a_huge_power_is_refused_before_it_is_computed(text):
     # computing either would take minutes and gigabytes; the refusal is immediate
     assert "far too large" in refused_option(parse_count, text).message
+
+
+def test_a_long_count_is_shown_cut_short_in_its_one_line():
+    for text in ("9" * 5000, "x" * 5000, "9^" + "9" * 5000):
+        message = refused_option(parse_count, text).message
+        assert len(message) < 200 and "5,0" in message

@@ -444,3 +444,14 @@ def test_on_a_gpu_save_compare_and_an_injected_slowdown_fails(pytester, monkeypa
     result = session("--graphbench-compare", saved)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*individual.busy*slower*"])
+
+
+@pytest.mark.parametrize("option", ["--graphbench-compare", "--graphbench-processes"])
+def test_an_option_value_of_5000_characters_is_shown_cut_short(option, tmp_path):
+    from graphbench.pytest_plugin import session_options
+
+    values = {"--graphbench-compare": (None, "x" * 5000, None),
+              "--graphbench-processes": (str(tmp_path), None, "9" * 5000)}[option]
+    with pytest.raises(pytest.UsageError) as refused:
+        session_options(*values)
+    assert option in str(refused.value) and len(str(refused.value)) < 400
