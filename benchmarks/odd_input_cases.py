@@ -175,7 +175,7 @@ def cli_path_cases() -> list[dict]:
                 cases.append(case(f"cli/{command}{option}/path{i}", "cli", bad=bad,
                                   argv=[command, *BASE_ARGS[command], option, path],
                                   outputs=outputs if not bad else [],
-                                  interrupt_after=3 if path == "fifo" else None))
+                                  fifo_reader=path == "fifo"))
     for command, options in IN_OPTIONS.items():
         for option in options:
             for i, (path, _, bad_in) in enumerate(PATHS):
@@ -208,7 +208,10 @@ def cli_combination_cases(rng: random.Random) -> list[dict]:
                                                          "--pipeline", "call.py"],
              ["run", "--rounds", "5", "--max-noise", "1%"], ["--version", "x"], ["bogus"],
              ["run", "--", "x"], ["", "run"], ["run", "--dev", "0"], ["RUN"], ["-h", "run"]]
-    valid = (["-h", "run"], ["--version", "x"])  # help and version end the parse, as argparse's
+    # help and version end the parse, as argparse's; --dev is --device abbreviated; a run
+    # record's rounds are charted
+    valid = (["-h", "run"], ["--version", "x"], ["run", "--dev", "0"],
+             ["report", "cur.json", "--plot", "x.svg"])
     cases = [case(f"cli/combo/{i}", "cli", argv=argv, bad=None if argv in valid else True)
              for i, argv in enumerate(fixed)]
     options = [(c, o) for c, opts in VALUE_OPTIONS.items() for o in opts]
@@ -443,7 +446,7 @@ def api_cases() -> list[dict]:
                           code=f"graphbench.load({path!r})"))
         cases.append(case(f"api/save/path{i}", "api", flags=CLI_FLAGS,
                           outputs=WRITES.get(path, []),
-                          interrupt_after=3 if path == "fifo" else None,
+                          fifo_reader=path == "fifo",
                           bad=True if path in ("", ".", "sub", "/proc/version") else None,
                           code=f"graphbench.save({path!r}, graphbench.load('cur.json'))"))
     for i, value in enumerate(API_VALUES):

@@ -16,7 +16,8 @@ Each case runs in its own folder of fixture files, with a timeout, two at a
 time at most: in a forked copy of a process that has imported graphbench
 (fast), or, for streams and environments, as a fresh `python -m graphbench`.
 An outcome is mishandled when it shows a traceback, exits with a code the
-entry point does not use, says more than one line, writes control
+entry point does not use, says more than one line (or one of more than
+4,000 characters), writes control
 characters, damages or removes a file that was there, leaves a file behind
 after a failure, hangs, accepts an input that cannot be right, or reaches
 the driver check with one; from the API, when it raises anything but a
@@ -51,6 +52,7 @@ DRIVER = ("no NVIDIA driver found", "reports no usable GPU", "reports no GPU")
 NOBODY = 65534
 CLI_CODES, PLUGIN_CODES = {0, 1, 2, 130}, {0, 1, 4, 5}
 STREAMS = ("full", "reader-gone")  # where --json - sends the report to stderr
+LONGEST = 4000  # characters of one message: a value of any size is shown shortened
 
 
 # -- the sandbox each case runs in --------------------------------------------------------------
@@ -172,7 +174,7 @@ def run_case(case: dict) -> dict:
             rc, hung = fork_case(case, box, work, cache)
         outcome = {"rc": rc, "hang": hung, "seconds": round(time.monotonic() - started, 2),
                    "out": read(work / "out"), "err": read(work / "err"),
-                   "result": json.loads(read(work / "result.json") or "null")}
+                   "result": json.loads(read(work / "result.json", None) or "null")}
         outcome["changed"], outcome["new"] = changes(before, snapshot(box), case)
         shown = {**case, "files": sorted(case.get("files", {}))}
         return {**shown, **outcome, "classes": classify(case, outcome)}
@@ -192,9 +194,9 @@ def write_files(box: Path, files: dict) -> None:
         (box / name).write_bytes(data)
 
 
-def read(path: Path) -> str:
+def read(path: Path, limit: int | None = 20000) -> str:
     try:
-        return path.read_bytes().decode("utf-8", "backslashreplace")[:20000]
+        return path.read_bytes().decode("utf-8", "backslashreplace")[:limit]
     except OSError:
         return ""
 
@@ -203,7 +205,7 @@ def changes(before: dict, after: dict, case: dict) -> tuple[list, list]:
     may = set(case.get("outputs", ()))
     changed = [p for p, v in before.items() if p not in may and after.get(p) != v]
     caches = [v.rstrip("/") for k, v in case.get("env", {}).items()  # a cache folder named
-              if k in ("GRAPHBENCH_CACHE_DIR", "XDG_CACHE_HOME") and v.strip()]  # is made
+              if k in ("GRAPHBENCH_CACHE_DIR", "XDG_CACHE_HOME") and v]  # is made, "\n" too
     new = [p for p in after if p not in before
            and not any(p == c or p.startswith(c + "/") for c in caches)]
     return changed, new
@@ -261,22 +263,36 @@ def fork_case(case: dict, box: Path, work: Path, cache: Path) -> tuple[int | Non
             code = in_child(case, box, work, cache)
         finally:
             os._exit(code)
-    started = time.monotonic()
-    interrupt = case.get("interrupt_after")
-    while time.monotonic() < started + TIMEOUT_S:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status), False
-        if interrupt and time.monotonic() > started + interrupt:  # a FIFO output waits for
-            os.kill(pid, signal.SIGINT)  # its reader, as `>` in a shell: Ctrl-C must work
-            interrupt = None
-        time.sleep(0.01)
+    started, reader = time.monotonic(), None
+    try:
+        while time.monotonic() < started + TIMEOUT_S:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status), False
+            if case.get("fifo_reader") and time.monotonic() > started + 1:
+                reader = drain(box / "fifo", reader)  # a FIFO output waits for its reader,
+            time.sleep(0.01)  # as `>` does in a shell: the reader comes a second later
+    finally:
+        if reader is not None:
+            os.close(reader)
     try:
         os.killpg(pid, signal.SIGKILL)
     except OSError:
         os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     return None, True
+
+
+def drain(fifo: Path, fd: int | None) -> int:
+    """Read what waits in `fifo` (opened for reading the first time)."""
+    if fd is None:
+        fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        while os.read(fd, 1 << 16):
+            pass
+    except BlockingIOError:
+        pass
+    return fd
 
 
 def in_child(case: dict, box: Path, work: Path, cache: Path) -> int:
@@ -334,13 +350,17 @@ def child_api(case: dict, work: Path) -> int:
     try:
         exec(compile(case["code"], "<case>", "exec"), scope)
         result = {"raised": None}
-    except KeyboardInterrupt:  # Ctrl-C while a FIFO output waits for its reader
+    except KeyboardInterrupt:  # a pipeline file that raises it: let through, as Python does
         result = {"raised": None, "interrupted": True}
     except GraphbenchError as exc:
         chained = exc.__cause__ is not None or (exc.__context__ is not None
                                                 and not exc.__suppress_context__)
-        result = {"raised": type(exc).__name__, "message": str(exc), "remedy": exc.remedy,
-                  "chained": chained, "graphbench": True}
+        message = str(exc)
+        result = {"raised": type(exc).__name__, "message": message[:2000],
+                  "one_line": "\n" not in message and "\r" not in message,
+                  "flags_named": [f for f in case.get("flags", ()) if f in message],
+                  "length": len(message), "remedy": exc.remedy[:2000], "chained": chained,
+                  "graphbench": True}
     except BaseException as exc:
         result = {"raised": type(exc).__name__, "message": str(exc)[:2000],
                   "traceback": traceback.format_exc()[-4000:], "graphbench": False}
@@ -398,6 +418,8 @@ def judge_exit(case: dict, o: dict) -> list[str]:
         classes.append("message not one line")
     if plugin and rc == 4 and len([x for x in lines if x.startswith("ERROR")]) != 1:
         classes.append("message not one line")
+    if failed and any(len(line) > LONGEST for line in lines[:1]):
+        classes.append("message too long")
     err = o["err"] if not compile_log else "\n".join(lines[:1])
     if any(ord(c) < 32 and c not in "\n\t" or 0x7f <= ord(c) < 0xa0 for c in err):
         classes.append("control characters")
@@ -423,12 +445,14 @@ def judge_api(case: dict, o: dict) -> list[str]:
     message = r["message"]
     if r["chained"]:
         classes.append("api: chained exception")
-    if "\n" in message or "\r" in message:
+    if not r["one_line"]:
         classes.append("message not one line")
     if not r["remedy"]:
         classes.append("api: no remedy")
-    if any(flag in message for flag in case.get("flags", ())):
+    if r["flags_named"]:
         classes.append("api: names a CLI flag")
+    if r["length"] > LONGEST:
+        classes.append("message too long")
     if case.get("bad") and any(d in message for d in DRIVER):
         classes.append("bad input reached the driver")
     return classes
