@@ -32,14 +32,15 @@ SWEEP = Path(__file__).resolve().parent / "records" / "sweep.json"
     ("2^12..2^16", [4096, 8192, 16384, 32768, 65536]),
     ("2^12..2^24:x4", [4096, 16384, 65536, 262144, 1048576, 4194304, 16777216]),
     ("1..16", [1, 2, 4, 8, 16]),
-    ("16,1,4,4", [1, 4, 16]),
+    ("16,1,4", [1, 4, 16]),
     ("1000..5000", [1000, 2000, 4000]),
 ])
 def test_grids_accept_lists_and_ranges(text, values):
     assert parse_grid(text, "--elements") == tuple(values)
 
 
-@pytest.mark.parametrize("text", ["", "0,4", "2^16..2^12", "1..8:x1", "a..b", "4096,,x"])
+@pytest.mark.parametrize("text", ["", "0,4", "2^16..2^12", "1..8:x1", "a..b", "4096,,x",
+                                  "16,1,4,4"])  # a value named twice is a typo
 def test_bad_grids_are_usage_errors(text):
     with pytest.raises(UsageError):
         parse_grid(text, "--elements")

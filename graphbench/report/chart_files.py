@@ -11,7 +11,7 @@ from pathlib import Path
 from graphbench.counts import power_label
 from graphbench.errors import UsageError
 from graphbench.report.chart import Panel, _bounds, check_chart_path
-from graphbench.report.figures import nice_ticks, save_png, tick_text, y_label
+from graphbench.report.figures import nice_ticks, save_png, tick_text, write_figure, y_label
 
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 WIDTH, HEIGHT = 640, 320                 # SVG pixels per panel
@@ -128,13 +128,5 @@ def png_chart(panels: list[Panel], path: Path) -> None:
 
 def write_chart(path: str, panels: list[Panel]) -> Path:
     """Write the chart as SVG or PNG, chosen by the file's suffix."""
-    from graphbench.record.files import write_text_atomic
-
     check_chart_path(path)
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.suffix.lower() == ".svg":
-        write_text_atomic(target, svg_chart(panels))
-    else:
-        png_chart(panels, target)
-    return target
+    return write_figure(path, lambda: svg_chart(panels), lambda target: png_chart(panels, target))

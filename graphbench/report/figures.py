@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Callable
 
 from graphbench.errors import UsageError
 
@@ -24,6 +25,20 @@ def check_figure_path(path: str, flag: str, noun: str) -> None:
         except ImportError:
             raise UsageError(f"PNG {noun} need matplotlib",
                              "pip install matplotlib, or write an .svg instead") from None
+
+
+def write_figure(path: str, svg: Callable[[], str], png: Callable[[Path], None]) -> Path:
+    """A picture as SVG or PNG, chosen by the file's suffix (its path checked
+    before any work by check_figure_path), its folder made if missing."""
+    from graphbench.record.files import write_text_atomic
+
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.suffix.lower() == ".svg":
+        write_text_atomic(target, svg())
+    else:
+        png(target)
+    return target
 
 
 def save_png(figure, path) -> None:

@@ -8,7 +8,6 @@ graph rung). SVG by hand, PNG by matplotlib, sharing ticks and titles
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -17,7 +16,7 @@ import numpy as np
 
 from graphbench.ladder import BASE_SUFFIX, BASELINE
 from graphbench.record.model import RunRecord
-from graphbench.report.figures import nice_ticks, save_png, tick_text
+from graphbench.report.figures import nice_ticks, save_png, tick_text, write_figure
 
 MAX_DOTS = 1500  # per strip: evenly spaced in round order, so a long run stays a small file
 WIDTH, ROW, TOP, BOTTOM, LEFT, RIGHT = 680, 34, 34, 42, 130, 30
@@ -188,12 +187,4 @@ def _horizontal_box(axis, stats: dict, row: int) -> None:
 def write_round_plot(path: str, panels: list[StripPanel]) -> Path:
     """The picture as SVG or PNG, by the file's suffix (checked before, as
     every picture's path is: graphbench.report.figures.check_figure_path)."""
-    from graphbench.record.files import write_text_atomic
-
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.suffix.lower() == ".svg":
-        write_text_atomic(target, svg_rounds(panels))
-    else:
-        png_rounds(panels, target)
-    return target
+    return write_figure(path, lambda: svg_rounds(panels), lambda target: png_rounds(panels, target))
