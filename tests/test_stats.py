@@ -5,7 +5,7 @@ import pytest
 
 from graphbench.analyze.decide import (CHANGED, FASTER, NOT_GATEABLE, SAME, SLOWER, Change,
                                        decide, unjudgeable)
-from graphbench.analyze.stats import median, paired_ratios, summarize
+from graphbench.analyze.stats import block_counts, in_order, median, paired_ratios, summarize
 from graphbench.analyze.stopping import drift, headline_noise, series_noise
 
 
@@ -131,3 +131,28 @@ def test_median_and_paired_ratios():
     assert paired_ratios([4.0, 9.0], [2.0, 3.0]) == [2.0, 3.0]
     with pytest.raises(ValueError, match="^paired samples must have the same length$"):
         paired_ratios([1.0], [1.0, 2.0])
+
+
+def test_block_counts_are_the_one_hot_rows_summed_block_by_block():
+    rng = np.random.default_rng(3)
+    sizes = np.array([5, 1, 7, 3])
+    codes = rng.integers(0, 4, int(sizes.sum()))
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    expected = np.add.reduceat(np.eye(4)[codes], starts)
+    assert block_counts(codes, sizes).dtype == float
+    assert block_counts(codes, sizes).tolist() == expected.tolist()
+
+
+def test_order_statistics_of_a_long_series_are_numpys_whatever_it_is():
+    rng = np.random.default_rng(4)
+    series = rng.standard_normal(20_001) * 0.01 + 5
+    frozen = series.copy()
+    frozen.flags.writeable = False
+    for data in (series, frozen, frozen, series[::2]):
+        assert summarize(data) == summarize(data.tolist())
+        assert median(data) == float(np.median(np.asarray(data.tolist())))
+        assert np.percentile(in_order(data), [25, 50, 75]).tolist() == \
+            np.percentile(data, [25, 50, 75]).tolist()
+    assert in_order(frozen) is in_order(frozen)  # a read-only series is sorted once
+    short = series[:100]
+    assert in_order(short) is short  # a short one is read as it is

@@ -31,8 +31,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from graphbench.analyze.stats import (block_medians, chi2_sf, dense_codes, dot, holm,
-                                      mean_ranks, median)
+from graphbench.analyze.stats import (block_counts, block_medians, chi2_sf, dense_codes, dot,
+                                      holm, mean_ranks, median)
 from graphbench.record.columns import round_array
 from graphbench.record.model import ProcessRun, RunRecord
 
@@ -162,11 +162,11 @@ def _centred_ranks(values: np.ndarray, cycles: np.ndarray, starts: np.ndarray) -
     return ranks - np.repeat(np.add.reduceat(ranks, starts) / sizes, sizes)
 
 
-def _null_covariance(centred: np.ndarray, onehot: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Covariance of the groups' rank sums when labels are shuffled within
-    cycles: per cycle, sampling without replacement from its ranks."""
+def _null_covariance(centred: np.ndarray, codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Covariance of the groups' rank sums (`codes`: each round's group) when
+    labels are shuffled within cycles: per cycle, sampling without replacement."""
     sizes = np.diff(np.append(starts, len(centred)))
-    counts = np.add.reduceat(onehot, starts)
+    counts = block_counts(codes, sizes)
     scale = np.add.reduceat(centred ** 2, starts) / np.maximum(sizes - 1, 1)
     return np.diag(dot(scale, counts)) - dot((counts * (scale / sizes)[:, None]).T, counts)
 
@@ -188,7 +188,7 @@ def predecessor_p_value(values: Sequence[float], labels: Sequence[str], cycles: 
     onehot = np.eye(codes.max() + 1)[codes]
     starts = np.concatenate(([0], np.flatnonzero(np.diff(cycle_ids)) + 1))
     centred = _centred_ranks(data, cycle_ids, starts)
-    inverse, df = _inverse(_null_covariance(centred, onehot, starts))
+    inverse, df = _inverse(_null_covariance(centred, codes, starts))
     sums = dot(centred, onehot)
     observed = float(sums @ inverse @ sums)
     if observed <= 1e-9:
