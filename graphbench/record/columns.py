@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from itertools import chain
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Sequence
 
 import numpy as np
