@@ -23,7 +23,7 @@ from pathlib import Path
 from graphbench.cli.progress import console, route
 from graphbench.errors import OutputError, UsageError
 from graphbench.record.printable import printable
-from graphbench.cli.paths import check_input_kind, check_output_kind
+from graphbench.cli.paths import check_input_kind, check_name_length, check_output_kind
 from graphbench.record.files import (check_path_text, check_writable, existing, is_stream,
                                      write_failed, write_text_atomic)
 
@@ -98,6 +98,7 @@ def check_given(outputs: list[tuple[str, str]], inputs: list[tuple[str, str]]) -
 
     for option, path in outputs:
         check_path_text(path, option)
+        check_name_length(path, option)
         if path == STDOUT and sys.stdout is None:
             raise OutputError(f"{option} -: standard output is closed",
                               "give a file name, or leave standard output open")

@@ -32,11 +32,6 @@ def check_output_kind(path: str, option: str) -> None:
     """UsageError for an output that is no file a result can go to."""
     if Path(path).name in ("", ".", ".."):  # missing/.. exists nowhere, yet names a folder
         raise UsageError(f"{option} {path} names a folder, not a file", "give a file name")
-    *folders, name = Path(path).parts
-    if any(len(os.fsencode(part)) > NAME_MAX for part in folders) \
-            or len(os.fsencode(name)) > NAME_MAX - TEMP_NAME:
-        raise UsageError(f"{option} {shown_path(path)} holds a name longer than a result's "
-                         f"file may have ({NAME_MAX - TEMP_NAME} bytes)", "give a shorter name")
     _check_not_kernel_file(path, option)
     found = existing(path, option)
     if found is None:
@@ -49,6 +44,16 @@ def check_output_kind(path: str, option: str) -> None:
                          "overwrite the disk", "give a file name")
     if stat.S_ISCHR(mode):
         _check_character_device(path, option)
+
+
+def check_name_length(path: str, option: str) -> None:
+    """UsageError for a name no result's file can have, before any other
+    check of the path echoes it whole."""
+    *folders, name = Path(path).parts or ("",)
+    if any(len(os.fsencode(part)) > NAME_MAX for part in folders) \
+            or len(os.fsencode(name)) > NAME_MAX - TEMP_NAME:
+        raise UsageError(f"{option} {shown_path(path)} holds a name longer than a result's "
+                         f"file may have ({NAME_MAX - TEMP_NAME} bytes)", "give a shorter name")
 
 
 def _check_character_device(path: str, option: str) -> None:
