@@ -10,7 +10,7 @@ import pytest
 
 from graphbench.record import ranges
 from graphbench.record.columns import (busy_array, columns_of, floats, joined, made_columns,
-                                       relative_busy, round_array, run_columns)
+                                       made_round_array, relative_busy, round_array, run_columns)
 from graphbench.record.model import BusyReading, Condition, ModeSamples, SubmitReading
 
 SETS = (Condition(busy={"stages": BusyReading(2.0, 400.0, True, 1000.0)},
@@ -74,6 +74,18 @@ def test_a_process_makes_its_columns_once_and_a_range_check_reads_them():
     run_columns(bad)
     with pytest.raises(Exception, match=r"conditions\[0\]\.busy\.stages\.us"):
         ranges._walk(type(bad), bad, "runs[0]", "")
+
+
+def test_a_range_check_reads_the_rounds_arrays_made_and_names_a_bad_round():
+    samples = ModeSamples((1.0, 2.0), (0.5, 1e-9), (0.9, 0.9))
+    assert made_round_array(samples, "wall_us") is None  # not made: not made here either
+    made = round_array(samples, "submit")
+    assert made_round_array(samples, "submit_us") is made
+    assert made_round_array(samples, "submit") is None
+    assert made_round_array(samples, "probe_before_us") is None
+    assert not ranges._field_fits("submit_us", tuple[float, ...], [samples])
+    with pytest.raises(Exception, match=r"^modes\.graph\.submit_us\[1\]: a time of 1e-09 us"):
+        ranges._walk(dict[str, ModeSamples], {"graph": samples}, "modes", "modes")
 
 
 def test_floats_read_none_as_nan():

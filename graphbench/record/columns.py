@@ -195,6 +195,14 @@ def round_array(samples, metric: str) -> np.ndarray:
     return cache[metric]
 
 
+def made_round_array(samples, field: str) -> np.ndarray | None:
+    """A ModeSamples' series `field` (wall_us, ...) as round_array made it,
+    if it did, for a range check to read; None otherwise."""
+    cache = getattr(samples, "__dict__", {}).get(_KEY)
+    found = cache.get(field.removesuffix("_us")) if isinstance(cache, dict) else None
+    return found if field.endswith("_us") else None
+
+
 def busy_array(readings: Readings | None, metric: str) -> np.ndarray:
     """A workload's busy times ("busy"), or its busy times in SM cycles at
     the clock the hold measured, where it did ("cycles")."""

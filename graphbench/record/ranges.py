@@ -27,7 +27,7 @@ from operator import attrgetter
 import numpy as np
 
 from graphbench.counts import MAX_COUNT
-from graphbench.record.columns import Columns, floats, made_columns
+from graphbench.record.columns import Columns, floats, made_columns, made_round_array
 from graphbench.errors import RecordError
 
 MIN_US, MAX_US = 1e-6, 1e12
@@ -168,6 +168,9 @@ def _field_fits(field: str, hint, items: list) -> bool:
         tables = [made_columns(item, field) for item in items]
         if all(table is not None for table in tables):
             return all(_columns_fit(shape(hint)[1], table) for table in tables)
+    arrays = [made_round_array(item, field) for item in items]  # the modes' rounds
+    if items and all(array is not None for array in arrays):
+        return floats_fit(field, np.concatenate(arrays))
     return _fits(hint, list(map(attrgetter(field), items)), field)
 
 
