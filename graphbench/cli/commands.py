@@ -8,6 +8,7 @@ from dataclasses import replace
 from graphbench.cli import outputs
 from graphbench.cli.attribution import show_attribution
 from graphbench.cli.gate import gate
+from graphbench.cli.history import cmd_history, open_for_save, save_run
 from graphbench.cli.outputs import check_outputs, per_device_path
 from graphbench.cli.progress import console, round_progress, show_progress, sweep_progress
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_fields
@@ -57,6 +58,7 @@ def checked_run(args) -> tuple[RunConfig, RunRecord | None, list[int]]:
     check_conflicts(args)
     check_run(base, args.processes)  # the pipeline file, its sizes and the kernel sources
     baseline = read_run(args.baseline) if args.baseline else None  # fail before running
+    open_for_save(args)  # run --save: the history opened before running
     return base, baseline, checked_devices(args)
 
 
@@ -78,6 +80,7 @@ def run_each(args) -> tuple[list[RunRecord], int]:
         console().print(run_report(record, verbose=args.verbose))
         show_attribution(args, record, device, len(devices))
         write_run_outputs(args, record, device, len(devices))
+        save_run(args, record)
         for check in (c for c in record.checks if not c.passed):
             print(f"graphbench: verification failed: {failure_text(check)}", file=sys.stderr)
         if not all(point.verified for point in (record, *record.gate_points)):
@@ -218,4 +221,4 @@ from graphbench.cli.reading import cmd_compare, cmd_kernels, cmd_report  # noqa:
 from graphbench.record.printable import printable
 
 COMMANDS = {"run": cmd_run, "sweep": cmd_sweep, "report": cmd_report, "compare": cmd_compare,
-            "kernels": cmd_kernels}
+            "kernels": cmd_kernels, "history": cmd_history}

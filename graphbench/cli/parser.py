@@ -10,6 +10,8 @@ import dataclasses
 from graphbench._version import __version__
 from graphbench.cli.help import (COMPARE_EXAMPLES, KERNELS_EXAMPLES, REPORT_EXAMPLES,
                                  RUN_EXAMPLES, SWEEP_EXAMPLES)
+from graphbench.cli.history import (REFERENCES, add_history, add_history_option,
+                                    add_save_options)
 from graphbench.cli.values import (PARSERS, StoreGiven, parse_positive_int, parse_processes,
                                   parse_record_path)
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_default, cli_fields
@@ -136,6 +138,7 @@ def add_run(commands) -> None:
                      help="after the run, compare with this "
                      "record and gate on it (exit 1 on a regression)")
     add_gate_options(run)
+    add_save_options(run)
     add_quiet(run)
 
 
@@ -174,15 +177,17 @@ def add_report(commands) -> None:
 def add_compare(commands) -> None:
     compare = _subcommand(commands, "compare", "compare two result records (a CI gate)",
                           "Compare a current record with a baseline, metric by metric, and fail "
-                          "on a significant regression.", COMPARE_EXAMPLES)
+                          "on a significant regression.", COMPARE_EXAMPLES + "\n" + REFERENCES)
     compare.add_argument("baseline", type=_record("BASELINE"),
                          help="baseline record (graphbench run --json), or one A/B "
-                         "record (graphbench run --ab)")
+                         "record (graphbench run --ab), or a stored record: last, a commit, "
+                         "a branch (references, below)")
     compare.add_argument("current", nargs="?", type=_record("CURRENT"),
-                         help="current record (none for an A/B record)")
+                         help="current record (none for an A/B record), or a stored one")
     compare.add_argument("--json", metavar="FILE", help="write the verdicts as JSON (- for "
                          "standard output)")
     add_csv_option(compare, "one row per metric")
+    add_history_option(compare)
     add_gate_options(compare)
     add_quiet(compare)
 
@@ -209,6 +214,6 @@ def build_parser() -> ArgumentParser:
         "every result checked against CuPy."))
     parser.add_argument("--version", action="version", version=f"graphbench {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
-    for add in (add_run, add_sweep, add_report, add_compare, add_kernels):
+    for add in (add_run, add_sweep, add_report, add_compare, add_kernels, add_history):
         add(commands)
     return parser

@@ -104,14 +104,15 @@ def show_sweeps(sweeps: list[tuple[str, SweepRecord]]) -> list[str]:
 
 
 def cmd_compare(args) -> int:
-    from graphbench.record.codec import read_run
+    from graphbench.cli.history import compare_records
 
     check_outputs(args)
+    records = kept_until_exit(compare_records(args))  # files, or references to stored records
     if args.current is None:  # one A/B record
-        return gate(None, kept_until_exit(read_run(args.baseline)), args, None, args.baseline,
-                    json_out=args.json, csv_out=args.csv)
-    baseline, current = kept_until_exit((read_run(args.baseline), read_run(args.current)))
-    return gate(baseline, current, args, args.baseline, args.current, json_out=args.json,
+        (record, name), = records
+        return gate(None, record, args, None, name, json_out=args.json, csv_out=args.csv)
+    (baseline, baseline_name), (current, current_name) = records
+    return gate(baseline, current, args, baseline_name, current_name, json_out=args.json,
                 csv_out=args.csv)
 
 
