@@ -11,6 +11,7 @@ from tests_helpers import ab_record as shared_ab_record
 from graphbench.analyze.ab import (MIN_EFFECTIVE_PAIRS, candidate_modes, compare_ab,
                                    default_ab_specs, is_ab, judge_ratios, ratio_change)
 from graphbench.analyze.decide import MISSING, NOT_GATEABLE, SAME, SLOWER
+from graphbench.analyze import intervals as I
 from graphbench.analyze.intervals import median_interval
 from graphbench.analyze.specs import parse_spec
 from graphbench.cli import main
@@ -389,3 +390,106 @@ def test_the_mean_s_autocorrelation_time_is_1_below_three_values():
     assert ab.mean_tau([1.0, 2.0]) == 1.0 and ab.mean_tau([]) == 1.0
     assert ab.mean_tau([1.0, 3.0, 2.0]) == pytest.approx(9.472135954999581)
     assert ab.mean_tau([1.0, 3.0, 2.0, 5.0]) == pytest.approx(199.0)
+    ten = np.random.default_rng(2).normal(0.0, 1.0, 10)
+    assert ab.mean_tau(ten) == pytest.approx(1.924950591148529, rel=1e-9)
+    drifting = np.cumsum(np.random.default_rng(2).normal(0.0, 1.0, 10))
+    assert ab.mean_tau(drifting) == pytest.approx(37.47321412609312, rel=1e-9)
+
+
+def test_a_candidate_round_of_zero_or_too_few_pairs_are_refused_in_words():
+    from graphbench.analyze.intervals import MIN_ROUNDS, _invalid_reason
+
+    for ratios in ([1.0, 0.0, 1.0], [1.0, -0.5, 1.0]):
+        change = ratio_change(ratios)
+        assert not change.valid
+        assert change.reason == "a candidate round took no time: the ratio cannot be judged"
+    few = [1.1] * (MIN_ROUNDS - 1)
+    assert ratio_change(few).reason == f"{MIN_ROUNDS - 1} pairs: {_invalid_reason(MIN_ROUNDS - 1)}"
+    empty = ratio_change([])
+    assert not empty.valid and math.isnan(empty.estimate)
+
+
+def test_a_ratio_change_s_interval_bound_and_scope_follow_its_paired_location():
+    from scipy import stats
+
+    from graphbench.analyze import ab
+    from graphbench.analyze.decide import GATE_LEVEL
+
+    ratios = list(np.exp(np.random.default_rng(9).normal(0.02, 0.01, 60)))
+    ratios[7] = 3.0  # an outlier, left out
+    change = ratio_change(ratios)
+    location = ab.paired_location([math.log(r) for r in ratios], ab.RESOLUTION)
+    scale = math.exp(location.estimate)
+    se, df = location.se * scale, location.effective_n - 1
+    half = stats.t.ppf(0.5 + GATE_LEVEL / 2, df) * se
+    upper = float(I._t_quantile(0.5 + GATE_LEVEL / 2, np.array([df]))[0])
+    assert change.high - change.estimate == pytest.approx(upper * se, rel=1e-12)
+    assert change.estimate == pytest.approx(scale - 1, rel=1e-12)
+    assert (change.low, change.high) == (pytest.approx(scale - 1 - half, rel=1e-6),
+                                         pytest.approx(scale - 1 + half, rel=1e-6))
+    bound, power = ab._widths(se, df)
+    assert change.bound == pytest.approx(bound, rel=1e-12)
+    assert change.detectable == pytest.approx(2 * (bound + power), rel=1e-12)
+    assert change.scope == "within one process, 60 pairs, 1 outlier(s) left out"
+    assert ratio_change(ratios[8:]).scope == "within one process, 52 pairs"
+    short = ratio_change(ratios[8:30])  # few pairs: the t quantile's upper tail, exactly
+    few = ab.paired_location([math.log(r) for r in ratios[8:30]], ab.RESOLUTION)
+    upper = float(I._t_quantile(0.5 + GATE_LEVEL / 2, np.array([few.effective_n - 1]))[0])
+    assert short.high - short.estimate == pytest.approx(
+        upper * few.se * math.exp(few.estimate), rel=1e-12)
+    # a coarse timer's tick (quantum / sqrt 12) is the floor of the ratios' spread
+    coarse = ratio_change(ratios, quantum=0.5)
+    assert coarse.detectable > change.detectable
+    floored = ab.paired_location([math.log(r) for r in ratios], 0.5 / math.sqrt(12))
+    scale = math.exp(floored.estimate)
+    assert coarse.estimate == pytest.approx(scale - 1, rel=1e-12)
+    assert coarse.detectable == pytest.approx(
+        2 * sum(ab._widths(floored.se * scale, floored.effective_n - 1)), rel=1e-12)
+    spec = parse_spec("graph.wall:5%")
+    verdict = judge_ratios(spec, ratios, 1.0, 1.02)
+    assert verdict.resolution == ab.AB_RESOLUTION
+    assert verdict.detectable == pytest.approx(change.detectable, rel=1e-12)
+    assert judge_ratios(spec, ratios, 1.0, 1.02, 0.5).detectable == \
+        pytest.approx(coarse.detectable, rel=1e-12)
+    assert judge_ratios(spec, ratios[:4], 1.0, 1.02).resolution is None
+
+
+def test_the_ratio_s_quantum_is_each_side_s_tick_over_its_median_in_quadrature():
+    from graphbench.analyze import ab
+    from graphbench.analyze.intervals import reading_quantum
+
+    base = [10.0, 10.5, 10.0, 11.0, 10.5, 10.0]
+    cand = [20.0, 20.25, 20.5, 20.25, 20.0, 20.5]
+    qb, qc = reading_quantum(base), reading_quantum(cand)
+    assert qb / 10.25 != pytest.approx(qc / 20.25)
+    assert ab.ratio_quantum(base, cand) == pytest.approx(math.hypot(qb / 10.25, qc / 20.25),
+                                                         rel=1e-12)
+    assert ab.ratio_quantum([0.0, 0.0, 0.0], cand) == 0.0
+    assert ab.ratio_quantum(base, [0.0, 0.0, 0.0]) == 0.0
+
+
+def test_an_ab_verdict_allows_for_the_tick_of_both_builds_readings():
+    """Readings on a coarse timer's grid: the verdict's detectable change is that of the
+    ratios with each side's tick (ratio_quantum) as the floor of their spread."""
+    from statistics import median
+
+    from graphbench.analyze import ab
+
+    record = two_rung_ab_record()
+    run = record.runs[0]
+    modes = dict(run.modes)
+    for mode, tick in (("individual", 0.25), ("individual@base", 0.5)):
+        modes[mode] = dataclasses.replace(modes[mode], wall_us=tuple(
+            round(us / tick) * tick for us in modes[mode].wall_us))
+    record = dataclasses.replace(record, runs=(dataclasses.replace(run, modes=modes),))
+    spec = parse_spec("individual.wall:5%")
+    (verdict,) = compare_ab(record, [spec]).verdicts
+    cand = record.samples("individual", "wall")
+    base = record.samples("individual@base", "wall")
+    quantum = ab.ratio_quantum(base, cand)
+    assert quantum / math.sqrt(12) > 1e-3
+    ratios = [c / b for c, b in zip(cand, base)]
+    expected = judge_ratios(spec, ratios, median(base), median(cand), quantum)
+    assert verdict.detectable == pytest.approx(expected.detectable, rel=1e-12)
+    assert verdict.detectable != pytest.approx(judge_ratios(spec, ratios, median(base),
+                                                            median(cand)).detectable)
