@@ -259,3 +259,19 @@ def test_what_the_fast_way_refuses_is_named_the_careful_way(tmp_path):
         codec.read_record(path)
     assert info.value.message == f'{path}: runs[0].modes.graph.wall_us[1]: expected a number, ' \
         'got "slow"'
+
+
+def test_a_long_schema_value_is_shown_cut_short(tmp_path):
+    """A record's schema field is echoed in the refusal: a 100,000-character
+    one is cut short with its length, so the error stays one short line."""
+    import json
+
+    from graphbench.errors import RecordError
+    from graphbench.record.codec import read_record
+
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps({"schema": "x" * 100_000, "schema_version": 3}))
+    with pytest.raises(RecordError) as found:
+        read_record(path)
+    line = found.value.one_line()
+    assert len(line) < 300 and "(100,002 characters)" in line and "\n" not in line

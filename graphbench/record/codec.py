@@ -153,8 +153,9 @@ def load_document(data, source: str, fast: bool = False) -> RunRecord | SweepRec
     converts it in C (convert), and gives None for what that refuses."""
     schema = data.get("schema") if isinstance(data, dict) else None
     if schema not in (RUN_SCHEMA, SWEEP_SCHEMA):
-        found = schema if isinstance(data, dict) else type(data).__name__
-        raise RecordError(f"{source} is not a graphbench run or sweep record (schema: {found!r})")
+        found = repr(schema if isinstance(data, dict) else type(data).__name__)
+        shown = found if len(found) <= 60 else f"{found[:50]}... ({len(found):,} characters)"
+        raise RecordError(f"{source} is not a graphbench run or sweep record (schema: {shown})")
     version = data.get("schema_version")
     if version not in READABLE_VERSIONS:
         raise RecordError(f"{source} has schema version {version!r}; this graphbench reads "
