@@ -530,3 +530,42 @@ def test_a_path_longer_than_any_file_name_is_shown_cut_short(tmp_path):
     with pytest.raises(UsageError) as refused:
         files.check_writable(long, "--json")
     assert len(refused.value.message) < 300 and refused.value.message.startswith("--json ")
+
+
+def test_a_refused_write_names_the_reason_and_what_to_do():
+    full = files.write_failed("out.json", OSError(errno.ENOSPC, "No space left on device"))
+    assert (full.message, full.remedy) == ("cannot write out.json: No space left on device",
+                                           "free space on that disk, or write to another")
+    other = files.write_failed("out.json", OSError(errno.EROFS, "Read-only file system"))
+    assert (other.message, other.remedy) == ("cannot write out.json: Read-only file system",
+                                             "write it to another file")
+
+
+def test_a_fifo_without_a_writer_and_a_terminal_are_refused_as_inputs_that_would_wait(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(UsageError) as info:
+        files.check_not_waiting(fifo, "record")
+    assert (info.value.message, info.value.remedy) == (
+        f"record {fifo} is a FIFO that nothing writes to: reading it would wait for ever",
+        "start its writer first, or give a file")
+    writer = os.open(fifo, os.O_RDWR)  # a writer holds it: reading it is fine
+    try:
+        files.check_not_waiting(fifo, "record")
+        os.write(writer, b"{}")  # and with data waiting
+        files.check_not_waiting(fifo, "record")
+    finally:
+        os.close(writer)
+    leader, follower = os.openpty()
+    try:
+        terminal = os.ttyname(follower)
+        with pytest.raises(UsageError) as info:
+            files.check_not_waiting(terminal, "--baseline")
+        assert (info.value.message, info.value.remedy) == (
+            f"--baseline {terminal} is a terminal: reading it would wait for typing",
+            "give a file")
+    finally:
+        os.close(leader)
+        os.close(follower)
+    files.check_not_waiting("/dev/null", "record")  # a character device, no terminal
+    files.check_not_waiting(tmp_path / "missing.json", "record")  # the reader says why

@@ -170,3 +170,14 @@ def test_busy_series_of_readings_by_metric():
                 BusyReading(0.5, sm_clock_mhz=0.0), BusyReading(4.0, sm_clock_mhz=10.0))
     assert model_module._busy_series(readings, "busy") == (2.0, 3.0, 0.5, 4.0)
     assert model_module._busy_series(readings, "cycles") == (2000.0, 40.0)
+
+
+def test_each_mode_s_busy_readings_are_its_own_workload_s():
+    record = make_record({"individual": 14.0, "graph": 4.3, "fused": 4.6})
+    individual, fused = record.busy_readings("individual"), record.busy_readings("fused")
+    assert individual and fused and individual != fused
+    condition = record.runs[0].conditions[0]
+    assert individual[0] == condition.busy[record.workload("individual")]
+    assert fused[0] == condition.busy[record.workload("fused")]
+    assert record.busy_readings("graph") == individual  # the same workload's readings
+    assert record.busy_readings("absent") == ()
