@@ -181,3 +181,17 @@ def test_each_mode_s_busy_readings_are_its_own_workload_s():
     assert fused[0] == condition.busy[record.workload("fused")]
     assert record.busy_readings("graph") == individual  # the same workload's readings
     assert record.busy_readings("absent") == ()
+
+
+def test_a_series_joins_every_process_s_rounds_and_is_empty_for_what_no_process_has():
+    import numpy as np
+
+    runs = [make_run({"individual": 14.0, "graph": 4.3}, rounds=10, seed=s) for s in (1, 2)]
+    record = with_runs(make_record({"individual": 14.0, "graph": 4.3}, rounds=10), *runs)
+    wall = record.series("graph", "wall")
+    assert wall.tolist() == [x for run in runs for x in run.modes["graph"].wall_us]
+    assert not wall.flags.writeable
+    assert record.series("fused", "wall").size == 0  # no process ran it
+    assert record.series("graph", "no-such-metric").size == 0
+    held = record.series("graph", "held_submit")
+    assert held.size == 20 and np.all(held > 0)
