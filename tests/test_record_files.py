@@ -569,3 +569,19 @@ def test_a_fifo_without_a_writer_and_a_terminal_are_refused_as_inputs_that_would
         os.close(follower)
     files.check_not_waiting("/dev/null", "record")  # a character device, no terminal
     files.check_not_waiting(tmp_path / "missing.json", "record")  # the reader says why
+
+
+def test_a_record_file_of_the_most_bytes_a_record_may_have_is_read_and_one_more_is_refused(
+        tmp_path, monkeypatch):
+    monkeypatch.setattr(files, "MAX_RECORD_BYTES", 3 * 2**20)
+    most = tmp_path / "most.json"
+    most.write_bytes(b" " * (3 * 2**20))
+    assert len(files.read_bytes(most)) == 3 * 2**20
+    over = tmp_path / "over.json"
+    over.write_bytes(b" " * (3 * 2**20 + 1))
+    with pytest.raises(RecordError) as info:
+        files.read_bytes(over)
+    assert (info.value.message, info.value.remedy) == (
+        f"{over} is larger than the 3 MiB a record may be",
+        "a record of 200,000 rounds of every rung is about 290 MB: give fewer rounds "
+        "(--rounds, --max-time)")
