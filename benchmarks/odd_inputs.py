@@ -179,7 +179,7 @@ def run_case(case: dict) -> dict:
         shown = {**case, "files": sorted(case.get("files", {}))}
         return {**shown, **outcome, "classes": classify(case, outcome)}
     except Exception:  # the tool's own failure: shown, never counted as handled
-        return {**case, "classes": ["campaign error"], "err": traceback.format_exc()}
+        return {**case, "classes": ["tool error"], "err": traceback.format_exc()}
     finally:
         subprocess.run(["chmod", "-R", "u+rwx", str(work)], capture_output=True)
         shutil.rmtree(work, ignore_errors=True)
@@ -458,7 +458,7 @@ def judge_api(case: dict, o: dict) -> list[str]:
     return classes
 
 
-# -- the campaign -------------------------------------------------------------------------------
+# -- the run ------------------------------------------------------------------------------------
 
 def summary(results: list[dict], seconds: float) -> dict:
     classes = Counter(c for r in results for c in r["classes"])
