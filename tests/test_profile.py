@@ -136,6 +136,7 @@ def test_the_profiler_command_lines():
 
 
 @pytest.mark.parametrize("extra, words", [(["--json", "out.json"], "--json"),
+                                          (["--save"], "--save has nothing to write"),
                                           (["--processes", "3"], "--processes"),
                                           (["--device", "0,1"], "one device")])
 def test_profile_refuses_what_it_cannot_give_before_the_gpu(extra, words, capsys):

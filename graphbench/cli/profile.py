@@ -22,7 +22,7 @@ NSYS = "nsys profile --capture-range=cudaProfilerApi --cuda-graph-trace=node -o 
 NCU = "ncu --graph-profiling node --profile-from-start off -o graphbench"
 # options that write or gate on figures, which a profiling run does not make
 NO_FIGURES = {"json": "--json", "csv": "--csv", "baseline": "--baseline",
-              "fail_on": "--fail-on", "markdown": "--markdown"}
+              "fail_on": "--fail-on", "markdown": "--markdown", "save": "--save"}
 # options that steer timed sampling, which a profiling run does not do
 NO_SAMPLING = {"rounds": "--rounds", "max_noise": "--max-noise", "min_rounds": "--min-rounds",
                "max_time": "--max-time", "warmup_rounds": "--warmup"}
