@@ -275,3 +275,21 @@ def test_a_long_schema_value_is_shown_cut_short(tmp_path):
         read_record(path)
     line = found.value.one_line()
     assert len(line) < 300 and "(100,002 characters)" in line and "\n" not in line
+
+
+def test_an_integer_too_large_for_a_float_is_refused_in_one_line(tmp_path):
+    """A clock of 10**400 MHz (found by the mutated-record search): refused
+    with its digit count, not an OverflowError from formatting it."""
+    import json
+
+    from graphbench.errors import RecordError
+    from graphbench.record.codec import read_record
+
+    document = json.loads((Path(__file__).parent / "records" / "baseline.json").read_text())
+    document["device"]["sm_clock_mhz"] = 10 ** 400
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(RecordError) as found:
+        read_record(path)
+    line = found.value.one_line()
+    assert "device.sm_clock_mhz" in line and "401-digit number" in line and len(line) < 300

@@ -70,13 +70,23 @@ def refusal(name: str, value, path: str) -> RecordError:
     unit = unit_of(name)
     if unit is not None:
         least, most, noun, symbol = unit
-        return RecordError(f"{path}: {noun} of {value:.3g} {symbol}, outside what graphbench "
+        return RecordError(f"{path}: {noun} of {_number(value)} {symbol}, outside what graphbench "
                            f"measures (0, or {least:g} to {most:g} {symbol})",
                            "was the record written by graphbench?")
     if isinstance(value, int):
         return RecordError(f"{path}: a whole number beyond 2^63, which no record holds")
     return RecordError(f"{path}: {value!r} is too small to compute with (subnormal)",
                        "was the record written by graphbench?")
+
+
+def _number(value) -> str:
+    """A number as the refusal shows it: 3 significant digits, or the digit
+    count of an integer too large for a float (10**400)."""
+    try:
+        return f"{value:.3g}"
+    except OverflowError:
+        return f"a {len(str(abs(value))):,}-digit number" if abs(value) < 10 ** 4000 \
+            else "a number of thousands of digits"
 
 
 def check_numbers(record) -> None:
