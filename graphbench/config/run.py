@@ -1,17 +1,14 @@
-"""The validated, frozen run and sweep configurations: the single source of every default
-and of the help text the command line shows for it.
-
-A field that the command line sets carries `metadata` (see `option`): its flag, how the text
-is parsed, its help, and per-command default overrides. The CLI builds its parsers from these
-fields, so a default or a help line is written once. Validation names fields, never flags
-(ConfigError); the CLI maps a field back to its flag when it prints the message."""
+"""RunConfig: the validated, frozen configuration of one run, the single
+source of every default of its settings and of the help text the command
+line shows for each (graphbench.config.fields.option). Validation names
+fields, never flags (ConfigError); the CLI maps a field back to its flag."""
 
 from __future__ import annotations
 
 import dataclasses
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from graphbench.config.fields import RUN, SWEEP, option
 from graphbench.counts import require_normal, require_positive
 from graphbench.errors import ConfigError
 from graphbench.ladder import ALL, BASELINE, DEFAULT_MODES, HEADLINE, LADDER, ORDER
@@ -22,25 +19,12 @@ MAX_STAGES = 64  # a longer chain is --depth's job
 
 ALL_MODES = ORDER  # every rung; --modes all runs LADDER (torch-compile is opt-in)
 TOLERANCE = 1e-5  # rtol = atol for float32 values of order one
-RUN, SWEEP = "run", "sweep"
 # The stop rule's noise figure is the median's interval for correlated rounds:
 # below 10 rounds it is almost never valid, and none is stated below
 # MIN_ROUNDS (a slow host phase could last the whole run), so the default
 # waits for MIN_ROUNDS; records of older runs keep 10-19
 MIN_ROUNDS_FLOOR = 10
 DEFAULT_MIN_ROUNDS = MIN_ROUNDS
-
-
-def option(default, flag: str, parse: str, help: str, commands=(RUN, SWEEP), metavar=None,
-           helps=None, **defaults):
-    """A configuration field the command line sets.
-
-    parse: how the CLI reads the text (see graphbench.cli.values.PARSERS).
-    help: may use {default}; helps: a per-command help text. defaults: a
-    per-command default, e.g. sweep=None."""
-    return field(default=default, metadata={"flag": flag, "parse": parse, "help": help,
-                                            "helps": helps or {}, "commands": commands,
-                                            "metavar": metavar, "defaults": defaults})
 
 
 @dataclass(frozen=True)
@@ -217,84 +201,4 @@ LIMIT_REMEDY = {"elements": "no GPU holds that many elements", "iters": "leave i
                 "of work per round", "rounds": FEWER, "min_rounds": FEWER, "unroll": "a longer "
                 "graph is a different benchmark", "depth": "a deeper chain is a different "
                 "benchmark", "warmup_rounds": FEWER, "max_time": "a day is the longest budget"}
-MAX_SWEEP_POINTS, DEFAULT_THRESHOLD = 1000, 1.1
 
-
-@dataclass(frozen=True)
-class SweepConfig:
-    elements: tuple[int, ...] = option((4096, 16384, 65536, 262144, 1048576, 4194304, 16777216),
-                                       "--elements", "grid", "sizes: a list (4096,65536) or a "
-                                       "range (2^12..2^24 doubles, 2^12..2^24:x4 quadruples; "
-                                       "default 2^12..2^24:x4)", commands=(SWEEP,))
-    depths: tuple[int, ...] = option((1, 4, 16), "--depth", "grid", "pipeline depths, same "
-                                     "forms (default 1,4,16)", commands=(SWEEP,))
-    threshold: float = option(DEFAULT_THRESHOLD, "--threshold", "float", "report where the "
-                              "speedup falls below X (default {default:g})", commands=(SWEEP,))
-    grids: tuple[str, ...] = option(("auto",), "--grid", "grids", "grids of the pipeline's "
-                                    "grid-stride stages, as run's --grid (auto, per-element, 1056, "
-                                    "8/sm); each is an axis value (default auto)", commands=(SWEEP,))
-    blocks: tuple[int | None, ...] = option((None,), "--block", "blocks", "threads per block "
-                                            "of those stages, as run's --block; each is an axis "
-                                            "value (default: the pipeline's, 256)", commands=(SWEEP,))
-    base: RunConfig = field(default_factory=lambda: RunConfig(iters=None, max_time=1.0))
-
-    def __post_init__(self) -> None:
-        if not 0 < self.threshold < math.inf:
-            raise ConfigError("threshold", f"must be a positive number, got {self.threshold}",
-                              "e.g. 1.1 (where the speedup falls below 1.1x)")
-        require_normal("threshold", self.threshold)
-        for name, values in (("elements", self.elements), ("depths", self.depths)):
-            if not values or min(values) <= 0 or len(set(values)) != len(values):
-                raise ConfigError(name, "needs positive values, each once")
-        self._check_shapes()
-        points = len(self.elements) * len(self.depths) * len(self.shapes)
-        if points > MAX_SWEEP_POINTS:
-            axes = "with --depth, --grid and --block" if len(self.shapes) > 1 else "and --depth"
-            raise ConfigError("elements", f"{axes} make {points:,} points, more "
-                              f"than {MAX_SWEEP_POINTS:,}", "sweep a coarser grid (e.g. :x4)")
-        if max(self.elements) > MAX_ELEMENTS or max(self.depths) > MAX_DEPTH:
-            raise ConfigError("elements", "or --depth is beyond what any GPU runs",
-                              f"at most {MAX_ELEMENTS:,} elements and depth {MAX_DEPTH}")
-
-    def _check_shapes(self) -> None:
-        # Each shape is checked as run's --grid/--block are (RunConfig), so a
-        # library caller's bad shape fails here, before any point runs.
-        if not self.grids or not self.blocks:
-            raise ConfigError("grids" if not self.grids else "blocks", "is empty",
-                              "give auto (--grid) or the pipeline's block (leave out --block)")
-        grids = tuple(dict.fromkeys(RunConfig(grid=g).grid for g in self.grids))
-        for block in self.blocks:
-            RunConfig(block=block)
-        object.__setattr__(self, "grids", grids)
-        object.__setattr__(self, "blocks", tuple(dict.fromkeys(self.blocks)))
-
-    @property
-    def shapes(self) -> list[tuple[str, int | None]]:
-        """Every (grid, block) of the sweep, blocks outermost (as run's)."""
-        return [(grid, block) for block in self.blocks for grid in self.grids]
-
-    def points(self) -> list[RunConfig]:
-        """Shapes outermost: a sweep of one shape runs the points it always did."""
-        return [dataclasses.replace(self.base, elements=n, depth=d, grid=grid, block=block)
-                for grid, block in self.shapes for d in self.depths for n in self.elements]
-
-
-def cli_fields(cls, command: str) -> list[dataclasses.Field]:
-    """The fields of `cls` that `command` sets from the command line, in order."""
-    return [f for f in dataclasses.fields(cls) if command in f.metadata.get("commands", ())]
-
-
-def cli_default(f: dataclasses.Field, command: str):
-    defaults = f.metadata["defaults"]
-    if command in defaults:
-        return defaults[command]
-    return f.default if f.default is not dataclasses.MISSING else f.default_factory()
-
-
-def flag_for(field_name: str) -> str | None:
-    """The flag that sets a configuration field, for messages."""
-    for cls in (RunConfig, SweepConfig):
-        for f in dataclasses.fields(cls):
-            if f.name == field_name and "flag" in f.metadata:
-                return f.metadata["flag"]
-    return None
