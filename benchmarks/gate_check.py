@@ -10,7 +10,9 @@ own command line (each run a fresh process, as CI makes them):
          shipped kernels, then gated against a stored baseline at
          individual.busy:5%; and identical builds in A/B with every metric at 2%;
 - fresh: N single default runs, for the spread of their figures at the
-         reference host speed.
+         reference host speed;
+- bases: only the 5-process baselines of same and host, for a later
+         `--bases DIR` run to gate against (another moment, likely another GPU).
 
 Writes every record and comparison under --out, and gate_check.json with one
 row per comparison (exit code and each verdict).
@@ -60,20 +62,26 @@ def compared(out: Path, name: str, base: Path, current: Path | None, *specs: str
     return {"name": name, "exit": code, "verdicts": verdicts}
 
 
-def same_code(out: Path, n: int, rows: list) -> None:
-    base = out / "same_base.json"
-    graphbench("run", "--processes", "5", "--no-progress", "--quiet", "--json", str(base))
+def baseline(path: Path, stored: Path | None, *args: str) -> Path:
+    """A 5-process baseline: the one stored earlier (--bases), else made now."""
+    if stored:
+        return stored / path.name
+    graphbench("run", *args, "--processes", "5", "--no-progress", "--quiet", "--json", str(path))
+    return path
+
+
+def same_code(out: Path, n: int, rows: list, stored: Path | None = None) -> None:
+    base = baseline(out / "same_base.json", stored)
     for i in range(n):
         current = out / f"same_{i}.json"
         graphbench("run", "--processes", "3", "--no-progress", "--quiet", "--json", str(current))
         rows.append({"step": "same", **compared(out, f"same_{i}", base, current)})
 
 
-def host_delay(out: Path, n: int, delay_us: float, rows: list) -> None:
+def host_delay(out: Path, n: int, delay_us: float, rows: list,
+               stored: Path | None = None) -> None:
     pipeline = str(HERE / "host_delay_chain.py")
-    base = out / "host_base.json"
-    graphbench("run", "--pipeline", pipeline, "--processes", "5", "--no-progress", "--quiet",
-               "--json", str(base))
+    base = baseline(out / "host_base.json", stored, "--pipeline", pipeline)
     for i in range(n):
         current = out / f"host_{i}.json"
         graphbench("run", "--pipeline", pipeline, "--processes", "3", "--no-progress", "--quiet",
@@ -125,21 +133,28 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=10, help="currents (or fresh runs) per step")
     parser.add_argument("--delay-us", type=float, default=1.5)
     parser.add_argument("--extras", default="8,16,40", help="slow builds' K, comma-separated")
+    parser.add_argument("--bases", default=None, help="a folder of stored baselines "
+                        "(same_base.json, host_base.json) that same and host gate against, "
+                        "made earlier by --steps bases")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(HERE))
     rows: list = []
     steps = args.steps.split(",")
+    stored = Path(args.bases) if args.bases else None
     try:
+        if "bases" in steps:
+            baseline(out / "same_base.json", None)
+            baseline(out / "host_base.json", None, "--pipeline", str(HERE / "host_delay_chain.py"))
         if "fresh" in steps:
             fresh_runs(out, args.n, rows)
         if "same" in steps:
-            same_code(out, args.n, rows)
+            same_code(out, args.n, rows, stored)
         if "gpu" in steps:
             gpu_builds(out, [int(x) for x in args.extras.split(",")], rows)
         if "host" in steps:
-            host_delay(out, args.n, args.delay_us, rows)
+            host_delay(out, args.n, args.delay_us, rows, stored)
     finally:
         (out / "gate_check.json").write_text(json.dumps(rows, indent=1))
 

@@ -212,7 +212,7 @@ def main() -> None:
     import cupy
 
     from graphbench.ladder import LADDER
-    from graphbench.measure.device import describe, open_device, pin_host_thread
+    from graphbench.measure.device import describe, near_cpus, open_device, pin_host_thread
     from graphbench.measure.kernels import EMPTY_KERNEL
     from graphbench.measure.modes import build_modes, close_modes
     from graphbench.measure.pipeline import Pipeline
@@ -228,7 +228,7 @@ def main() -> None:
     parser.add_argument("--json")
     args = parser.parse_args()
 
-    pin_host_thread(0)  # as graphbench run does
+    pin_host_thread(near_cpus(0))  # as graphbench run does
     device = open_device(0)
     info = describe(device)
     stream = device.create_stream()

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from conftest import make_record, make_run
-from graphbench.analyze.host_figures import REFERENCE_REACH, HostSummary, host_summary
+from graphbench.analyze.host_figures import (ONE_STATE_WITHIN, REFERENCE_REACH, HostSummary,
+                                            host_summary)
 from graphbench.analyze.host_speed import REFERENCE_PROBE_US, host_states
 
 
@@ -41,11 +42,29 @@ def test_the_speedup_at_the_reference_needs_both_figures():
                        ).speedup_at_reference("fused") == 4.0
 
 
-def test_one_state_has_no_walls_by_state_and_says_the_figures_stand_as_they_are():
-    host = host_summary(record_at([640.0] * 40))
+def test_one_state_far_from_the_reference_says_the_figures_stand_as_they_are():
+    host = host_summary(record_at([1000.0] * 40))
     assert host.states.count == 1 and host.walls == {} and host.at_reference == {}
-    assert host.why_not == ("one host speed state seen (probe about 640 us): the figures "
+    assert host.why_not == ("one host speed state seen (probe about 1000 us): the figures "
                             "stand at this host's speed")
+
+
+@pytest.mark.parametrize("probe", [REFERENCE_PROBE_US / ONE_STATE_WITHIN, 640.0,
+                                   REFERENCE_PROBE_US * ONE_STATE_WITHIN])
+def test_one_state_at_the_reference_speed_states_its_figures_there(probe):
+    # every round in the fast state (as the CPU seeker makes them): the run is
+    # at the reference speed already, and its rounds are carried the short way
+    host = host_summary(record_at([probe] * 40))
+    assert host.states.count == 1 and host.walls == {} and not host.why_not
+    assert host.at_reference["individual"] == pytest.approx(8.05 + 0.0091 * probe, abs=0.05)
+    assert host.at_reference["graph"] == pytest.approx(5.8, abs=0.02)
+
+
+@pytest.mark.parametrize("probe", [REFERENCE_PROBE_US / ONE_STATE_WITHIN - 1,
+                                   REFERENCE_PROBE_US * ONE_STATE_WITHIN + 1])
+def test_one_state_just_outside_the_reference_s_reach_is_not_carried(probe):
+    host = host_summary(record_at([probe] * 40))
+    assert host.at_reference == {} and host.why_not.startswith("one host speed state seen")
 
 
 def test_a_reference_exactly_at_the_reach_below_the_fast_state_is_reached():
@@ -101,7 +120,7 @@ def test_a_figure_without_a_significant_slope_is_not_moved_even_off_the_referenc
 def test_steady_walls_use_each_modes_own_round_readings_not_the_sets():
     from graphbench.analyze.host_figures import steady_walls
 
-    record = record_at(np.linspace(550, 700, 60))
+    record = record_at(np.concatenate([np.linspace(550, 650, 30), np.linspace(900, 1050, 30)]))
     assert all(c.host_probe_us == 300.0 for c in record.conditions)  # the sets read flat
     raw = np.asarray(record.samples("individual", "wall"))
     steady = np.asarray(steady_walls(record)["individual"])

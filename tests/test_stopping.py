@@ -22,8 +22,11 @@ def test_series_noise_passes_on_whether_the_phases_are_shared():
 
 
 def host_following_walls(rounds=40, seed=12):
+    """Rounds in the host's two speed states, in runs of a few rounds each,
+    individual wall following the probe and graph wall not."""
     rng = np.random.default_rng(seed)
-    probes = rng.uniform(550, 700, rounds)
+    slow = np.repeat(rng.random(rounds // 4) < 0.5, 4)
+    probes = np.where(slow, rng.uniform(900, 1050, rounds), rng.uniform(550, 650, rounds))
     walls = {"individual": list(8.0 + 0.02 * probes + rng.normal(0, 0.01, rounds)),
              "graph": list(5.8 + rng.normal(0, 0.01, rounds))}
     return walls, {mode: list(probes) for mode in walls}

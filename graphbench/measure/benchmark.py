@@ -18,6 +18,7 @@ from graphbench.measure import provenance
 from graphbench.measure.busy import BusyProbe, Hold, SubmitProbe
 from graphbench.measure.conditions import round_probe_us
 from graphbench.measure.reference import gpu_reference
+from graphbench.measure.cpu_seek import CpuSeeker, seeker
 from graphbench.measure.costs import time_launch_floor, time_node_costs
 from graphbench.measure.kernels import (EMPTY_KERNEL, HOLD_KERNEL, L2_FLUSH_KERNEL,
                                         load_harness_source, source_digest)
@@ -138,6 +139,15 @@ class Probes:
         self.hold.close()
 
 
+def fast_cpu_seeker(session: Session) -> CpuSeeker | None:
+    """Where the process is pinned, a seeker that starts each set of rounds
+    on a CPU in the host's fast state, having surveyed them all once."""
+    found = seeker(session.pinned_cpu, session.near_cpus, round_probe_us)
+    if found:
+        found.survey()
+    return found
+
+
 def sample(session: Session, rng, on_round, stop: StopRule) -> Sampling:
     config = session.config
     flusher = L2Flusher(session.info.l2_bytes, session.stream, session.kernels[L2_FLUSH_KERNEL],
@@ -147,10 +157,11 @@ def sample(session: Session, rng, on_round, stop: StopRule) -> Sampling:
         mode.set_round_iterations(config.iters)
     probes = Probes(session, flusher.flush if flusher else None)
     calls = {mode.name: mode.calls_per_round(config.iters) for mode in session.modes}
+    seek = fast_cpu_seeker(session)
     try:
         return run_rounds({mode.name: mode.step for mode in session.modes}, calls,
                           timer, stop, config.warmup_rounds, on_round,
-                          monitor=probes.read, host_probe=round_probe_us)
+                          monitor=probes.read, host_probe=round_probe_us, set_probe=seek)
     finally:
         probes.close()
         if flusher:

@@ -51,9 +51,19 @@ def open_device(index: int):
     return device
 
 
-def pin_host_thread(index: int) -> int | None:
-    """Pin this thread, and the CUDA driver threads created after it, to one
-    CPU near the GPU (NVML's affinity set, else any CPU we may use).
+def near_cpus(index: int) -> list[int]:
+    """The CPUs near the GPU (NVML's affinity set) that this process may use,
+    else every CPU it may use; empty where the platform cannot tell."""
+    import os
+
+    allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    near = _probe(lambda: _system().Device(index=index).get_cpu_affinity()) or []
+    return [c for c in near if c in allowed] or allowed
+
+
+def pin_host_thread(cpus: list[int]) -> int | None:
+    """Pin this thread, and the CUDA driver threads created after it, to the
+    first of `cpus` (near_cpus).
 
     Why: on the H200 virtual machine, unpinned processes sometimes paid 18-27 us
     per graph launch instead of 4-6 us for their whole life, apparently for
@@ -61,16 +71,13 @@ def pin_host_thread(index: int) -> int | None:
     pinned processes never did (20 of 20). Returns the CPU, or None."""
     import os
 
-    allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-    if not allowed:
+    if not cpus:
         return None
-    near = _probe(lambda: _system().Device(index=index).get_cpu_affinity()) or []
-    cpu = next((c for c in near if c in allowed), allowed[0])
     try:
-        os.sched_setaffinity(0, {cpu})
+        os.sched_setaffinity(0, {cpus[0]})
     except OSError:
         return None
-    return cpu
+    return cpus[0]
 
 
 def _version_string(code: int) -> str:

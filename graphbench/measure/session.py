@@ -8,7 +8,8 @@ from contextlib import ExitStack
 from graphbench.config import RunConfig
 from graphbench.errors import DeviceError
 from graphbench.measure.availability import choose_modes, unavailable_modes
-from graphbench.measure.device import DeviceInfo, describe, open_device, pin_host_thread
+from graphbench.measure.device import (DeviceInfo, describe, near_cpus, open_device,
+                                       pin_host_thread)
 from graphbench.measure.kernels import HARNESS_KERNELS, compile_cubin, load_harness_source, load_source
 from graphbench.measure.modes import build_modes, close_modes
 from graphbench.measure.conditions import DeviceMonitor
@@ -126,7 +127,8 @@ class Session:
             else self.loaded.source
         self.base_source = load_source(config.ab_source, "--ab") if config.ab_source else None
         # before the driver starts its threads, so they inherit the pinning
-        self.pinned_cpu = pin_host_thread(config.device) if config.pin_cpu else None
+        self.near_cpus = near_cpus(config.device) if config.pin_cpu else []
+        self.pinned_cpu = pin_host_thread(self.near_cpus)
         self.device = open_device(config.device)
         self.info = describe(self.device)
         self.update_skipped = memory_plan(config, self.info, self.plan)

@@ -167,7 +167,8 @@ def run_rounds(steps: Mapping[str, Step], iters, timer: RoundTimer, stop: StopRu
                before_each: Callable[[], None] | None = None,
                monitor: Callable[[], object] | None = None,
                clock: Callable[[], float] = time.perf_counter, prefix_calls: int = 0,
-               host_probe: Callable[[], float] | None = None) -> Sampling:
+               host_probe: Callable[[], float] | None = None,
+               set_probe: Callable[[], float] | None = None) -> Sampling:
     """Warm up every mode, then time interleaved rounds until `stop` says why to stop.
 
     `iters`: calls of each step per round, one count for all or a count by
@@ -181,7 +182,9 @@ def run_rounds(steps: Mapping[str, Step], iters, timer: RoundTimer, stop: StopRu
     `host_probe` is read between every two rounds, so each round has a
     reading right before and right after it (`Sampling.probes`); `monitor`
     takes the readings before and after its set, and the stop rule judges
-    the rounds at the run's own host speed."""
+    the rounds at the run's own host speed. `set_probe`, where given, takes
+    the reading that opens each set instead (graphbench.measure.cpu_seek: it
+    may move the process to a faster CPU first)."""
     def before(name):
         if before_each:
             before_each()
@@ -190,7 +193,7 @@ def run_rounds(steps: Mapping[str, Step], iters, timer: RoundTimer, stop: StopRu
 
     with gc_paused():
         return _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before,
-                           monitor, clock, host_probe)
+                           monitor, clock, host_probe, set_probe or host_probe)
 
 
 @contextmanager
@@ -208,7 +211,7 @@ def gc_paused():
 
 
 def _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before_each, monitor,
-                clock, host_probe) -> Sampling:
+                clock, host_probe, set_probe) -> Sampling:
     names = list(steps)
     warm_up(steps, iters, timer, warmup_rounds)
     samples: dict[str, list[Sample]] = {name: [] for name in names}
@@ -218,7 +221,7 @@ def _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before_each,
         {name: [] for name in names} if host_probe else None
     started, rounds_done = clock(), 0
     while True:
-        reading = first = host_probe() if host_probe else None
+        reading = first = set_probe() if host_probe else None
         for name in round_order(names, rounds_done):
             before_each(name)
             with RANGES.range(round_name(name, rounds_done)):  # one per round, outside its clock

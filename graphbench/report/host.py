@@ -14,12 +14,15 @@ def host_lines(summary: RunSummary) -> list[str]:
         return []
     states = host.states
     if states.count == 1:
-        return [f"host: one speed state (probe about {states.medians[0]:.0f} us); the figures "
-                "stand at this host's speed"]
-    seen = (f"host: two speed states, probe about {states.medians[0]:.0f} us "
-            f"({states.counts[0]} readings) and {states.medians[1]:.0f} us ({states.counts[1]})")
+        seen = f"host: one speed state (probe about {states.medians[0]:.0f} us)"
+        if not host.at_reference:
+            return [f"{seen}; the figures stand at this host's speed"]
+    else:
+        seen = (f"host: two speed states, probe about {states.medians[0]:.0f} us "
+                f"({states.counts[0]} readings) and {states.medians[1]:.0f} us "
+                f"({states.counts[1]})")
     individual = host.walls.get(BASELINE)
-    if individual:
+    if individual and len(individual) == 2:
         seen += f"; individual wall {individual[0]:.2f} and {individual[1]:.2f} us in them"
     if not host.at_reference:
         return [seen, f"  no figure at the reference host speed: {host.why_not}"]

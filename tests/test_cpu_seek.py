@@ -1,0 +1,78 @@
+"""graphbench.measure.cpu_seek: each set of rounds starts on a CPU in the
+host's fast speed state, found by reading the probe on a few CPUs."""
+
+import random
+
+from graphbench.measure.cpu_seek import FAST_WITHIN, CpuSeeker, seeker
+
+
+class Host:
+    """CPUs with a fixed probe reading each; `on` is the CPU the process is on."""
+
+    def __init__(self, readings: dict[int, float], on: int):
+        self.readings, self.on, self.moves = dict(readings), on, []
+
+    def move(self, cpu: int) -> bool:
+        self.on = cpu
+        self.moves.append(cpu)
+        return True
+
+    def probe(self) -> float:
+        return self.readings[self.on]
+
+
+def make(readings, on=0, seed=0):
+    host = Host(readings, on)
+    return host, CpuSeeker(sorted(readings), host.probe, on, move=host.move,
+                           rng=random.Random(seed))
+
+
+def test_the_survey_learns_the_fast_level_and_stays_on_the_fastest_cpu():
+    host, seek = make({0: 1000.0, 1: 980.0, 2: 560.0, 3: 600.0})
+    assert seek.survey() == 560.0
+    assert host.on == seek.cpu == 2
+    assert seek.fastest == 560.0
+
+
+def test_a_set_stays_where_it_is_while_the_cpu_is_fast():
+    host, seek = make({0: 560.0, 1: 1000.0, 2: 590.0})
+    seek.survey()
+    host.moves.clear()
+    host.readings[0] = 560.0 * FAST_WITHIN  # the edge of the fast state still counts as fast
+    assert seek() == 560.0 * FAST_WITHIN
+    assert host.moves == [] and seek.moves == 0 and seek.sets == 1
+
+
+def test_a_slow_cpu_is_left_for_a_fast_one():
+    host, seek = make({0: 560.0, 1: 1000.0, 2: 1050.0, 3: 600.0})
+    seek.survey()
+    host.readings[0] = 1100.0  # the CPU the run is on turned slow
+    assert seek() == 600.0
+    assert host.on == seek.cpu == 3 and seek.moves == 1
+
+
+def test_with_no_fast_cpu_the_set_runs_on_the_least_slow_one_found():
+    host, seek = make({0: 560.0, 1: 1000.0, 2: 900.0, 3: 1050.0})
+    seek.survey()
+    host.readings[0] = 1100.0
+    assert seek() == 900.0
+    assert host.on == seek.cpu == 2
+
+
+def test_at_most_max_tries_other_cpus_are_probed_before_a_set():
+    readings = {cpu: 1000.0 for cpu in range(16)}
+    readings[0] = 500.0
+    host, seek = make(readings)
+    seek.survey()
+    host.readings[0] = 1000.0
+    host.moves.clear()
+    seek()
+    from graphbench.measure.cpu_seek import MAX_TRIES
+    assert len(host.moves) == MAX_TRIES + 1  # the tries, then back to the best found
+
+
+def test_no_seeker_for_an_unpinned_process_or_a_single_cpu():
+    assert seeker(None, [0, 1, 2], lambda: 1.0) is None
+    assert seeker(3, [3], lambda: 1.0) is None
+    found = seeker(3, [5, 3, 4, 3], lambda: 1.0)
+    assert found is not None and list(found.cpus) == [3, 4, 5] and found.cpu == 3
