@@ -76,3 +76,31 @@ def test_no_seeker_for_an_unpinned_process_or_a_single_cpu():
     assert seeker(3, [3], lambda: 1.0) is None
     found = seeker(3, [5, 3, 4, 3], lambda: 1.0)
     assert found is not None and list(found.cpus) == [3, 4, 5] and found.cpu == 3
+
+
+def test_every_thread_is_back_on_its_own_cpus_after_sampling():
+    # seeking moves the whole process; a process that called graphbench (a
+    # test session, a training script) must keep its threads' CPUs
+    import os
+    import threading
+
+    from graphbench.measure.cpu_seek import move_process
+
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        import pytest
+        pytest.skip("needs two CPUs this process may use")
+    stop = threading.Event()
+    worker = threading.Thread(target=stop.wait)
+    worker.start()
+    try:
+        before = {t: os.sched_getaffinity(t) for t in map(int, os.listdir("/proc/self/task"))}
+        seek = CpuSeeker(allowed[:2], lambda: 600.0, allowed[0])
+        seek.survey()
+        assert move_process(allowed[1])
+        assert all(os.sched_getaffinity(t) == {allowed[1]} for t in before)
+        seek.restore()
+        assert {t: os.sched_getaffinity(t) for t in before} == before
+    finally:
+        stop.set()
+        worker.join()

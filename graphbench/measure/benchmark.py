@@ -163,6 +163,8 @@ def sample(session: Session, rng, on_round, stop: StopRule) -> Sampling:
                           timer, stop, config.warmup_rounds, on_round,
                           monitor=probes.read, host_probe=round_probe_us, set_probe=seek)
     finally:
+        if seek:
+            seek.restore()
         probes.close()
         if flusher:
             timer.close()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import random
+import threading
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -29,12 +30,38 @@ FAST_WITHIN = 1.3
 MAX_TRIES = 6  # CPUs probed before a set of rounds starts on the best one found
 
 
+def _threads() -> list[int]:
+    try:
+        return [int(t) for t in os.listdir("/proc/self/task")]
+    except OSError:
+        return [0]  # the calling thread alone
+
+
+def thread_affinities() -> dict[int, set[int]]:
+    """Each thread's CPU set now (restore_affinities puts them back)."""
+    saved = {}
+    for thread in _threads():
+        try:
+            saved[thread] = os.sched_getaffinity(thread)
+        except OSError:  # a thread that ended meanwhile
+            continue
+    return saved
+
+
+def restore_affinities(saved: dict[int, set[int]], newcomers: set[int]) -> None:
+    """Put every thread back on its saved CPUs, and a thread started since on
+    `newcomers`: seeking moves the whole process, and a process that called
+    graphbench (a test session, a training script) keeps its threads' CPUs."""
+    for thread in _threads():
+        try:
+            os.sched_setaffinity(thread, saved.get(thread, newcomers))
+        except OSError:
+            continue
+
+
 def move_process(cpu: int) -> bool:
     """Pin every thread of this process to `cpu`; False where it cannot."""
-    try:
-        threads = [int(t) for t in os.listdir("/proc/self/task")]
-    except OSError:
-        threads = [0]
+    threads = _threads()
     moved = False
     for thread in threads:
         try:
@@ -61,9 +88,12 @@ class CpuSeeker:
     moves: int = 0
     sets: int = 0
 
+    saved: dict[int, set[int]] = field(default_factory=dict)
+
     def survey(self) -> float:
         """Read the probe on every CPU once, learn the fast state's level and
-        stay on the fastest CPU."""
+        stay on the fastest CPU; each thread's CPUs are kept for `restore`."""
+        self.saved = thread_affinities()
         readings = {}
         for cpu in self.cpus:
             if self.move(cpu):
@@ -89,6 +119,11 @@ class CpuSeeker:
             best = min(best, (found, cpu))
         self.move(best[1])
         return self._settle(best[1], best[0])
+
+    def restore(self) -> None:
+        """Every thread back on the CPUs it had before the survey."""
+        if self.saved:  # a thread started since: the CPUs of the thread that sampled
+            restore_affinities(self.saved, self.saved.get(threading.get_native_id(), {self.cpu}))
 
     def _read(self) -> float:
         reading = self.probe()
