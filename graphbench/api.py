@@ -21,7 +21,7 @@ import typing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, Union
 
-from graphbench.config import RunConfig
+from graphbench.config import RunConfig, value_texts
 from graphbench.errors import ConfigError, GraphbenchError, RecordError, UsageError
 from graphbench.pipeline.spec import SpecError, _short  # _short: any value in one short line
 from graphbench.record.model import Comparison, RunRecord, SweepRecord
@@ -43,7 +43,7 @@ MAX_DEVICE_ID, DEVICE_EXAMPLES = 9999, "e.g. device=0 (nvidia-smi lists the ids)
 # the remedy of an error that names none, by its kind (the first that fits)
 REMEDIES = ((RecordError, "give a record file graphbench wrote (graphbench.save, run --json)"),
             (SpecError, "fix the pipeline: docs/pipelines.md says what each field takes"),
-            (ConfigError, "each setting takes its RunConfig field's type (graphbench/config.py)"),
+            (ConfigError, "each setting takes its RunConfig field's type (config/run.py)"),
             (GraphbenchError, "see docs/python.md for what each argument takes"))
 # what the API calls an option the shared checks name by its flag
 KEYWORDS = {**{f.metadata["flag"]: name for name, f in SETTINGS.items()},
@@ -61,8 +61,8 @@ def run(pipeline: PipelineArg = None, *, elements: int | str = 4096,
     or a shipped name such as "softmax"; None: the built-in add,mul,sub) and
     return the typed record. Every setting the CLI takes is accepted by its
     RunConfig field name; text values are read as the CLI reads them
-    ("individual,graph", "2^20", "1%"). Raises the typed errors of
-    graphbench.errors, e.g. DeviceError where no GPU is usable."""
+    ("individual,graph", "2^20", "1%"); params={"cols": 256} is the file's pipeline()'s
+    keyword arguments. Raises graphbench.errors' types (DeviceError: no usable GPU)."""
     from graphbench.cli.values import check_fixed_rounds
     from graphbench.counts import parse_processes
     from graphbench.preflight import check_object
@@ -74,8 +74,7 @@ def run(pipeline: PipelineArg = None, *, elements: int | str = 4096,
                               pipeline=path, **config)
         check_fixed_rounds(config)  # as the CLI refuses --rounds with --max-noise
         if isinstance(processes, bool) or not isinstance(processes, int):
-            raise UsageError(f"processes must be an int, got {_short(processes)}",
-                             "e.g. processes=3")
+            raise UsageError(f"processes must be an int, got {_short(processes)}", "e.g. processes=3")
         count = parse_processes(processes, "processes")
         check_run(settings, count, spec, name=keyword)
         if spec is not None:
@@ -167,7 +166,8 @@ def run_config(**values: Any) -> RunConfig:
                           "own (its file's rtol and atol)" if tolerance else
                           f"choose from {', '.join(SETTINGS)}")
     hints = typing.get_type_hints(RunConfig)
-    checked = {name: _typed(name, value, hints[name]) for name, value in values.items()}
+    checked: dict[str, Any] = {name: value_texts(value) if name == "params" else
+                               _typed(name, value, hints[name]) for name, value in values.items()}
     return RunConfig(**checked)
 
 
@@ -222,7 +222,7 @@ def _scalar(name: str, value: Any, kind: Any) -> Any:
             raise ConfigError(name, f"{_short(value)} is far too large", EXAMPLES) from None
     if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
         raise ConfigError(name, f"must be {_a(kind)}, got {_short(value)}",
-                          "each setting takes its RunConfig field's type (graphbench/config.py)")
+                          "each setting takes its RunConfig field's type (config/run.py)")
     # as the CLI refuses them: a count past MAX_COUNT, a device id of more than
     # 4 digits (an id past this machine's count only the driver can refuse)
     device = name == "device"

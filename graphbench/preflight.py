@@ -32,7 +32,8 @@ def preflight(configs, arch: str = DEFAULT_ARCH, name=as_flag) -> list:
     compiled: dict[str, dict] = {}
     plans = []
     for config in configs:
-        loaded = load_pipeline(config.pipeline, config.depth, config.stages, name("--pipeline"))
+        loaded = load_pipeline(config.pipeline, config.depth, config.stages, name("--pipeline"),
+                               params=config.params)
         where = str(loaded.path)
         sizes = dict.fromkeys((config.elements, *config.gate_sizes))
         plans.append([plan(loaded.spec, size, where) for size in sizes][0])
@@ -146,14 +147,15 @@ def check_rungs(config, plan_, kernel_sets, where: str, name=as_flag) -> None:
                          f"leave {mode} out, or use {modes} all to skip what cannot run")
 
 
-def kernels_preflight(pipeline: str | None, kernel_source: str | None, arch: str):
+def kernels_preflight(pipeline: str | None, kernel_source: str | None, arch: str,
+                      params: dict[str, str] | None = None):
     """`graphbench kernels`: every check `run` makes at its default size
     (without rungs: kernels takes no --modes); the kernels the stages
     require and the source to report on."""
     from graphbench.config import RunConfig
 
-    config = RunConfig(pipeline=pipeline, kernel_source=kernel_source)
-    loaded = load_pipeline(config.pipeline, config.depth, config.stages)
+    config = RunConfig(pipeline=pipeline, kernel_source=kernel_source, params=params or {})
+    loaded = load_pipeline(config.pipeline, config.depth, config.stages, params=config.params)
     if not loaded.source:
         plan(loaded.spec, config.elements, str(loaded.path))  # a bad file says what is wrong
         raise UsageError(f"the {loaded.spec.name} pipeline is {loaded.spec.framework} "

@@ -53,9 +53,9 @@ def check_run(config: RunConfig, processes: int = 1, spec=None, name=None) -> No
         raise UsageError("a pipeline object runs only in this process: processes and "
                          "gate_sizes need its pipeline file",
                          "give the file's path or shipped name instead of the object")
-    if config.depth != 1 or tuple(config.stages) != DEFAULT_STAGES:
-        raise UsageError("a pipeline object is already built: depth and stages do not apply",
-                         "build the object with the depth and stages it should have")
+    if config.depth != 1 or tuple(config.stages) != DEFAULT_STAGES or config.params:
+        raise UsageError("a pipeline object is already built: depth, stages and params do "
+                         "not apply", "build the object with the settings it should have")
     plan(loaded_object(spec).spec, config.elements)
     for source, flag in ((config.kernel_source, "--kernel-source"), (config.ab_source, "--ab")):
         if source:
@@ -114,10 +114,11 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
                                               verify_modes)
     from graphbench.measure.session import Session
     from graphbench.measure.verify import all_passed
-    from graphbench.pipeline.files import no_hard_exit
+    from graphbench.pipeline.files import bound_params, no_hard_exit
 
     started = time.perf_counter()
-    with no_hard_exit("the pipeline"), Session(config, kernels, spec) as session:
+    with no_hard_exit("the pipeline"), bound_params(config.params), \
+            Session(config, kernels, spec) as session:
         rng = np.random.default_rng(config.seed)
         session.pipeline.fill_random(rng)  # time on fresh random data, not the constants
         session.pipeline.reference()  # a reference that raises or misshapes fails before timing
@@ -131,13 +132,20 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
         # last, after every timed figure; also after a failed check: a kernel
         # that escaped capture is the likeliest cause of a wrong result
         if config.attribute:
-            trace = take_trace(session, fresh=spec is None and kernels is None
-                               and getattr(session.plan, "framework", KERNELS) == KERNELS)
+            trace = take_trace(session, fresh=fresh_trace(session, spec, kernels))
             extras, checks = {**extras, "attribution": trace}, checks + escape_checks(trace)
         if not all_passed(checks):  # no figures for wrong results; a trace shows the escape
             sampling, extras = None, {k: v for k, v in extras.items() if k == "attribution"}
         run = process_run(session, sampling, checks, extras, time.perf_counter() - started)
         return run_record(session, run)
+
+
+def fresh_trace(session, spec, kernels) -> bool:
+    """Whether the trace is taken in a fresh process (take_trace says when not):
+    also not for a run with --param, whose parameters the fresh process's
+    load of the pipeline file would not be given (graphbench.pipeline.files.bound_params)."""
+    return spec is None and kernels is None and not session.config.params \
+        and getattr(session.plan, "framework", KERNELS) == KERNELS
 
 
 def take_trace(session, fresh: bool):

@@ -81,3 +81,18 @@ def test_sweep_on_every_device_writes_one_sweep_record_each(tmp_path):
     for device, p in zip(ids, _paths(path, ids)):
         sweep = read_record(p)
         assert sweep.device.index == device and len(sweep.points) == 2
+
+
+def test_a_sweep_over_a_pipeline_parameter_runs_each_value(tmp_path):
+    """sweep --param: softmax's row width as an axis, each point's pipeline()
+    called with its value (its description and the record say so)."""
+    path = tmp_path / "sweep.json"
+    assert main(["sweep", "--pipeline", "softmax", "--elements", "2^16", "--depth", "1",
+                 "--param", "cols=256,4096", "--max-time", "0.3", "--no-progress",
+                 "--json", str(path)]) == 0
+    sweep = read_record(path)
+    assert sweep.complete and sweep.config.params == {"cols": ("256", "4096")}
+    assert [p.config.params for p in sweep.points] == [{"cols": "256"}, {"cols": "4096"}]
+    assert all(p.verified for p in sweep.points)
+    assert [p.pipeline.description.split(":")[0] for p in sweep.points] == [
+        "row-wise softmax of (n // 256) x 256", "row-wise softmax of (n // 4096) x 4096"]

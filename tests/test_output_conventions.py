@@ -136,7 +136,8 @@ def test_run_csv_has_one_row_per_mode_with_the_ladder_figures(fake_run, tmp_path
     rows = list(csv.DictReader(path.open()))
     assert tuple(rows[0]) == RUN_COLUMNS == (
         "device", "elements", "depth", "iters", "mode", "verified", "rounds", "wall_median_us",
-        "wall_iqr_us", "submit_us", "busy_us", "idle_us", "speedup_x", "x_floor", "grid", "block")
+        "wall_iqr_us", "submit_us", "busy_us", "idle_us", "speedup_x", "x_floor", "grid", "block",
+        "params")
     expected = ladder(summarize_run(read_run(RECORD))).rows
     assert [r["mode"] for r in rows] == [row.mode for row in expected]
     for got, row in zip(rows, expected):

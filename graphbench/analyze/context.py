@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 from graphbench.analyze.stats import median
+from graphbench.config.params import params_text
 from graphbench.record.model import RunRecord
 
 # Not iters: every figure is per iteration, and a run chooses its own count by
 # time (about 10 ms a round), which moves with the host's speed; a note says so
-CONFIG_KEYS = ("elements", "flush_l2", "stages", "depth")
+CONFIG_KEYS = ("elements", "flush_l2", "stages", "depth", "params")  # params: pipeline()'s
 CLOCK_TOLERANCE = 0.02
 PACKAGES = ("cuda-core", "cuda-bindings", "cupy-cuda13x")
 
@@ -23,7 +24,9 @@ def config_mismatch(baseline: RunRecord, current: RunRecord) -> list[str]:
     for key in CONFIG_KEYS:
         b, c = getattr(baseline.config, key), getattr(current.config, key)
         if b != c:
-            shown = (",".join(b), ",".join(c)) if isinstance(b, tuple) else (b, c)
+            shown = (",".join(b), ",".join(c)) if isinstance(b, tuple) else \
+                (params_text(b) or "none", params_text(c) or "none") if isinstance(b, dict) \
+                else (b, c)
             out.append(f"{key} {shown[0]} vs {shown[1]}")
     return out
 

@@ -12,6 +12,7 @@ RUN_EXAMPLES = """examples:
   graphbench run --modes all                   every rung of the launch ladder
   graphbench run --pipeline softmax --modes all --elements 2^20
   graphbench run --pipeline my_pipeline.py     your own kernels (docs/pipelines.md)
+  graphbench run --pipeline softmax --param cols=256 --elements 2^20    pipeline(cols=256)
   graphbench run --pipeline torch_mlp --modes all --elements 8192    torch, batch 8
   graphbench run --elements 2^24 --grid auto,per-element     auto against NVIDIA's sample's shape
   graphbench run --json - | jq .summary        the record on stdout, the report on stderr
@@ -63,6 +64,8 @@ SWEEP_EXAMPLES = """examples:
   graphbench sweep --modes all --json ladder.json --plot ladder.svg
   graphbench sweep --pipeline jacobi --depth 1,4,16,64         depth = Jacobi steps
   graphbench sweep --grid auto,1056 --block 128,256     each launch shape is an axis too
+  graphbench sweep --pipeline softmax --depth 1 --param cols=256,1024,4096
+                            any parameter of the pipeline's pipeline() is an axis (--param)
   graphbench sweep --elements 2^20,2^24 --depth 1 --grid auto,per-element
                             auto against per-element (NVIDIA's sample: one thread per element)
 
@@ -93,6 +96,7 @@ KERNELS_EXAMPLES = """examples:
   graphbench kernels --arch sm_100
   graphbench kernels --pipeline softmax       a shipped pipeline's kernels
   graphbench kernels --pipeline mine.py       your pipeline file's kernels
+  graphbench kernels --pipeline softmax --param cols=4096    as pipeline(cols=4096) builds them
 
 --quiet prints only errors; NO_COLOR=1 turns colour off.
 exit codes: 0 ok, 2 usage error or compile error (the compiler log follows)

@@ -12,8 +12,8 @@ from graphbench.cli.help import (COMPARE_EXAMPLES, KERNELS_EXAMPLES, REPORT_EXAM
                                  RUN_EXAMPLES, SWEEP_EXAMPLES)
 from graphbench.cli.history import (REFERENCES, add_history, add_history_option,
                                     add_save_options)
-from graphbench.cli.values import (PARSERS, StoreGiven, parse_positive_int, parse_processes,
-                                  parse_record_path)
+from graphbench.cli.values import (PARSERS, StoreGiven, StoreParam, parse_positive_int,
+                                  parse_processes, parse_record_path)
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_default, cli_fields
 from graphbench.errors import UsageError
 
@@ -59,7 +59,8 @@ def add_config_option(parser, f: dataclasses.Field, command: str) -> None:
         parser.add_argument(meta["flag"], dest=f.name, action="store_false", help=help_text)
     else:
         read, flag = PARSERS[meta["parse"]], meta["flag"]
-        parser.add_argument(flag, dest=f.name, type=lambda text: read(text, flag), action=StoreGiven,
+        action = StoreParam if meta["parse"] in ("param", "params") else StoreGiven
+        parser.add_argument(flag, dest=f.name, type=lambda text: read(text, flag), action=action,
                             default=[default] if meta["parse"] == "devices" else default,
                             metavar=meta.get("metavar") or METAVARS[meta["parse"]], help=help_text)
 
@@ -203,6 +204,8 @@ def add_kernels(commands) -> None:
     kernels.add_argument("--pipeline", metavar="FILE|NAME",
                          help="the pipeline file (or shipped pipeline) whose kernels to compile "
                          "(default: the built-in add,mul,sub)")
+    params = next(f for f in dataclasses.fields(RunConfig) if f.name == "params")
+    add_config_option(kernels, params, RUN)  # --param, as run passes it to pipeline()
     add_quiet(kernels)
 
 

@@ -88,7 +88,7 @@ def _tokens(action, key: str, value, where: str) -> list[str]:
     if isinstance(value, bool) or isinstance(value, dict):
         raise UsageError(f"{where}: {key} = {value!r}: give the value as on the command line")
     if isinstance(value, list):
-        if action.__class__.__name__ == "_AppendAction":
+        if action.__class__.__name__ == "_AppendAction" or getattr(action, "repeatable", False):
             return [t for item in value for t in (flag, str(item))]
         value = ",".join(str(item) for item in value)
     return [flag, str(value)]

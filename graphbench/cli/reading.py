@@ -128,7 +128,7 @@ def cmd_kernels(args) -> int:
     from graphbench.report.kernels import kernels_table
 
     arch = validate_arch(args.arch)  # before NVRTC, whose log would say less
-    required, source = kernels_preflight(args.pipeline, args.kernel_source, arch)
+    required, source = kernels_preflight(args.pipeline, args.kernel_source, arch, args.params)
     console().print(kernels_table(compile_report(arch, source, required), arch))
     return EXIT_OK
 

@@ -164,10 +164,64 @@ def parse_blocks(text: str, option: str) -> tuple[int, ...]:
     return _shapes(text, option, read)
 
 
+def parse_param(text: str, option: str) -> tuple[str, str]:
+    """run's 'cols=256': a pipeline() parameter's name and its value's stored
+    text (graphbench.config.params); one value, so a comma outside brackets
+    and quotes is refused (a tuple is written (4,8))."""
+    name, values = _param_values(text, option)
+    if len(values) > 1:
+        raise UsageError(f"{option} {name} has {len(values)} values: a run takes one",
+                         "write a tuple as (4,8); sweep --param sweeps a list")
+    return name, values[0]
+
+
+def parse_param_axis(text: str, option: str) -> tuple[str, tuple[str, ...]]:
+    """sweep's 'cols=256,1024': a parameter and its values, each once."""
+    from graphbench.config.params import shown
+
+    name, values = _param_values(text, option)
+    if twice := [v for v in dict.fromkeys(values) if values.count(v) > 1]:
+        raise UsageError(f"{option} {name} names {shown(twice[0])} twice", "give each value once")
+    return name, tuple(values)
+
+
+def _param_values(text: str, option: str) -> tuple[str, list[str]]:
+    from graphbench.config.params import EXAMPLES, check_name, typed_value, value_text
+
+    name, equals, values = text.partition("=")
+    if not equals:
+        raise UsageError(f"{option} {text!r} is not NAME=VALUE", EXAMPLES)
+    try:  # named by the flag here: the parser's errors are printed as they are
+        name = check_name(name.strip())
+        return name, [value_text(name, typed_value(name, v)) for v in split_top(values)]
+    except ConfigError as exc:
+        raise UsageError(f"{option} {exc.problem}", exc.remedy) from None
+
+
+def split_top(text: str) -> list[str]:
+    """`text` split at each comma outside brackets and quotes: '(1,2),3' is
+    ['(1,2)', '3']."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote and text[i - 1] != "\\" else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return parts + [text[start:]]
+
+
 PARSERS = {"count": parse_positive_int, "int": parse_int, "float": parse_float,
            "fraction": parse_fraction, "seconds": parse_seconds, "list": parse_list,
            "grid": parse_grid, "devices": parse_device_spec, "path": parse_path,
-           "grids": parse_grids, "blocks": parse_blocks}
+           "grids": parse_grids, "blocks": parse_blocks, "param": parse_param,
+           "params": parse_param_axis}
 
 
 class StoreGiven(argparse.Action):
@@ -177,6 +231,21 @@ class StoreGiven(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         setattr(namespace, self.dest, values)
         namespace.given = {*getattr(namespace, "given", ()), self.dest}
+
+
+class StoreParam(StoreGiven):
+    """--param NAME=VALUE, repeatable: each name once, in the order given."""
+
+    repeatable = True  # a project default's list is one --param per item (project_defaults)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        name, value = values
+        given = dict(getattr(namespace, self.dest, None) or {})
+        if name in given:
+            raise UsageError(f"{option_string} names {name} twice",
+                             f"give {name} once" + (", with its values in one list"
+                                                   if isinstance(value, tuple) else ""))
+        super().__call__(parser, namespace, {**given, name: value}, option_string)
 
 
 ADAPTIVE = ("max_noise", "min_rounds", "max_time")  # steer adaptive sampling, which rounds ends

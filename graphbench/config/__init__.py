@@ -11,12 +11,14 @@ message (flag_for).
     fields.py   option(): a field's flag, parser and help; the fields a command sets
     run.py      RunConfig: one run's settings, their limits and checks
     sweep.py    SweepConfig: the sweep's axes, each point a RunConfig
+    params.py   a pipeline's own parameters (--param): their values and stored text
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from graphbench.config.params import value_texts  # noqa: F401 - the API's params=
 from graphbench.config.fields import RUN, SWEEP, cli_default, cli_fields, option  # noqa: F401
 from graphbench.config.run import (ALL_MODES, DEFAULT_MIN_ROUNDS, DEFAULT_STAGES,  # noqa: F401
                                    LIMITS, MAX_DEPTH, MAX_ELEMENTS, MAX_STAGES, TOLERANCE,

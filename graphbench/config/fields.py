@@ -11,15 +11,18 @@ RUN, SWEEP = "run", "sweep"
 
 
 def option(default, flag: str, parse: str, help: str, commands=(RUN, SWEEP), metavar=None,
-           helps=None, **defaults):
+           helps=None, factory=None, **defaults):
     """A configuration field the command line sets.
 
     parse: how the CLI reads the text (see graphbench.cli.values.PARSERS).
     help: may use {default}; helps: a per-command help text. defaults: a
-    per-command default, e.g. sweep=None."""
-    return field(default=default, metadata={"flag": flag, "parse": parse, "help": help,
-                                            "helps": helps or {}, "commands": commands,
-                                            "metavar": metavar, "defaults": defaults})
+    per-command default, e.g. sweep=None. factory: makes the default (a
+    dict), in place of `default`."""
+    metadata = {"flag": flag, "parse": parse, "help": help, "helps": helps or {},
+                "commands": commands, "metavar": metavar, "defaults": defaults}
+    if factory is not None:
+        return field(default_factory=factory, metadata=metadata)
+    return field(default=default, metadata=metadata)
 
 
 def cli_fields(cls, command: str) -> list[dataclasses.Field]:

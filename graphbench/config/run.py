@@ -9,6 +9,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from graphbench.config.fields import RUN, SWEEP, option
+from graphbench.config.params import check_params
 from graphbench.counts import require_normal, require_positive
 from graphbench.errors import ConfigError
 from graphbench.ladder import ALL, BASELINE, DEFAULT_MODES, HEADLINE, LADDER, ORDER
@@ -25,6 +26,9 @@ TOLERANCE = 1e-5  # rtol = atol for float32 values of order one
 # waits for MIN_ROUNDS; records of older runs keep 10-19
 MIN_ROUNDS_FLOOR = 10
 DEFAULT_MIN_ROUNDS = MIN_ROUNDS
+# pipeline() parameters that a setting of their own passes (--depth, --stages):
+# refused as a --param (graphbench.config.params)
+PASSED = ("depth", "stages")
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,10 @@ class RunConfig:
                                commands=(RUN,))
     rtol: float = TOLERANCE
     atol: float = TOLERANCE
+    params: dict[str, str] = option(
+        None, "--param", "param", "pass NAME=VALUE to the pipeline's pipeline(): a Python "
+        "literal (256, 0.5, True, (4,8)) or a bare word, as text; repeatable (default: "
+        "pipeline()'s own defaults)", commands=(RUN,), metavar="NAME=VALUE", factory=dict)
 
     def __post_init__(self) -> None:
         for name in ("elements", "min_rounds", "depth", "unroll", "iters", "rounds"):
@@ -128,6 +136,7 @@ class RunConfig:
         if self.modes is not None:
             self._check_modes(self.modes)
         self._check_shape()
+        object.__setattr__(self, "params", check_params(self.params, passed_by()))
 
     def _check_gate_sizes(self, sizes) -> None:
         if any(not 0 < size <= MAX_ELEMENTS for size in sizes):
@@ -202,3 +211,7 @@ LIMIT_REMEDY = {"elements": "no GPU holds that many elements", "iters": "leave i
                 "graph is a different benchmark", "depth": "a deeper chain is a different "
                 "benchmark", "warmup_rounds": FEWER, "max_time": "a day is the longest budget"}
 
+
+def passed_by() -> dict[str, str]:
+    """The flag of each setting that passes a pipeline() parameter (depth: --depth)."""
+    return {f.name: f.metadata["flag"] for f in dataclasses.fields(RunConfig) if f.name in PASSED}

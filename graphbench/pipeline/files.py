@@ -13,6 +13,7 @@ import stat
 import sys
 import types
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from graphbench.config import DEFAULT_STAGES
 from graphbench.pipeline.plan import BufferPlan, Plan, StagePlan, plan, reference_outputs  # noqa: F401 - the public names
 from graphbench.errors import UsageError
 from graphbench.spelling import nearest
+from graphbench.pipeline.params import pipeline_arguments
 from graphbench.pipeline.spec import Pipeline, SpecError, _short
 
 SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
@@ -78,8 +80,12 @@ _LOADED: dict[tuple, Pipeline] = {}
 
 
 def load_pipeline(name_or_path: str | None, depth: int = 1, stages=None,
-                  option: str = "--pipeline") -> LoadedPipeline:
-    """Run the pipeline file (once) and call its pipeline() with the parameters it takes."""
+                  option: str = "--pipeline", params: dict[str, str] | None = None
+                  ) -> LoadedPipeline:
+    """Run the pipeline file (once) and call its pipeline() with the parameters
+    it takes: depth, stages and `params` (stored texts, graphbench.config.params;
+    None: those of bound_params)."""
+    params = _BOUND.get() if params is None else params
     path = pipeline_path(name_or_path, option)
     try:
         data = path.read_bytes()
@@ -87,15 +93,31 @@ def load_pipeline(name_or_path: str | None, depth: int = 1, stages=None,
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecError(f"cannot read pipeline file {path}: {exc}") from None
     digest = hashlib.sha256(data).hexdigest()
-    key = (str(path.resolve()), digest, depth, tuple(stages) if stages else None)
+    key = (str(path.resolve()), digest, depth, tuple(stages) if stages else None,
+           tuple(params.items()))
     if key not in _LOADED:
         namespace = _NAMESPACES.get(key[:2]) or _run_file(text, path)
         _NAMESPACES[key[:2]] = namespace
-        spec = _call(namespace.get("pipeline"), path, depth, stages)
+        spec = _call(namespace.get("pipeline"), path, depth, stages, params)
         _LOADED[key] = spec
     spec = _LOADED[key]  # the kernel text is read anew: it is another file, which may change
     source = "" if isinstance(spec, CallablePipeline) else kernel_source_text(spec.source, path)
     return LoadedPipeline(spec, path, hashlib.sha256(text.encode()).hexdigest(), source)
+
+
+# The parameters a load that names none passes: a run's, bound by the runner
+# around the measurement, whose session loads the file by its depth and stages.
+_BOUND: ContextVar[dict[str, str]] = ContextVar("graphbench_pipeline_params", default={})
+
+
+@contextmanager
+def bound_params(params: dict[str, str]):
+    """Within it, load_pipeline with no `params` passes these."""
+    token = _BOUND.set(dict(params))
+    try:
+        yield
+    finally:
+        _BOUND.reset(token)
 
 
 def _run_file(text: str, path: Path) -> dict:
@@ -164,7 +186,7 @@ def _parameters(make, path: Path):
     return inspect.signature(make).parameters
 
 
-def _call(make, path: Path, depth: int, stages) -> Pipeline:
+def _call(make, path: Path, depth: int, stages, params: dict[str, str]) -> Pipeline:
     accepted = _parameters(make, path)
     kwargs = {}
     for name, value, default in (("depth", depth, 1), ("stages", stages, DEFAULT_STAGES)):
@@ -174,6 +196,7 @@ def _call(make, path: Path, depth: int, stages) -> Pipeline:
         elif value not in (default, None):
             raise SpecError(f"{path}: pipeline() takes no {name}",
                             f"leave out --{name} for this pipeline")
+    kwargs.update(pipeline_arguments(accepted, params, path))
     try:
         with no_hard_exit(path):
             spec = make(**kwargs)

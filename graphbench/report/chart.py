@@ -9,10 +9,9 @@ import math
 from dataclasses import dataclass
 
 from graphbench.analyze.summary import summarize_run
-from graphbench.analyze.sweeps import points_at, several_shapes, short_shape
+from graphbench.analyze.sweeps import points_at, variant_label, variants
 from graphbench.counts import power_label
 from graphbench.ladder import BASELINE, DEFAULT_MODES, HEADLINE, ladder_order
-from graphbench.launch_shape import shape_name
 from graphbench.record.model import SweepRecord
 from graphbench.report.figures import check_figure_path
 
@@ -42,13 +41,14 @@ class Panel:
 
 
 def sweep_panels(sweep: SweepRecord) -> list[Panel]:
-    """Speedup and wall panels: a series per depth (and per launch shape,
-    when the sweep ran several), then the ladder's panels."""
+    """Speedup and wall panels: a series per depth (and per launch shape and
+    parameter value, when the sweep ran several), then the ladder's panels."""
     speedups, walls = [], []
-    for shape in sweep.config.shapes:
-        named = f" {short_shape(shape)}" if several_shapes(sweep) else ""
+    for shape, values in variants(sweep):
+        named = f" {label}" if (label := variant_label(sweep, shape, values)) else ""
         for depth in sweep.config.depths:
-            points = sorted(points_at(sweep, depth, shape), key=lambda p: p.config.elements)
+            points = sorted(points_at(sweep, depth, shape, values),
+                            key=lambda p: p.config.elements)
             summaries = [(p.config.elements, summarize_run(p)) for p in points]
             with_speedup = [(n, s.speedup[HEADLINE]) for n, s in summaries
                             if HEADLINE in s.speedup]
@@ -80,16 +80,18 @@ def ladder_panels(sweep: SweepRecord) -> list[Panel]:
     if set(modes) <= set(DEFAULT_MODES):
         return []
     panels = []
-    for shape, depth in ((s, d) for s in sweep.config.shapes for d in sweep.config.depths):
+    for (shape, values), depth in ((v, d) for v in variants(sweep) for d in sweep.config.depths):
         summaries = sorted(((p.config.elements, summarize_run(p))
-                            for p in points_at(sweep, depth, shape)), key=lambda pair: pair[0])
+                            for p in points_at(sweep, depth, shape, values)),
+                           key=lambda pair: pair[0])
         series = []
         for mode in modes:
             points = [(n, s.modes[mode].wall.median) for n, s in summaries if mode in s.modes]
             if points:
                 series.append(Series(mode, *map(tuple, zip(*points))))
         if series:
-            named = f", {shape_name(*shape)}" if several_shapes(sweep) else ""
+            named = f", {label}" if (label := variant_label(sweep, shape, values, long=True)) \
+                else ""
             panels.append(Panel(f"every rung, depth {depth}{named}: wall per iteration", "us",
                                 tuple(series)))
     return panels

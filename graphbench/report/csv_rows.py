@@ -9,11 +9,13 @@ from __future__ import annotations
 import csv
 import io
 
+from graphbench.config.params import params_text
 from graphbench.record.model import RunRecord, SweepRecord
 
 RUN_COLUMNS = ("device", "elements", "depth", "iters", "mode", "verified", "rounds",
                "wall_median_us", "wall_iqr_us", "submit_us", "busy_us", "idle_us",
-               "speedup_x", "x_floor", "grid", "block")  # the launch shape: a sweep's axis
+               "speedup_x", "x_floor", "grid", "block",  # the launch shape: a sweep's axis
+               "params")  # pipeline()'s own (--param): name=value ...
 REPORT_COLUMNS = ("record",) + RUN_COLUMNS
 COMPARE_COLUMNS = ("metric", "unit", "baseline", "current", "change_pct", "detects_pct",
                    "threshold", "gated", "verdict", "p_value", "note")
@@ -51,7 +53,7 @@ def run_rows(record: RunRecord) -> list[list]:
             rows.append([point.device.index, cfg.elements, cfg.depth, cfg.iters, row.mode,
                          point.verified, wall.n, row.wall_us, wall.iqr, row.submit_us,
                          row.busy_us, row.idle_gap_us, row.speedup, row.from_floor,
-                         cfg.grid, cfg.block])
+                         cfg.grid, cfg.block, params_text(cfg.params)])
     return rows
 
 

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from graphbench._version import __version__
 from graphbench.analyze.summary import RunSummary
+from graphbench.config.params import params_text
 from graphbench.record.model import RunRecord
 
 STOP_TEXT = {"fixed-rounds": "fixed round count", "noise-target": "noise target reached",
@@ -24,6 +25,8 @@ def header(record: RunRecord, summary: RunSummary) -> Text:
     if record.pipeline.file != "built-in":
         pipe = record.pipeline
         text.append(f"\npipeline {pipe.name} ({pipe.file}): {pipe.description}", style="cyan")
+    if cfg.params:  # what its pipeline() was given (--param)
+        text.append(f"\nparameters {params_text(cfg.params)}", style="cyan")
     if record.process_count > 1:
         text.append(f" from {record.process_count} processes")
     if summary.noise is not None:

@@ -6,7 +6,8 @@ from rich.console import Group
 from rich.text import Text
 
 from graphbench.analyze.summary import summarize_run
-from graphbench.analyze.sweeps import crossover_table, several_shapes
+from graphbench.analyze.sweeps import crossover_table, point_at, several_shapes, variants
+from graphbench.config.params import shown
 from graphbench.ladder import HEADLINE
 from graphbench.launch_shape import shape_name
 from graphbench.record.model import RunRecord, SweepRecord
@@ -18,18 +19,28 @@ CROSSOVER_TEXT = {"crossover": "", "below-at-smallest": "below at the smallest s
                   "none-in-range": "stays above in this range"}
 
 
+def variant_columns(sweep: SweepRecord) -> list[str]:
+    """A shape column when the sweep ran several launch shapes, and one per
+    parameter axis (each named by its parameter)."""
+    return ["shape"] * several_shapes(sweep) + list(sweep.config.params)
+
+
+def variant_cells(sweep: SweepRecord, shape, values) -> list[str]:
+    return [shape_name(*shape)] * several_shapes(sweep) + [shown(v) for v in values.values()]
+
+
 def sweep_rows(sweep: SweepRecord) -> tuple[list[str], list[list[str]]]:
-    """A row per element count (per shape and element count, with a shape
-    column, when the sweep ran several launch shapes)."""
-    depths, several = sweep.config.depths, several_shapes(sweep)
-    columns = ["shape"] * several + ["elements"] + [f"depth {d}" for d in depths] + \
+    """A row per element count (per shape, parameter values and element
+    count, with their columns, when the sweep ran several)."""
+    depths = sweep.config.depths
+    columns = variant_columns(sweep) + ["elements"] + [f"depth {d}" for d in depths] + \
         ["fits in L2"]
     rows = []
-    for shape in sweep.config.shapes:
+    for shape, values in variants(sweep):
         for elements in sweep.config.elements:
-            row, fitting = [shape_name(*shape)] * several + [elements_text(elements)], []
+            row, fitting = variant_cells(sweep, shape, values) + [elements_text(elements)], []
             for depth in depths:
-                point = sweep.point(elements, depth, shape)
+                point = point_at(sweep, elements, depth, shape, values)
                 row.append(_sweep_cell(point))
                 if point and summarize_run(point).cache.l2_resident:
                     fitting.append(f"d{depth}")
@@ -51,32 +62,44 @@ def _sweep_cell(point: RunRecord | None) -> str:
 
 
 def crossover_rows(sweep: SweepRecord) -> tuple[list[str], list[list[str]]]:
-    several = several_shapes(sweep)
-    columns = ["shape"] * several + ["depth", "mode", "crossover at", "between", "fits in L2",
-                                     "status"]
+    columns = variant_columns(sweep) + ["depth", "mode", "crossover at", "between",
+                                        "fits in L2", "status"]
     rows = []
     for row in crossover_table(sweep):
         found = row.crossover
         at = "-" if found.elements is None else f"{found.elements:,.0f}"
         between = "-" if not found.between else " .. ".join(elements_text(n) for n in found.between)
         fits = "-" if row.fits_in_l2 is None else ("yes" if row.fits_in_l2 else "no")
-        rows.append([shape_name(*row.shape)] * several +
+        rows.append(variant_cells(sweep, row.shape, dict(row.params)) +
                     [str(row.depth), row.mode, at, between, fits, CROSSOVER_TEXT[found.status]])
     return columns, rows
 
 
 def sweep_report(sweep: SweepRecord, width: int = 80) -> Group:
     name = sweep.device.name if sweep.device else "?"
-    total = len(sweep.config.elements) * len(sweep.config.depths) * len(sweep.config.shapes)
+    config = sweep.config
+    total = len(config.elements) * len(config.depths) * len(config.shapes) * \
+        len(config.param_points)
     head = Text.assemble(("graphbench sweep ", "bold"), (name, "bold cyan"),
                          f"  {len(sweep.points)} of {total} points" +
-                         ("" if sweep.complete else " (incomplete)"))
+                         ("" if sweep.complete else " (incomplete)") + _pipeline_line(sweep))
     parts = [head, simple_table("graph speedup and graph wall us/iter", *sweep_rows(sweep))]
     parts.append(simple_table(f"where each rung's speedup over individual falls below "
                               f"{sweep.config.threshold:g}x", *crossover_rows(sweep)))
     parts += [Text(line, style="bold") for line in default_against_per_element(sweep.points)]
     parts.append(FittedChart(sweep_panels(sweep)[0], most=min(width, 100)))
     return Group(*parts)
+
+
+def _pipeline_line(sweep: SweepRecord) -> str:
+    """The pipeline and its swept parameters, for a sweep over parameters
+    (every other sweep's head reads as it did)."""
+    if not sweep.config.params or not sweep.points:
+        return ""
+    pipe = sweep.points[0].pipeline
+    axes = "; ".join(f"{name} = {', '.join(shown(v) for v in values)}"
+                     for name, values in sweep.config.params.items())
+    return f"\npipeline {pipe.name} ({pipe.file}), swept: {axes}"
 
 
 class FittedChart:
