@@ -217,8 +217,17 @@ def show_crossovers(sweeps: list[SweepRecord]) -> None:
         console().print(simple_table(f"crossover on device {sweep.device.index}", columns, rows))
 
 
+def cmd_completion(args) -> int:
+    """graphbench completion SHELL: the script, on standard output."""
+    from graphbench.cli.completion import completion_script
+    from graphbench.cli.parser import build_parser
+
+    sys.stdout.write(completion_script(args.shell, build_parser()))
+    return EXIT_OK
+
+
 from graphbench.cli.reading import cmd_compare, cmd_kernels, cmd_report  # noqa: E402
 from graphbench.record.printable import printable
 
 COMMANDS = {"run": cmd_run, "sweep": cmd_sweep, "report": cmd_report, "compare": cmd_compare,
-            "kernels": cmd_kernels, "history": cmd_history}
+            "kernels": cmd_kernels, "history": cmd_history, "completion": cmd_completion}

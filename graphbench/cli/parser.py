@@ -8,6 +8,7 @@ import argparse
 import dataclasses
 
 from graphbench._version import __version__
+from graphbench.cli.completion import EPILOG, add_completion
 from graphbench.cli.help import (COMPARE_EXAMPLES, KERNELS_EXAMPLES, REPORT_EXAMPLES,
                                  RUN_EXAMPLES, SWEEP_EXAMPLES)
 from graphbench.cli.history import (REFERENCES, add_history, add_history_option,
@@ -210,13 +211,15 @@ def add_kernels(commands) -> None:
 
 
 def build_parser() -> ArgumentParser:
-    parser = ArgumentParser(prog="graphbench", description=(
-        "Measure what CUDA Graphs buy on this GPU: a chain of kernels (built in: r1 = a + b, "
-        "r2 = r1 * c, r3 = r2 - a; or --pipeline FILE) run as individual launches, as one "
-        "replayed graph, as one fused kernel and on every other rung of the launch ladder, "
+    parser = ArgumentParser(prog="graphbench", epilog=EPILOG,  # the epilog's command: one line
+                            formatter_class=argparse.RawDescriptionHelpFormatter, description=(
+        "Measure what CUDA Graphs buy on this GPU: a chain of kernels (built in: r1 = a + b,\n"
+        "r2 = r1 * c, r3 = r2 - a; or --pipeline FILE) run as individual launches, as one\n"
+        "replayed graph, as one fused kernel and on every other rung of the launch ladder,\n"
         "every result checked against CuPy."))
     parser.add_argument("--version", action="version", version=f"graphbench {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
-    for add in (add_run, add_sweep, add_report, add_compare, add_kernels, add_history):
+    for add in (add_run, add_sweep, add_report, add_compare, add_kernels, add_history,
+                add_completion):
         add(commands)
     return parser
