@@ -114,11 +114,10 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
                                               verify_modes)
     from graphbench.measure.session import Session
     from graphbench.measure.verify import all_passed
-    from graphbench.pipeline.files import bound_params, no_hard_exit
+    from graphbench.pipeline.files import no_hard_exit
 
     started = time.perf_counter()
-    with no_hard_exit("the pipeline"), bound_params(config.params), \
-            Session(config, kernels, spec) as session:
+    with no_hard_exit("the pipeline"), Session(config, kernels, spec) as session:
         rng = np.random.default_rng(config.seed)
         session.pipeline.fill_random(rng)  # time on fresh random data, not the constants
         session.pipeline.reference()  # a reference that raises or misshapes fails before timing
@@ -141,11 +140,8 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
 
 
 def fresh_trace(session, spec, kernels) -> bool:
-    """Whether the trace is taken in a fresh process (take_trace says when not):
-    also not for a run with --param, whose parameters the fresh process's
-    load of the pipeline file would not be given (graphbench.pipeline.files.bound_params)."""
-    return spec is None and kernels is None and not session.config.params \
-        and getattr(session.plan, "framework", KERNELS) == KERNELS
+    """Whether the trace is taken in a fresh process (take_trace says when not)."""
+    return spec is None and kernels is None and getattr(session.plan, "framework", KERNELS) == KERNELS
 
 
 def take_trace(session, fresh: bool):

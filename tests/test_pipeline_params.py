@@ -23,7 +23,7 @@ from graphbench.config import RunConfig, SweepConfig
 from graphbench.config.params import params_text, typed_value, value_text
 from graphbench.errors import ConfigError, UsageError
 from graphbench.measure.sweep import run_sweep
-from graphbench.pipeline.files import bound_params, load_pipeline, plan
+from graphbench.pipeline.files import load_pipeline, plan
 from graphbench.preflight import preflight
 from graphbench.record.codec import read_record, read_run, write_record
 from graphbench.report.chart import sweep_panels
@@ -200,9 +200,20 @@ def test_the_remedy_lists_the_parameters_it_takes(scaled):
     assert "no parameters of its own" in refused.value.remedy
 
 
-def test_a_bound_run_s_parameters_reach_a_load_that_names_none(scaled):
-    with bound_params({"width": "16"}):
-        assert load_pipeline(scaled).spec.description == "fast width 16"
+def test_the_session_loads_the_pipeline_with_the_run_s_parameters(scaled, monkeypatch):
+    # the measuring process (and a fresh trace's or --processes child, which
+    # rebuild the session from the config) gives pipeline() the run's parameters
+    from graphbench.config import RunConfig
+    from graphbench.measure import session as session_module
+
+    seen = []
+    monkeypatch.setattr(session_module, "load_pipeline",
+                        lambda *a, **k: seen.append(load_pipeline(*a, **k).spec.description)
+                        or (_ for _ in ()).throw(RuntimeError("no GPU work here")))
+    config = RunConfig(pipeline=str(scaled), params={"width": "16"})
+    with pytest.raises(RuntimeError, match="no GPU work"):
+        session_module.Session(config, None)
+    assert seen == ["fast width 16"]
     assert load_pipeline(scaled).spec.description == "fast width 4"
 
 

@@ -68,7 +68,6 @@ def profile_text(run) -> Text:
 
 def cmd_profile(args, config) -> int:
     from graphbench.measure.profile import run_profile
-    from graphbench.pipeline.files import bound_params
     from graphbench.runner import check_run
 
     check_profile_options(args, config)
@@ -77,6 +76,5 @@ def cmd_profile(args, config) -> int:
     for line in profile_commands(args.argv):
         lines.append(f"  {line}\n")
     console().print(lines, soft_wrap=True)  # whole lines, to copy and paste
-    with bound_params(config.params):  # the session loads the pipeline with them
-        console().print(profile_text(run_profile(config)))
+    console().print(profile_text(run_profile(config)))
     return EXIT_OK

@@ -117,7 +117,7 @@ class Session:
         # the pipeline file, its sizes and the sources fail before the GPU is touched;
         # `spec`, an already-built pipeline object (the Python API's), replaces the file
         self.loaded = loaded_object(spec) if spec is not None else \
-            load_pipeline(config.pipeline, config.depth, config.stages)
+            load_pipeline(config.pipeline, config.depth, config.stages, params=config.params)
         self.pipeline_file = OBJECT if spec is not None else config.pipeline or "built-in"
         callables_only(plan(self.loaded.spec, config.elements), config)
         # --grid/--block: the grid-stride stages' shape; None: not asked

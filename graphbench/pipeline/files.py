@@ -13,7 +13,6 @@ import stat
 import sys
 import types
 from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,9 +82,8 @@ def load_pipeline(name_or_path: str | None, depth: int = 1, stages=None,
                   option: str = "--pipeline", params: dict[str, str] | None = None
                   ) -> LoadedPipeline:
     """Run the pipeline file (once) and call its pipeline() with the parameters
-    it takes: depth, stages and `params` (stored texts, graphbench.config.params;
-    None: those of bound_params)."""
-    params = _BOUND.get() if params is None else params
+    it takes: depth, stages and `params` (stored texts, graphbench.config.params)."""
+    params = params or {}
     path = pipeline_path(name_or_path, option)
     try:
         data = path.read_bytes()
@@ -103,21 +101,6 @@ def load_pipeline(name_or_path: str | None, depth: int = 1, stages=None,
     spec = _LOADED[key]  # the kernel text is read anew: it is another file, which may change
     source = "" if isinstance(spec, CallablePipeline) else kernel_source_text(spec.source, path)
     return LoadedPipeline(spec, path, hashlib.sha256(text.encode()).hexdigest(), source)
-
-
-# The parameters a load that names none passes: a run's, bound by the runner
-# around the measurement, whose session loads the file by its depth and stages.
-_BOUND: ContextVar[dict[str, str]] = ContextVar("graphbench_pipeline_params", default={})
-
-
-@contextmanager
-def bound_params(params: dict[str, str]):
-    """Within it, load_pipeline with no `params` passes these."""
-    token = _BOUND.set(dict(params))
-    try:
-        yield
-    finally:
-        _BOUND.reset(token)
 
 
 def _run_file(text: str, path: Path) -> dict:
