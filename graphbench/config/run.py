@@ -76,8 +76,9 @@ class RunConfig:
     kernel_source: str | None = option(None, "--kernel-source", "path", "compile this .cu file "
                                        "instead of the pipeline's own source (same kernel "
                                        "names); the record keeps its SHA-256")
-    pin_cpu: bool = option(True, "--no-pin", "no-flag", "do not pin the launching thread to one "
-                           "CPU near the GPU")
+    pin_cpu: bool = option(True, "--no-pin", "no-flag", "do not pin the process to a CPU near "
+                           "the GPU, nor move it to one in the host's fast speed state before "
+                           "each set of rounds")
     gate_sizes: tuple[int, ...] = option(
         (), "--gate-sizes", "grid", "also run at these sizes, so a gate sees bandwidth, not only "
         "per-kernel cost (e.g. 2^20,2^24: near L2 and far beyond; default none)", commands=(RUN,))
