@@ -5,7 +5,9 @@ import pytest
 
 from graphbench.analyze.decide import (CHANGED, FASTER, NOT_GATEABLE, SAME, SLOWER, Change,
                                        decide, unjudgeable)
-from graphbench.analyze.stats import block_counts, in_order, median, paired_ratios, summarize
+from graphbench.analyze.stats import (SORTED_FROM, SORTED_KEPT, block_counts, block_medians, chi2_sf,
+                                      dense_codes, dot, holm, in_order, median, paired_ratios,
+                                      summarize)
 from graphbench.analyze.stopping import drift, headline_noise, series_noise
 
 
@@ -156,3 +158,73 @@ def test_order_statistics_of_a_long_series_are_numpys_whatever_it_is():
     assert in_order(frozen) is in_order(frozen)  # a read-only series is sorted once
     short = series[:100]
     assert in_order(short) is short  # a short one is read as it is
+
+
+def test_two_samples_have_their_sample_deviation_and_a_float32_median_is_taken_in_double():
+    assert summarize([1.0, 3.0]).stdev == pytest.approx(math.sqrt(2))
+    assert median(np.array([1.0, 1 + 2**-23], dtype=np.float32)) == 1 + 2**-24
+
+
+def test_a_long_writable_series_is_sorted_afresh_and_the_kept_sorted_copies_are_bounded():
+    rng = np.random.default_rng(5)
+    series = rng.standard_normal(SORTED_FROM + 1)
+    assert median(series) == float(np.median(series))
+    series[:] = np.arange(series.size)  # changed in place: its old order must not be reused
+    assert median(series) == SORTED_FROM / 2
+    from graphbench.analyze import stats
+
+    for i in range(SORTED_KEPT + 3):
+        frozen = np.full(SORTED_FROM, float(i))
+        frozen.flags.writeable = False
+        assert median(frozen) == float(i)
+        assert len(stats._SORTED) <= SORTED_KEPT
+
+
+def test_long_paired_ratios_are_python_s_quotients_and_a_zero_still_raises():
+    tops, bottoms = [float(i) for i in range(1, 201)], [3.0] * 200
+    assert paired_ratios(tops, bottoms) == [t / 3.0 for t in tops]
+    with pytest.raises(ZeroDivisionError):
+        paired_ratios(tops, [3.0] * 199 + [0.0])
+
+
+@pytest.mark.parametrize("shapes", [((20_001,), (20_001,)), ((3, 20_001), (20_001,)),
+                                    ((20_001,), (20_001, 2)), ((3, 20_001), (20_001, 2))])
+def test_a_long_dot_product_is_the_matrix_product_to_rounding(shapes):
+    rng = np.random.default_rng(6)
+    a, b = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+    product = dot(a, b)
+    assert np.shape(product) == np.shape(a @ b)
+    assert np.allclose(product, a @ b, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("sizes", [[1, 2, 3, 4, 5, 6], [3000, 1, 1, 1, 1, 2, 1]])
+def test_block_medians_are_each_block_s_median(sizes):
+    """Even and odd blocks; the second, of very uneven lengths, is read from one sort."""
+    rng = np.random.default_rng(7)
+    sizes = np.array(sizes)
+    values = rng.standard_normal(int(sizes.sum()))
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    blocks = np.repeat(np.arange(sizes.size), sizes)
+    expected = [float(np.median(values[s:s + n])) for s, n in zip(starts, sizes)]
+    assert block_medians(values, blocks, starts, sizes).tolist() == pytest.approx(expected)
+    none = np.array([], dtype=int)
+    assert block_medians(np.array([]), none, none, none).tolist() == []  # no blocks
+
+
+@pytest.mark.parametrize("labels", [[5, 0, 5, 9, 2], [3, 1, 2], [-4, 7, -4], [10**7, 1, 10**7],
+                                    [2.5, -1.0, 2.5], []])
+def test_dense_codes_number_the_labels_in_their_sorted_order(labels):
+    labels = np.array(labels, dtype=float if any(isinstance(x, float) for x in labels) else int)
+    assert dense_codes(labels).tolist() == np.unique(labels, return_inverse=True)[1].tolist()
+
+
+def test_holm_rejects_step_down_at_5_percent_by_default():
+    assert holm([0.02, 0.2]) == [True, False]
+    assert holm([0.05, 0.025]) == [True, True]  # each p equal to its step's level is rejected
+    assert holm([0.2, 0.01, 0.03]) == [False, True, False]
+
+
+def test_the_chi_square_tail_is_a_probability_even_where_its_terms_round_above_1():
+    assert chi2_sf(0.005, 12) == 1.0 and chi2_sf(0.0, 3) == 1.0
+    assert chi2_sf(3.841458820694124, 1) == pytest.approx(0.05)
+    assert chi2_sf(5.991464547107979, 2) == pytest.approx(0.05)
