@@ -36,3 +36,11 @@ def test_a_built_in_records_working_set_follows_its_depth_and_stages():
             record.pipeline, working_set_bytes=None))
         filled = legacy.with_working_sets(bare).pipeline.working_set_bytes
         assert filled == plan(load_pipeline(None, depth, stages).spec, 4096).buffer_bytes
+
+
+def test_a_built_in_chain_the_old_pipeline_never_ran_is_refused_with_what_it_was():
+    for stages, depth, shown in ((("add", "exp"), 1, "add,exp"), ((), 1, "(none)"),
+                                 (("add",), 0, "add")):
+        assert refusal(lambda: legacy._built_in_bytes(4096, depth, stages), RecordError) == (
+            f"config: stages {shown} at depth {depth} is no chain the built-in pipeline ran",
+            "give a record graphbench wrote")
