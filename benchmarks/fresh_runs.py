@@ -47,6 +47,7 @@ def figures(path: Path) -> dict:
     probes = probes[probes != 0]
     states = host_states(probes)
     fast = float(np.mean(probes < 1.3 * REFERENCE_PROBE_US)) if probes.size else None
+    graph = np.asarray(record.samples(HEADLINE, "wall"), dtype=float)
     host = summary.host
     at_ref = host.at_reference if host else {}
     return {"gpu": record.device.uuid, "rounds": len(record.runs[0].conditions),
@@ -56,6 +57,10 @@ def figures(path: Path) -> dict:
             "speedup": summary.speedup[HEADLINE].stats.median,
             "host_states_probe_us": list(states.medians) if states else [],
             "fast_round_share": fast,
+            # graph launches slowed 2-3x for stretches of rounds (the launching
+            # thread's cross-CPU wake-ups, docs/measurement.md)
+            "slow_graph_round_share": float(np.mean(graph > 1.5 * np.percentile(graph, 10)))
+            if graph.size else None,
             "at_reference": {"individual_wall_us": at_ref.get(BASELINE),
                              "graph_wall_us": at_ref.get(HEADLINE),
                              "speedup": host.speedup_at_reference()} if at_ref else None,

@@ -3,7 +3,7 @@ host's fast speed state, found by reading the probe on a few CPUs."""
 
 import random
 
-from graphbench.measure.cpu_seek import FAST_WITHIN, CpuSeeker, seeker
+from graphbench.measure.cpu_seek import FAST_WITHIN, CpuSeeker, interrupt_cpus, seeker
 
 
 class Host:
@@ -72,10 +72,34 @@ def test_at_most_max_tries_other_cpus_are_probed_before_a_set():
 
 
 def test_no_seeker_for_an_unpinned_process_or_a_single_cpu():
-    assert seeker(None, [0, 1, 2], lambda: 1.0) is None
-    assert seeker(3, [3], lambda: 1.0) is None
-    found = seeker(3, [5, 3, 4, 3], lambda: 1.0)
+    assert seeker(None, [0, 1, 2], lambda: 1.0, avoid=set()) is None
+    assert seeker(3, [3], lambda: 1.0, avoid=set()) is None
+    found = seeker(3, [5, 3, 4, 3], lambda: 1.0, avoid=set())
     assert found is not None and list(found.cpus) == [3, 4, 5] and found.cpu == 3
+
+
+INTERRUPTS = """\
+            CPU0       CPU1       CPU2       CPU3
+  24:          0          0          0         12   PCI-MSI 1-edge      eth0
+  42:          0          3          0      85083   PCI-MSIX-0000:00:06.0   0-edge      nvidia
+  43:          0          0          0          0   PCI-MSIX-0000:00:06.0   1-edge      nvidia
+  44:         12          0          0          0   PCI-MSIX-0000:00:06.0   2-edge      nvidia
+ NMI:          5          5          5          5   Non-maskable interrupts
+"""
+
+
+def test_the_cpus_serving_the_gpu_s_interrupts_are_found_by_their_share():
+    # CPU 3 serves almost every interrupt of the busy vector, CPU 0 all of a
+    # quiet one; CPU 1's 3 of 85086 and eth0's CPU are not the GPU's
+    assert interrupt_cpus(INTERRUPTS) == {0, 3}
+    assert interrupt_cpus("") == set()
+    assert interrupt_cpus(INTERRUPTS.replace("nvidia", "other")) == set()
+
+
+def test_the_seeker_never_chooses_a_cpu_serving_the_gpu_s_interrupts():
+    found = seeker(3, [0, 1, 2, 3], lambda: 1.0, avoid={3})
+    assert list(found.cpus) == [0, 1, 2] and found.cpu == 0  # moved off the pinned one
+    assert seeker(1, [1, 3], lambda: 1.0, avoid={3}) is None  # one CPU left: nothing to seek
 
 
 def test_every_thread_is_back_on_its_own_cpus_after_sampling():

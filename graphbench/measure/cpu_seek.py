@@ -13,7 +13,8 @@ state, whatever state the CPU the run began on is in.
 
 The whole process moves, its CUDA driver threads with it: pinned apart from
 them, the launching thread paid for cross-CPU wake-ups (graphbench.measure.
-device.pin_host_thread says why the process is pinned at all).
+device.pin_host_thread says why the process is pinned at all). The CPUs that
+serve the GPU's interrupts are never chosen (interrupt_cpus).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 # A reading within this ratio of the fastest one seen is the fast state: the
-# two states lie 1.6x apart, and readings inside one state 1.1-1.3x
+# two states lie 1.6x apart, and readings inside one state 1.1-1.3x. A
+# stricter 1.1 was no better on H200s (results/host_speed/cpu_seek_threshold.json)
 FAST_WITHIN = 1.3
 MAX_TRIES = 6  # CPUs probed before a set of rounds starts on the best one found
 
@@ -139,11 +141,42 @@ class CpuSeeker:
         return reading
 
 
-def seeker(pinned_cpu: int | None, near: Sequence[int], probe: Callable[[], float]
-           ) -> CpuSeeker | None:
-    """A seeker over the CPUs near the GPU that this process may use, where
-    the process is pinned and has more than one such CPU to choose from."""
+# A CPU that took at least this share of the GPU driver's interrupts serves them
+INTERRUPT_SHARE = 0.1
+
+
+def interrupt_cpus(text: str | None = None) -> set[int]:
+    """The CPUs that serve the NVIDIA driver's interrupts, from /proc/interrupts
+    (`text` in its format). On an H200 host a process seeking there paid 2-3x
+    for every graph launch for as long as it stayed (14-16 us against 5.7):
+    the interrupt work shares the CPU with the launching thread."""
+    if text is None:
+        try:
+            with open("/proc/interrupts") as file:
+                text = file.read()
+        except OSError:
+            return set()
+    lines = text.splitlines()
+    width = len(lines[0].split()) if lines else 0  # the header: CPU0 CPU1 ...
+    serving: set[int] = set()
+    for line in lines[1:]:
+        if "nvidia" not in line.lower():
+            continue
+        counts = [int(c) for c in line.split()[1:width + 1] if c.isdigit()]
+        total = sum(counts)
+        serving |= {cpu for cpu, count in enumerate(counts)
+                    if total and count >= INTERRUPT_SHARE * total}
+    return serving
+
+
+def seeker(pinned_cpu: int | None, near: Sequence[int], probe: Callable[[], float],
+           avoid: set[int] | None = None) -> CpuSeeker | None:
+    """A seeker over the CPUs near the GPU that this process may use, but
+    those serving the GPU's interrupts (`avoid`, interrupt_cpus), where the
+    process is pinned and has more than one such CPU to choose from."""
     if pinned_cpu is None or not hasattr(os, "sched_getaffinity"):
         return None
-    cpus = sorted(set(near)) or [pinned_cpu]
-    return CpuSeeker(cpus, probe, pinned_cpu) if len(cpus) > 1 else None
+    avoid = interrupt_cpus() if avoid is None else avoid
+    cpus = sorted(set(near) - avoid) or [pinned_cpu]
+    return CpuSeeker(cpus, probe, cpus[0] if pinned_cpu in avoid else pinned_cpu) \
+        if len(cpus) > 1 else None
