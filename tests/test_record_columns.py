@@ -92,3 +92,25 @@ def test_floats_read_none_as_nan():
     assert floats([1.0, 2]).tolist() == [1.0, 2.0]
     assert np.isnan(floats([1.0, None])[1])
     assert floats(np.array([3, 4])).tolist() == [3.0, 4.0]
+    assert floats(np.array([3, 4])).dtype == float  # an array of ints is read as floats too
+    assert floats(np.array([0.1], dtype=np.float32)).dtype == float
+
+
+def test_a_field_some_readings_lack_is_none_there_and_nan_in_its_column():
+    from graphbench.record.columns import Readings
+
+    mixed = Readings([BusyReading(2.0, sm_clock_mhz=1000.0), SubmitReading(0.5)], np.arange(2))
+    assert mixed.values("sm_clock_mhz") == [1000.0, None]
+    column = mixed.column("sm_clock_mhz")
+    assert column.shape == (2,) and column[0] == 1000.0 and np.isnan(column[1])
+    submit = columns_of(SETS).submit["graph"]
+    assert submit.values("sm_clock_mhz") == [None, None]
+    assert submit.column("sm_clock_mhz").shape == (2,)
+    assert np.isnan(submit.column("sm_clock_mhz")).all()
+
+
+def test_busy_over_a_reference_of_0_is_left_out_and_a_reference_under_1_us_kept():
+    sets = (Condition(busy={"stages": BusyReading(2.0)}, reference={"stream": BusyReading(0.5)}),
+            Condition(busy={"stages": BusyReading(3.0)}, reference={"stream": BusyReading(0.0)}))
+    columns = columns_of(sets)
+    assert relative_busy(columns.busy["stages"], columns.reference["stream"]).tolist() == [4.0]
