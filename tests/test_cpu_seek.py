@@ -128,3 +128,32 @@ def test_every_thread_is_back_on_its_own_cpus_after_sampling():
     finally:
         stop.set()
         worker.join()
+
+
+def test_the_report_says_how_the_sampling_chose_its_cpus():
+    import dataclasses
+
+    from conftest import make_record
+    from graphbench.record.model import Environment
+    from graphbench.report.host import seek_line
+    from graphbench.report.run import run_report
+    from rich.console import Console
+
+    record = make_record()
+    assert seek_line(record) == ""  # a record made without seeking (or before it) says nothing
+    runs = [dataclasses.replace(run, environment=Environment(None, 3, moves, interrupts))
+            for run, moves, interrupts in zip(record.runs * 2, (7, 5), ((14,), (14, 15)))]
+    sought = dataclasses.replace(record, runs=tuple(runs))
+    line = ("cpu: each set of rounds started on a CPU in the host's fast state (12 moves; "
+            "never CPUs 14, 15, which serve the GPU's interrupts)")
+    assert seek_line(sought) == line
+    console = Console(width=200, record=True)
+    console.print(run_report(sought))
+    assert line in console.export_text()
+    one = dataclasses.replace(record, runs=(dataclasses.replace(
+        record.runs[0], environment=Environment(None, 3, 0, ())),))
+    assert seek_line(one) == ("cpu: each set of rounds started on a CPU in the host's fast "
+                              "state (0 moves)")
+    alone = dataclasses.replace(record, runs=(dataclasses.replace(
+        record.runs[0], environment=Environment(None, 3, 2, (14,))),))
+    assert seek_line(alone).endswith("(2 moves; never CPU 14, which serves the GPU's interrupts)")

@@ -13,6 +13,8 @@ the figure a bare loop in a fresh process measures.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from graphbench.ladder import HEADLINE, KERNELS
 from graphbench.measure import provenance
 from graphbench.measure.busy import BusyProbe, Hold, SubmitProbe
@@ -67,7 +69,9 @@ def process_run(session: Session, sampling: Sampling | None, checks: list[Check]
         stop_reason=sampling.stop_reason if sampling else NOT_RUN, elapsed_s=elapsed_s,
         sampling_s=sampling.elapsed_s if sampling else None, modes=modes,
         conditions=tuple(sampling.conditions) if sampling else (), checks=tuple(checks),
-        environment=Environment(session.monitor.other_processes(), session.pinned_cpu),
+        environment=Environment(session.monitor.other_processes(), session.pinned_cpu,
+                                sampling.cpu_moves if sampling else None,
+                                sampling.interrupt_cpus if sampling else ()),
         unavailable=session.unavailable, **extras)
 
 
@@ -159,9 +163,11 @@ def sample(session: Session, rng, on_round, stop: StopRule) -> Sampling:
     calls = {mode.name: mode.calls_per_round(config.iters) for mode in session.modes}
     seek = fast_cpu_seeker(session)
     try:
-        return run_rounds({mode.name: mode.step for mode in session.modes}, calls,
-                          timer, stop, config.warmup_rounds, on_round,
-                          monitor=probes.read, host_probe=round_probe_us, set_probe=seek)
+        sampling = run_rounds({mode.name: mode.step for mode in session.modes}, calls,
+                              timer, stop, config.warmup_rounds, on_round,
+                              monitor=probes.read, host_probe=round_probe_us, set_probe=seek)
+        return replace(sampling, cpu_moves=seek.moves, interrupt_cpus=seek.avoided) \
+            if seek else sampling
     finally:
         if seek:
             seek.restore()

@@ -91,6 +91,7 @@ class CpuSeeker:
     sets: int = 0
 
     saved: dict[int, set[int]] = field(default_factory=dict)
+    avoided: tuple[int, ...] = ()  # the CPUs left out as serving the GPU's interrupts
 
     def survey(self) -> float:
         """Read the probe on every CPU once, learn the fast state's level and
@@ -178,5 +179,6 @@ def seeker(pinned_cpu: int | None, near: Sequence[int], probe: Callable[[], floa
         return None
     avoid = interrupt_cpus() if avoid is None else avoid
     cpus = sorted(set(near) - avoid) or [pinned_cpu]
-    return CpuSeeker(cpus, probe, cpus[0] if pinned_cpu in avoid else pinned_cpu) \
+    start = cpus[0] if pinned_cpu in avoid else pinned_cpu
+    return CpuSeeker(cpus, probe, start, avoided=tuple(sorted(avoid & set(near)))) \
         if len(cpus) > 1 else None

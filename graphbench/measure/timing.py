@@ -143,6 +143,8 @@ class Sampling:
     conditions: list = field(default_factory=list)  # device readings after each round
     # by mode: the host probe right before and right after each of its rounds
     probes: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    cpu_moves: int | None = None  # moves between CPUs (graphbench.measure.cpu_seek)
+    interrupt_cpus: tuple[int, ...] = ()
 
     def per_iteration_us(self, mode: str, metric: str, iters: int) -> list[float]:
         return [s.per_iteration_us(iters)[metric] for s in self.samples[mode]]

@@ -1,5 +1,6 @@
-"""What ran a record: the device, the host and the tool (part of the record
-model, graphbench.record.model, which re-exports them)."""
+"""What ran a record: the device, the host, the tool and each process's
+environment (part of the record model, graphbench.record.model, which
+re-exports them)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,11 @@ class HostInfo:
     hostname: str = ""
     platform: str = ""
     processor: str = ""
+
+
+@dataclass(frozen=True)
+class Environment:
+    other_gpu_processes: tuple[int, ...] | None = None
+    pinned_cpu: int | None = None  # where the process was pinned before sampling
+    cpu_moves: int | None = None  # moves by fast-CPU seeking (measure/cpu_seek); None: none
+    interrupt_cpus: tuple[int, ...] = ()  # left out by it: they serve the GPU's interrupts

@@ -16,7 +16,8 @@ from graphbench.record.columns import (Columns, busy_array, frozen, joined, rela
 from graphbench.record.comparison import Comparison, Verdict  # noqa: F401 - part of the model
 from graphbench.record.trace import Attribution
 from graphbench.record.graph_costs import LifecycleSamples, NodeCostSamples  # noqa: F401 - too
-from graphbench.record.machine import DeviceInfo, HostInfo, ToolInfo  # noqa: F401 - and these
+from graphbench.record.machine import (DeviceInfo, Environment, HostInfo,  # noqa: F401 - and these
+                                       ToolInfo)
 from graphbench.record.readings import BusyReading, Condition, SubmitReading  # noqa: F401 - too
 
 ROUND_METRICS = ("wall", "submit", "device")  # read every timed round (ModeSamples)
@@ -74,12 +75,6 @@ class UpdateSamples:
 
 
 EXTRA_TYPES = {"launch_floor": LaunchFloorSamples, "graph_update": UpdateSamples}
-
-
-@dataclass(frozen=True)
-class Environment:
-    other_gpu_processes: tuple[int, ...] | None = None
-    pinned_cpu: int | None = None
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from graphbench.analyze.summary import RunSummary
 from graphbench.ladder import BASELINE
+from graphbench.record.model import RunRecord
 
 
 def host_lines(summary: RunSummary) -> list[str]:
@@ -36,3 +37,20 @@ def host_lines(summary: RunSummary) -> list[str]:
         line += (f" (individual: {fit.slope * 1e3:.1f} us per ms of probe, r {fit.correlation:.2f},"
                  f" {fit.rounds} rounds)")
     return [seen, line]
+
+
+def seek_line(record: RunRecord) -> str:
+    """How the sampling chose its CPUs (graphbench.measure.cpu_seek); "" for
+    a record that did not seek (made with --no-pin, or before seeking)."""
+    runs = [run.environment for run in record.runs if run.environment.cpu_moves is not None]
+    if not runs:
+        return ""
+    moves = sum(env.cpu_moves for env in runs)
+    avoided = sorted({cpu for env in runs for cpu in env.interrupt_cpus})
+    line = f"cpu: each set of rounds started on a CPU in the host's fast state ({moves} moves"
+    if avoided:
+        cpus = ", ".join(map(str, avoided))
+        line += (f"; never CPU {cpus}, which serves" if len(avoided) == 1 else
+                 f"; never CPUs {cpus}, which serve") + " the GPU's interrupts"
+    return line + ")"
+

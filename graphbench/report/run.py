@@ -18,7 +18,7 @@ from graphbench.limits import MIN_EFFECTIVE_ROUNDS
 from graphbench.record.model import Check, RunRecord
 from graphbench.report.graph_costs import memory_text, node_cost_line
 from graphbench.report.header import header
-from graphbench.report.host import host_lines
+from graphbench.report.host import host_lines, seek_line
 from graphbench.report.interleaving import interleaving_lines
 from graphbench.report.shapes import shape_line
 from graphbench.report.tables import Responsive, byte_size, responsive, us
@@ -236,6 +236,7 @@ def run_report(record: RunRecord, verbose: bool = False) -> Group:
         parts.append(timing_table(summary))
     parts += [part for part in (ladder_verdict(summary), unavailable_lines(summary),
                                 speedup_line(summary), plain(host_lines(summary)),
+                                seek_line(record),
                                 summary_lines(summary), after_checks_line(summary),
                                 shape_line(record), plain(interleaving_lines(record))) if part]
     if verbose and summary.breakdown:
