@@ -1,0 +1,36 @@
+"""graphbench.measure.benchmark, the parts that need no GPU: a process's part
+of the record from its sampling."""
+
+from types import SimpleNamespace
+
+from graphbench.config import RunConfig
+from graphbench.measure.benchmark import fast_cpu_seeker, process_run
+from graphbench.measure.timing import Sample, Sampling
+
+
+def session(pinned_cpu=None, near=()):
+    mode = SimpleNamespace(name="individual", workload="stages", iterations_per_call=1,
+                           calls_per_round=lambda iters: iters)
+    return SimpleNamespace(config=RunConfig(iters=10), modes=[mode], pinned_cpu=pinned_cpu,
+                           near_cpus=list(near), unavailable={},
+                           monitor=SimpleNamespace(other_processes=lambda: ()))
+
+
+def sampling(**seeking):
+    sample = Sample(wall_s=1e-4, submit_s=1e-4, device_s=1e-4)
+    return Sampling({"individual": [sample] * 3}, "fixed-rounds", 3, 0.01,
+                    probes={"individual": [(600.0, 610.0)] * 3}, **seeking)
+
+
+def test_the_record_keeps_how_the_sampling_chose_its_cpus():
+    run = process_run(session(2), sampling(cpu_moves=4, interrupt_cpus=(14,)), [], {}, 1.0)
+    assert (run.environment.pinned_cpu, run.environment.cpu_moves,
+            run.environment.interrupt_cpus) == (2, 4, (14,))
+    still = process_run(session(2), sampling(), [], {}, 1.0)  # --no-pin, or one CPU
+    assert (still.environment.cpu_moves, still.environment.interrupt_cpus) == (None, ())
+    failed = process_run(session(2), None, [], {}, 1.0)  # no figures kept
+    assert failed.environment.cpu_moves is None and failed.rounds == 0
+
+
+def test_no_seeking_for_a_process_that_is_not_pinned():
+    assert fast_cpu_seeker(session(None, [0, 1, 2])) is None
