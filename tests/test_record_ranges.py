@@ -136,3 +136,50 @@ def test_a_number_in_a_mapping_or_a_later_process_is_named_by_its_key_and_index(
                                                        device_us=(1.0, 2e12))}
     bad = dataclasses.replace(record, runs=(dataclasses.replace(run, modes=modes),))
     assert _refused(bad).startswith("runs[0].modes.graph.device_us[1]: a time of 2e+12 us")
+
+
+def test_many_floats_without_a_unit_are_held_within_2_to_the_63():
+    for edge, fits in ((2.0**63, True), (-2.0**63, True), (2.0**64, False), (-2.0**64, False)):
+        assert floats_fit("max_abs_error", [1.0] * 70 + [edge]) is fits, edge
+        assert floats_fit("max_abs_error", [edge] + [-1.0] * 70) is fits, edge
+
+
+def test_an_integer_too_large_for_a_float_is_shown_by_its_digit_count():
+    assert refusal("wall_us", 10**4000 - 1, "p").message.startswith(
+        "p: a time of a 4,000-digit number us")
+    for huge in (10**4000, 10**5000):
+        assert refusal("wall_us", huge, "p").message.startswith(
+            "p: a time of a number of thousands of digits us")
+
+
+def test_a_bad_number_in_an_optional_part_of_a_process_is_named_by_its_path():
+    from graphbench.record.model import LaunchFloorSamples
+
+    record = make_record()
+    run = dataclasses.replace(record.runs[0], launch_floor=LaunchFloorSamples(
+        kernel_launch_us=(2.0, 1e-9), graph_replay_us=(1.0, 1.0)))
+    bad = dataclasses.replace(record, runs=(run,))
+    assert _refused(bad).startswith("runs[0].launch_floor.kernel_launch_us[1]: a time of 1e-09 us")
+
+
+def test_a_condition_s_clock_out_of_range_is_found_in_its_made_columns():
+    from graphbench.record.columns import run_columns
+
+    record = make_record()
+    run = record.runs[0]
+    conditions = (dataclasses.replace(run.conditions[0], sm_clock_mhz=10**7), *run.conditions[1:])
+    bad = dataclasses.replace(run, conditions=conditions)
+    run_columns(bad)  # as reading a record makes them, before the range check
+    assert _refused(dataclasses.replace(record, runs=(bad,))).startswith(
+        "runs[0].conditions[0].sm_clock_mhz: a clock of 1e+07 MHz")
+
+
+def test_a_version_1_record_s_medians_are_times_named_by_mode_and_index():
+    from graphbench.record.model import LegacyProcesses
+
+    record = make_record()
+    check_numbers(dataclasses.replace(record, legacy_processes=LegacyProcesses(
+        count=2, medians={"graph": (4.0, 4.5)})))
+    bad = dataclasses.replace(record, legacy_processes=LegacyProcesses(
+        count=2, medians={"graph": (4.0, 1e-9)}))
+    assert _refused(bad).startswith("legacy_processes.medians.graph[1]: a time of 1e-09 us")
