@@ -61,6 +61,9 @@ def test_difference_notes_each_kind():
     base = make_record()
     assert measured_clock(base) == 1980.0
     assert measured_clock(with_clock(base, None)) is None
+    no_busy = replace_run(base, conditions=tuple(dataclasses.replace(c, busy={})
+                                                 for c in base.runs[0].conditions))
+    assert measured_clock(no_busy) is None  # no busy readings at all: no clock, not 0
     assert difference_notes(base, make_record()) == []
     other = dataclasses.replace(make_record(), pipeline=dataclasses.replace(
         base.pipeline, kernel_source="mine.cu", kernel_source_sha256="ab" * 32,
