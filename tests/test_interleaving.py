@@ -289,3 +289,147 @@ def test_mean_ranks_share_ties_as_sorting_and_searching_did():
                     np.searchsorted(ordered, data, "right") + 1) / 2
         assert np.array_equal(_mean_ranks(data), searched)
     assert _mean_ranks(np.empty(0)).size == 0
+
+
+# --- orders of one's own, and the parts of the test pinned ----------------------------
+
+TWO = ["individual", "graph"]
+
+
+def fixed(names, index):
+    return list(names)  # the same order in every set
+
+
+def reversed_from_3(names, index):
+    return list(names) if index < 3 else list(reversed(names))  # never repeats
+
+
+def test_an_order_of_one_s_own_gives_its_own_predecessors_and_period():
+    assert predecessors(list(PLAIN), 4, fixed) == {
+        "individual": (FIRST,) * 4, "graph": ("individual",) * 4, "fused": ("graph",) * 4}
+    assert predecessors(TWO, 8, reversed_from_3) == {
+        "individual": (FIRST,) * 3 + ("graph",) * 5, "graph": ("individual",) * 3 + (FIRST,) * 5}
+    assert cycle_length(TWO, fixed) == 1
+    assert cycle_length(TWO, reversed_from_3) == 4  # no period within 2 x 2 sets: the span
+    once = lambda names, index: list(reversed(names)) if index == 4 else list(names)  # noqa: E731
+    assert cycle_length(TWO, once) == 4  # the same order at first is no period
+
+
+def test_a_record_in_an_order_of_one_s_own_is_grouped_by_that_order():
+    record = with_series(PLAIN, series(PLAIN, 24))
+    analysis = interleaving(record, order=fixed)
+    assert [e.reason for e in analysis.pooled.effects[:3]] == [
+        "every round ran after the probes", "every round ran after individual",
+        "every round ran after graph"]
+    assert all(e.p_value is None and math.isnan(e.spread) and e.rounds == 24
+               for e in analysis.pooled.effects)
+
+
+def test_aligned_ranks_are_each_value_over_its_cycle_s_median_ranked_and_centred():
+    from scipy.stats import rankdata
+
+    from graphbench.analyze.interleaving import _centred_ranks
+
+    values = np.array([0.1, 0.2, 0.3, 1.0, 2.0, 3.0, 0.0, 0.0, 0.8, 30.0, 10.0, 20.0])
+    cycles = np.repeat(np.arange(4), 3)
+    starts = np.array([0, 3, 6, 9])
+    medians = np.array([0.2, 2.0, 1.0, 20.0])  # a median of 0 divides by 1
+    ranks = rankdata(values / np.repeat(medians, 3) - 1)
+    expected = ranks - np.repeat(ranks.reshape(4, 3).mean(axis=1), 3)
+    assert _centred_ranks(values, cycles, starts).tolist() == pytest.approx(expected.tolist())
+
+
+def test_permutation_p_values_count_ties_and_are_reproducible():
+    """p = (1 + permutations at least as extreme, ties included) / (1 + 2000),
+    the permutations drawn from seed 0: a record's p-values never change."""
+    labels, cycles = predecessors(TWO, 16)["graph"], np.arange(16) // cycle_length(TWO)
+    rng = np.random.default_rng(11)
+    values = 6 * (1 + 0.01 * rng.standard_normal(16))
+    assert predecessor_p_value(values, labels, cycles) == 513 / 2001
+    strong = np.where(np.asarray(labels) == FIRST, 6.6, 6.0) * (1 + 0.001 * rng.standard_normal(16))
+    assert predecessor_p_value(strong, labels, cycles) == 16 / 2001  # 8 cycles: 1 in 128 ties
+    assert predecessor_p_value(strong, labels, cycles, permutations=99) * 100 == \
+        pytest.approx(round(predecessor_p_value(strong, labels, cycles, permutations=99) * 100))
+
+
+def test_up_to_exact_rounds_the_p_value_is_a_permutation_count_and_past_them_chi_square():
+    labels = predecessors(TWO, 101)["graph"]
+    rng = np.random.default_rng(1)
+    values = 6 * (1 + 0.01 * rng.standard_normal(101))
+    cycles = np.arange(101) // 2
+    exact = predecessor_p_value(values[:100], labels[:100], cycles[:100])
+    assert exact * 2001 == pytest.approx(round(exact * 2001), abs=1e-9)
+    rng = np.random.default_rng(1)
+    quiet = 6 * (1 + 0.01 * rng.standard_normal(200))  # a statistic of 0.034: p 0.85, not 1
+    assert 0.8 < predecessor_p_value(quiet, predecessors(TWO, 200)["graph"],
+                                     np.arange(200) // 2) < 0.9
+
+
+def test_with_two_modes_chi_square_agrees_with_the_permutations(monkeypatch):
+    """Two modes: cycles of two rounds, each one's variance over its own rounds less 1."""
+    import graphbench.analyze.interleaving as module
+
+    labels, cycles = predecessors(TWO, 120)["graph"], np.arange(120) // 2
+    rng = np.random.default_rng(5)
+    for seed in range(4):
+        values = 6 * (1 + 0.01 * ar1(rng, 120)) * np.where(
+            np.asarray(labels) == FIRST, 1 + 0.002 * seed, 1.0)
+        monkeypatch.setattr(module, "EXACT_ROUNDS", 10_000)
+        permuted = predecessor_p_value(values, labels, cycles, permutations=4000)
+        monkeypatch.setattr(module, "EXACT_ROUNDS", 0)
+        assert predecessor_p_value(values, labels, cycles) == pytest.approx(permuted, abs=0.03)
+
+
+def test_a_group_s_relative_median_is_over_the_mode_s_median():
+    graph = effect(interleaving(with_series(PLAIN, series(
+        PLAIN, 30, effect=("graph", "individual", 1.05)))), "graph")
+    for group in graph.groups:
+        assert group.relative == pytest.approx(group.median_us / graph.median_us - 1, abs=1e-12)
+    assert graph.rounds == 30
+
+
+def test_the_smallest_group_of_exactly_3_rounds_is_tested():
+    analysis = interleaving(with_series(LADDER, series(LADDER, 24)))  # first in 3 sets of 24
+    assert all(e.p_value is not None for e in analysis.pooled.effects)
+
+
+def test_pooled_cycles_never_span_processes():
+    """Three processes pooled: the permutations shuffle within each process's own cycles."""
+    parts = [series(PLAIN, 18, seed=s, effect=("graph", "individual", 1.01)) for s in (1, 2, 3)]
+    analysis = interleaving(with_series(PLAIN, *parts))
+    names, period = list(PLAIN), cycle_length(list(PLAIN))
+    labels = predecessors(names, 18)["graph"] * 3
+    cycles = np.concatenate([first + np.arange(18) // period for first in (0, 19, 38)])
+    values = np.concatenate([p["graph"] for p in parts])
+    assert effect(analysis, "graph").p_value == predecessor_p_value(values, labels, cycles)
+
+
+def test_units_say_why_a_process_or_the_pool_is_not_tested():
+    from graphbench.analyze.interleaving import Unit
+
+    record = with_series(PLAIN, series(PLAIN, 20), series(PLAIN, 20, seed=1))
+    short = [dataclasses.replace(run, rounds=19) for run in record.runs]
+    analysis = interleaving(dataclasses.replace(record, runs=tuple(short)))
+    reason = "its modes' rounds differ in number from its sets of rounds"
+    assert analysis.processes == (Unit(0, 0, (), reason), Unit(1, 0, (), reason))
+    assert analysis.pooled == Unit(None, 0, (), "no process's rounds can be aligned")
+    idle = dataclasses.replace(record.runs[1], rounds=0, modes={})
+    analysis = interleaving(dataclasses.replace(record, runs=(record.runs[0], idle)))
+    assert analysis.processes[1] == Unit(1, 0, (), "no timed rounds")
+    few = interleaving(with_series(PLAIN, series(PLAIN, MIN_ROUNDS - 1)))
+    assert (few.processes[0].process, few.processes[0].rounds) == (0, MIN_ROUNDS - 1)
+    assert few.pooled.process is None
+    enough = interleaving(with_series(PLAIN, series(PLAIN, MIN_ROUNDS)))
+    assert enough.pooled.rounds == MIN_ROUNDS and enough.pooled.effects
+
+
+def test_why_a_record_is_not_analysed_is_said_in_full():
+    merged = interleaving(read_record(RESULTS / "v1" / "baseline.json"))
+    assert merged.reason == ("a version-1 merged record: its processes' rounds are "
+                             "concatenated, so which ran after which is not recorded")
+    assert merged.processes == () and merged.pooled is None
+    record = make_record(PLAIN)
+    run = record.runs[0]
+    none = dataclasses.replace(run, rounds=0, modes={m: dataclasses.replace(
+        s, wall_us=(), submit_us=(), device_us=()) for m, s in run.modes.items()})
+    assert interleaving(dataclasses.replace(record, runs=(none,))).reason == "no timed rounds"
