@@ -394,12 +394,15 @@ def test_the_smallest_group_of_exactly_3_rounds_is_tested():
 
 
 def test_pooled_cycles_never_span_processes():
-    """Three processes pooled: the permutations shuffle within each process's own cycles."""
-    parts = [series(PLAIN, 18, seed=s, effect=("graph", "individual", 1.01)) for s in (1, 2, 3)]
+    """Three processes of different lengths pooled, each ending in part of a cycle: the
+    permutations shuffle within each process's own cycles, in order."""
+    lengths = (19, 20, 22)  # no effect: a p-value inside (0, 1)
+    parts = [series(PLAIN, n, seed=s) for s, n in enumerate(lengths)]
     analysis = interleaving(with_series(PLAIN, *parts))
     names, period = list(PLAIN), cycle_length(list(PLAIN))
-    labels = predecessors(names, 18)["graph"] * 3
-    cycles = np.concatenate([first + np.arange(18) // period for first in (0, 19, 38)])
+    labels = sum((predecessors(names, n)["graph"] for n in lengths), ())
+    cycles = np.concatenate([first + np.arange(n) // period
+                             for first, n in zip((0, 20, 41), lengths)])
     values = np.concatenate([p["graph"] for p in parts])
     assert effect(analysis, "graph").p_value == predecessor_p_value(values, labels, cycles)
 
@@ -433,3 +436,19 @@ def test_why_a_record_is_not_analysed_is_said_in_full():
     none = dataclasses.replace(run, rounds=0, modes={m: dataclasses.replace(
         s, wall_us=(), submit_us=(), device_us=()) for m, s in run.modes.items()})
     assert interleaving(dataclasses.replace(record, runs=(none,))).reason == "no timed rounds"
+
+
+def alternating(names, index):
+    return list(names) if index % 2 == 0 else list(reversed(names))  # a period of 2 sets
+
+
+def test_an_order_of_one_s_own_is_tested_over_its_own_cycles_and_permutations():
+    record = with_series(PLAIN, series(PLAIN, 30, seed=4, effect=("graph", "individual", 1.01)))
+    graph = effect(interleaving(record, order=alternating), "graph")
+    assert [g.after for g in graph.groups] == ["individual", "fused"]
+    labels = predecessors(list(PLAIN), 30, alternating)["graph"]
+    values = np.array(record.runs[0].modes["graph"].wall_us)
+    assert graph.p_value == predecessor_p_value(values, labels, np.arange(30) // 2)
+    few = interleaving(record, permutations=99)
+    assert all(e.p_value * 100 == pytest.approx(round(e.p_value * 100), abs=1e-9)
+               for e in few.pooled.effects)
