@@ -37,6 +37,17 @@ def test_config_mismatch_names_each_key_and_the_pipeline():
         difference_notes(base, fewer)
 
 
+def test_records_of_other_pipeline_parameters_are_a_mismatch_naming_them():
+    base = make_record()
+    wide = dataclasses.replace(base, config=dataclasses.replace(
+        base.config, params={"cols": "1024", "mode": "'fast'"}))
+    narrow = dataclasses.replace(base, config=dataclasses.replace(base.config,
+                                                                  params={"cols": "256"}))
+    assert config_mismatch(base, narrow) == ["params none vs cols=256"]
+    assert config_mismatch(narrow, base) == ["params cols=256 vs none"]
+    assert config_mismatch(narrow, wide) == ["params cols=256 vs cols=1024 mode=fast"]
+
+
 def test_hardware_and_physical_gpu_notes():
     base = make_record()
     other_driver = make_record(info=device_info(driver_version="999"))
