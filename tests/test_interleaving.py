@@ -214,14 +214,19 @@ def test_chi_square_tail_matches_scipy():
     assert chi2_sf(0.0, 3) == 1.0
 
 
-def test_past_exact_rounds_chi_square_agrees_with_the_permutations(monkeypatch):
+@pytest.mark.parametrize("names, scale, seed, cases",
+                         [(list(AB), 5, 7, 6), (["individual", "graph"], 6, 5, 4)],
+                         ids=["A/B cycles", "two modes: cycles of two rounds"])
+def test_past_exact_rounds_chi_square_agrees_with_the_permutations(monkeypatch, names, scale,
+                                                                    seed, cases):
+    """With two modes each one's variance is over its own rounds less 1."""
     import graphbench.analyze.interleaving as module
 
-    names, rng = list(AB), np.random.default_rng(7)
+    rng = np.random.default_rng(seed)
     labels, cycles = predecessors(names, 120)["graph"], np.arange(120) // cycle_length(names)
-    for seed in range(6):
-        values = 5 * (1 + 0.01 * ar1(rng, 120)) * np.where(
-            np.asarray(labels) == FIRST, 1 + 0.002 * seed, 1.0)
+    for step in range(cases):
+        values = scale * (1 + 0.01 * ar1(rng, 120)) * np.where(
+            np.asarray(labels) == FIRST, 1 + 0.002 * step, 1.0)
         monkeypatch.setattr(module, "EXACT_ROUNDS", 10_000)
         permuted = predecessor_p_value(values, labels, cycles, permutations=4000)
         monkeypatch.setattr(module, "EXACT_ROUNDS", 0)
@@ -363,21 +368,6 @@ def test_up_to_exact_rounds_the_p_value_is_a_permutation_count_and_past_them_chi
     quiet = 6 * (1 + 0.01 * rng.standard_normal(200))  # a statistic of 0.034: p 0.85, not 1
     assert 0.8 < predecessor_p_value(quiet, predecessors(TWO, 200)["graph"],
                                      np.arange(200) // 2) < 0.9
-
-
-def test_with_two_modes_chi_square_agrees_with_the_permutations(monkeypatch):
-    """Two modes: cycles of two rounds, each one's variance over its own rounds less 1."""
-    import graphbench.analyze.interleaving as module
-
-    labels, cycles = predecessors(TWO, 120)["graph"], np.arange(120) // 2
-    rng = np.random.default_rng(5)
-    for seed in range(4):
-        values = 6 * (1 + 0.01 * ar1(rng, 120)) * np.where(
-            np.asarray(labels) == FIRST, 1 + 0.002 * seed, 1.0)
-        monkeypatch.setattr(module, "EXACT_ROUNDS", 10_000)
-        permuted = predecessor_p_value(values, labels, cycles, permutations=4000)
-        monkeypatch.setattr(module, "EXACT_ROUNDS", 0)
-        assert predecessor_p_value(values, labels, cycles) == pytest.approx(permuted, abs=0.03)
 
 
 def test_a_group_s_relative_median_is_over_the_mode_s_median():
