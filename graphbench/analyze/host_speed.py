@@ -103,11 +103,6 @@ def probe_array(probes: Sequence[float | None] | np.ndarray) -> np.ndarray:
     return found
 
 
-def run_probes(run) -> list[float]:
-    """Every round's reading in one process, all modes together."""
-    return [p for mode in run.modes for p in mode_probes(run, mode) if p]
-
-
 @dataclass(frozen=True)
 class HostStates:
     """A run's host speed states, fastest first: each state's median probe
