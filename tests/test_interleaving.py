@@ -442,3 +442,19 @@ def test_an_order_of_one_s_own_is_tested_over_its_own_cycles_and_permutations():
     few = interleaving(record, permutations=99)
     assert all(e.p_value * 100 == pytest.approx(round(e.p_value * 100), abs=1e-9)
                for e in few.pooled.effects)
+
+
+def test_a_metric_no_round_registered_is_untested_not_a_division_by_zero():
+    """A mode whose device time read 0 in every round (events too coarse
+    for it) has no relative spread: the effect says why, the others are tested."""
+    rounds = series(PLAIN, 24, effect=("graph", "individual", 1.2))
+    record = with_series(PLAIN, rounds)
+    run = record.runs[0]
+    zero = dataclasses.replace(run.modes["fused"], device_us=tuple(0.0 for _ in rounds["fused"]))
+    record = dataclasses.replace(record, runs=(dataclasses.replace(
+        run, modes={**run.modes, "fused": zero}),))
+    analysis = interleaving(record)
+    untested = effect(analysis, "fused", "device")
+    assert (untested.p_value, untested.reason) == (None, "every round read 0 device")
+    assert effect(analysis, "graph").moved
+    assert any("graph wall" in line for line in interleaving_lines(record, analysis))

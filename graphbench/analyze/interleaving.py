@@ -216,6 +216,9 @@ def _groups(values: np.ndarray, after: np.ndarray, names: Sequence[str]) -> tupl
 def _effect(mode: str, metric: str, rounds: _Rounds, names: Sequence[str],
             permutations: int) -> Effect:
     values, after = rounds.values[(mode, metric)], rounds.after[mode]
+    if median(values) == 0:  # a figure no round registered has no relative spread
+        return Effect(mode, metric, int(values.size), 0.0, (), math.nan, None,
+                      reason=f"every round read 0 {metric}")
     groups = _groups(values, after, names)
     effect = Effect(mode, metric, int(values.size), median(values), groups,
                     math.nan, None)
