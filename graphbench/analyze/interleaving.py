@@ -216,20 +216,17 @@ def _groups(values: np.ndarray, after: np.ndarray, names: Sequence[str]) -> tupl
 def _effect(mode: str, metric: str, rounds: _Rounds, names: Sequence[str],
             permutations: int) -> Effect:
     values, after = rounds.values[(mode, metric)], rounds.after[mode]
-    if median(values) == 0:  # a figure no round registered has no relative spread
-        return Effect(mode, metric, int(values.size), 0.0, (), math.nan, None,
-                      reason=f"every round read 0 {metric}")
-    groups = _groups(values, after, names)
-    effect = Effect(mode, metric, int(values.size), median(values), groups,
-                    math.nan, None)
+    effect = Effect(mode, metric, int(values.size), median(values), (), math.nan, None)
+    if effect.median_us == 0:  # a figure no round registered has no relative spread
+        return replace(effect, reason=f"every round read 0 {metric}")
+    effect = replace(effect, groups=(groups := _groups(values, after, names)))
     if len(groups) < 2:
         return replace(effect, reason=f"every round ran after {groups[0].after}")
     small = min(groups, key=lambda g: g.rounds)
     if small.rounds < MIN_GROUP_ROUNDS:
-        return replace(effect, reason=f"too few rounds to tell: {small.rounds} "
-                                      f"after {small.after}")
+        return replace(effect, reason=f"too few rounds to tell: {small.rounds} after {small.after}")
     medians = [g.median_us for g in groups]
-    spread = (max(medians) - min(medians)) / effect.median_us if effect.median_us else math.inf
+    spread = (max(medians) - min(medians)) / effect.median_us
     p_value = predecessor_p_value(values, after, rounds.cycles, permutations)
     return replace(effect, spread=spread, p_value=p_value)
 
