@@ -24,6 +24,7 @@ from conftest import make_record, make_run  # noqa: E402
 
 from graphbench.analyze.compare import compare_records  # noqa: E402
 from graphbench.analyze.specs import parse_spec  # noqa: E402
+from graphbench.record.machine import LAUNCH_PROBE  # noqa: E402
 
 FAST, SLOW = 600.0, 1000.0  # the H200 host's two states, probe us
 ROUNDS, DWELL = 40, 5
@@ -51,9 +52,37 @@ def process(rng, seed: int, p_fast: float, slower: float = 0.0, blind: bool = Fa
     return dataclasses.replace(run, modes=modes)
 
 
-def record(rng, processes: int, **settings):
+# The launch probe (graphbench.analyze.launch_gate), as measured on the H200:
+# individual wall is launches, 1.0 x the probe's per-launch time x 3, with
+# 0.4% between processes; the probe reads the host's speed within 2.8% before
+# and after each round (so the elasticity read within processes, uncorrected,
+# is well below 1); graph
+# replay does not follow the host. `host` is the record's host speed (1.1: a
+# host whose launches cost 10% more), `jitter` the speed's spread by round.
+LAUNCH_UNIT_US = 600.0
+
+
+def launch_process(rng, seed: int, host: float = 1.0, jitter: float = 0.05,
+                   slower: float = 0.0, extra_us: float = 0.0):
+    speed = host * np.exp(rng.normal(0, jitter, ROUNDS))
+    before, after = (LAUNCH_UNIT_US * speed * (1 + rng.normal(0, 0.028, ROUNDS)) for _ in "ba")
+    level = 1 + rng.normal(0, 0.004)
+    walls = {"individual": (12.4 * speed * level * (1 + slower) + extra_us)
+             * (1 + rng.normal(0, 0.01, ROUNDS)),
+             "graph": 5.9 * (1 + rng.normal(0, 0.005)) * (1 + rng.normal(0, 0.01, ROUNDS))}
+    run = make_run({"individual": 14.0, "graph": 5.8}, rounds=ROUNDS, seed=seed)
+    around = {"probe_before_us": tuple(map(float, before)),
+              "probe_after_us": tuple(map(float, after))}
+    modes = {m: dataclasses.replace(run.modes[m], wall_us=tuple(map(float, w)), **around)
+             for m, w in walls.items()}
+    return dataclasses.replace(run, modes=modes, environment=dataclasses.replace(
+        run.environment, host_probe=LAUNCH_PROBE))
+
+
+def record(rng, processes: int, launch: bool = False, **settings):
+    make = launch_process if launch else process
     return make_record({"individual": 14.0, "graph": 5.8}, rounds=ROUNDS,
-                       runs=[process(rng, i, **settings) for i in range(processes)])
+                       runs=[make(rng, i, **settings) for i in range(processes)])
 
 
 def verdict_counts(n: int, base: dict, cur: dict, seed: int = 0) -> dict[str, dict[str, int]]:
@@ -76,6 +105,12 @@ SCENARIOS = {
                                                     dict(p_fast=0.0, blind=True)),
     "probe blind, both records mixed, identical": (dict(p_fast=0.6, blind=True),
                                                    dict(p_fast=0.3, blind=True)),
+    "launch probe, host 10% slower, identical": (dict(launch=True),
+                                                 dict(launch=True, host=1.1)),
+    "launch probe, host 10% slower, +10% host-side": (dict(launch=True),
+                                                      dict(launch=True, host=1.1, slower=0.1)),
+    "launch probe, host 10% slower, +5% host-side": (dict(launch=True),
+                                                     dict(launch=True, host=1.1, slower=0.05)),
 }
 
 

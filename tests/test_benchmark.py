@@ -6,6 +6,7 @@ from types import SimpleNamespace
 from graphbench.config import RunConfig
 from graphbench.measure.benchmark import fast_cpu_seeker, process_run
 from graphbench.measure.timing import Sample, Sampling
+from graphbench.record.machine import LAUNCH_PROBE
 
 
 def session(pinned_cpu=None, near=()):
@@ -26,6 +27,7 @@ def test_the_record_keeps_how_the_sampling_chose_its_cpus():
     run = process_run(session(2), sampling(cpu_moves=4, interrupt_cpus=(14,)), [], {}, 1.0)
     assert (run.environment.pinned_cpu, run.environment.cpu_moves,
             run.environment.interrupt_cpus) == (2, 4, (14,))
+    assert run.environment.host_probe == LAUNCH_PROBE  # the probes' kind, for the gate
     still = process_run(session(2), sampling(), [], {}, 1.0)  # --no-pin, or one CPU
     assert (still.environment.cpu_moves, still.environment.interrupt_cpus) == (None, ())
     failed = process_run(session(2), None, [], {}, 1.0)  # no figures kept
@@ -33,4 +35,4 @@ def test_the_record_keeps_how_the_sampling_chose_its_cpus():
 
 
 def test_no_seeking_for_a_process_that_is_not_pinned():
-    assert fast_cpu_seeker(session(None, [0, 1, 2])) is None
+    assert fast_cpu_seeker(session(None, [0, 1, 2]), lambda: 600.0) is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import typing
 
 import pytest
 from conftest import make_record
@@ -187,3 +188,14 @@ def test_whole_numbers_in_a_list_stay_integers():
     record = make_record(rounds=3)
     again = codec.load_document(json.loads(json.dumps(codec.run_document(record))), "r.json")
     assert [type(v) for v in again.pipeline.grid] == [int, int, int]
+
+
+def test_a_field_of_named_values_takes_only_those():
+    """Environment.host_probe: what the round probes timed, which decides
+    whether two records' host speeds can be related at all."""
+    hint = typing.Literal["python", "launch"]
+    assert decode(hint, "launch", "env.host_probe") == "launch"
+    for bad, shown in (("bogus", '"bogus"'), (3, "3"), (None, "null")):
+        with pytest.raises(RecordError) as caught:
+            decode(hint, bad, "env.host_probe")
+        assert caught.value.message == f'env.host_probe: expected one of "python", "launch", got {shown}'

@@ -1,5 +1,7 @@
 """Host-bound figures between two moments: which processes of a stored
-baseline can judge a current run, and at what host speed.
+baseline can judge a current run, and at what host speed. Records of the
+launch probe are judged by graphbench.analyze.launch_gate; what follows is
+for records of the pure-Python probe.
 
 Each round carries the host probe read right before and right after it.
 The rounds of both records are sorted into the host's speed states, and:
@@ -34,6 +36,7 @@ import numpy as np
 from graphbench.analyze.host_speed import (MIN_FIT_ROUNDS, Fit, HostStates, at_probe,
                                            host_states, mode_probe_array, probe_array, steadied,
                                            within_fit)
+from graphbench.analyze.launch_gate import launch_gate
 from graphbench.analyze.metrics import metric_values
 from graphbench.ladder import BASELINE
 from graphbench.limits import MIN_PROCESSES
@@ -85,17 +88,21 @@ class Process:
         return {k for k, n in enumerate(counts.tolist()) if n >= MIN_IN_STATE}
 
 
+def probe_mode(metric: str) -> str:
+    """The mode whose probe readings go with the metric's rounds: a speedup's
+    round is read by its individual-launch round, the one that follows the host."""
+    return BASELINE if metric.startswith("speedup") else metric.partition(".")[0]
+
+
 def processes(record: RunRecord, metric: str) -> list[Process]:
-    """The metric's rounds in each process, with their host readings (a
-    speedup's round is read by its individual-launch round, the one that
-    follows the host)."""
+    """The metric's rounds in each process, with their host readings (probe_mode's)."""
     if record.legacy_processes is not None:
         return [Process((m,), (None,)) for m in record.legacy_processes.medians.get(metric, ())]
     out = []
     for run in record.runs:  # a one-process record is its own process (its figures kept)
         one = record if len(record.runs) == 1 else dataclasses.replace(record, runs=(run,))
         values = metric_values(one, metric)
-        mode = BASELINE if metric.startswith("speedup") else metric.partition(".")[0]
+        mode = probe_mode(metric)
         probes = mode_probe_array(run, mode) if mode in run.modes else np.zeros(0)
         if values:  # a round without a reading reads 0
             padded = np.zeros(len(values))
@@ -125,6 +132,9 @@ def pair_states(base: list[Process], cur: list[Process]) -> HostStates | None:
 
 def gate_values(baseline: RunRecord, current: RunRecord, metric: str) -> HostGate:
     base, cur = processes(baseline, metric), processes(current, metric)
+    over_launches = launch_gate(baseline, current, probe_mode(metric), base, cur, HostGate)
+    if over_launches is not None:
+        return over_launches  # records of the launch probe (graphbench.analyze.launch_gate)
     states = pair_states(base, cur)
     as_they_are = HostGate([p.steady() for p in base], [p.steady() for p in cur])
     if not base or not cur or states is None or states.count == 1:

@@ -18,7 +18,7 @@ from dataclasses import replace
 from graphbench.ladder import HEADLINE, KERNELS
 from graphbench.measure import provenance
 from graphbench.measure.busy import BusyProbe, Hold, SubmitProbe
-from graphbench.measure.conditions import round_probe_us
+from graphbench.measure.conditions import LaunchProbe
 from graphbench.measure.reference import gpu_reference
 from graphbench.measure.cpu_seek import CpuSeeker, seeker
 from graphbench.measure.costs import time_launch_floor, time_node_costs
@@ -31,6 +31,7 @@ from graphbench.measure.timing import ColdTimer, Sampling, StopRule, round_order
 from graphbench.measure.verify import all_passed, compare_outputs
 from graphbench.record.model import (ROUND_METRICS, Check, Condition, Environment, ModeSamples,
                                      PipelineInfo, ProcessRun, RunRecord)
+from graphbench.record.machine import LAUNCH_PROBE
 
 ROUND_TARGET_S = 0.01   # auto --iters: long against timer resolution, short against drift
 MIN_AUTO_ITERS, MAX_AUTO_ITERS = 10, 1000
@@ -71,7 +72,7 @@ def process_run(session: Session, sampling: Sampling | None, checks: list[Check]
         conditions=tuple(sampling.conditions) if sampling else (), checks=tuple(checks),
         environment=Environment(session.monitor.other_processes(), session.pinned_cpu,
                                 sampling.cpu_moves if sampling else None,
-                                sampling.interrupt_cpus if sampling else ()),
+                                sampling.interrupt_cpus if sampling else (), LAUNCH_PROBE),
         unavailable=session.unavailable, **extras)
 
 
@@ -143,10 +144,10 @@ class Probes:
         self.hold.close()
 
 
-def fast_cpu_seeker(session: Session) -> CpuSeeker | None:
+def fast_cpu_seeker(session: Session, probe) -> CpuSeeker | None:
     """Where the process is pinned, a seeker that starts each set of rounds
     on a CPU in the host's fast state, having surveyed them all once."""
-    found = seeker(session.pinned_cpu, session.near_cpus, round_probe_us)
+    found = seeker(session.pinned_cpu, session.near_cpus, probe)
     if found:
         found.survey()
     return found
@@ -161,11 +162,12 @@ def sample(session: Session, rng, on_round, stop: StopRule) -> Sampling:
         mode.set_round_iterations(config.iters)
     probes = Probes(session, flusher.flush if flusher else None)
     calls = {mode.name: mode.calls_per_round(config.iters) for mode in session.modes}
-    seek = fast_cpu_seeker(session)
+    host_probe = LaunchProbe(session.stream, session.kernels[EMPTY_KERNEL])
+    seek = fast_cpu_seeker(session, host_probe)
     try:
         sampling = run_rounds({mode.name: mode.step for mode in session.modes}, calls,
                               timer, stop, config.warmup_rounds, on_round,
-                              monitor=probes.read, host_probe=round_probe_us, set_probe=seek)
+                              monitor=probes.read, host_probe=host_probe, set_probe=seek)
         return replace(sampling, cpu_moves=seek.moves, interrupt_cpus=seek.avoided) \
             if seek else sampling
     finally:

@@ -261,6 +261,9 @@ def _decode_scalar(hint, value, path: str):
         raise RecordError(f"{path}: expected true or false, got {_shown(value)}")
     if hint is str and not isinstance(value, str):
         raise RecordError(f"{path}: expected a string, got {_shown(value)}")
+    if typing.get_origin(hint) is typing.Literal and value not in typing.get_args(hint):
+        raise RecordError(f"{path}: expected one of "
+                          f"{', '.join(map(json.dumps, typing.get_args(hint)))}, got {_shown(value)}")
     return value
 
 

@@ -5,6 +5,7 @@ re-exports them)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -48,3 +49,10 @@ class Environment:
     pinned_cpu: int | None = None  # where the process was pinned before sampling
     cpu_moves: int | None = None  # moves by fast-CPU seeking (measure/cpu_seek); None: none
     interrupt_cpus: tuple[int, ...] = ()  # left out by it: they serve the GPU's interrupts
+    # what the round probes (ModeSamples.probe_*_us) timed: PYTHON_PROBE in
+    # records made before the launch probe, LAUNCH_PROBE since
+    host_probe: Literal["python", "launch"] = "python"
+
+
+PYTHON_PROBE = "python"  # a fixed pure-Python loop, per 20,000 additions
+LAUNCH_PROBE = "launch"  # empty-kernel launches, per 150 (graphbench.measure.conditions)

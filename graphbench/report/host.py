@@ -32,6 +32,9 @@ def host_lines(summary: RunSummary) -> list[str]:
     speedup = host.speedup_at_reference()
     if speedup:
         line += f"; graph speedup {speedup:.2f}x"
+    if host.launch_bound is not None:
+        line += (f" ({', '.join(host.launch_bound) or 'no mode'} launch-bound: over the launch "
+                 "probe; the others as measured)")
     fit = host.fits.get(BASELINE)
     if fit and fit.significant:
         line += (f" (individual: {fit.slope * 1e3:.1f} us per ms of probe, r {fit.correlation:.2f},"

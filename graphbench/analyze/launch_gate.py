@@ -1,0 +1,194 @@
+"""Host-bound figures between two moments over the launch probe.
+
+Records since the launch probe (graphbench.measure.conditions.LaunchProbe)
+read, right before and right after every round, the host time of empty-kernel
+launches. A launch-bound figure is launches, so it moves with that probe in
+proportion: on the H200, individual-launch wall over the probe read in the
+same set varied 0.4% between 8 fresh processes where the wall varied 9.8%,
+and a host delay of 0.5 us per launch raised the ratio by 16%. A figure the
+GPU bounds (graph replay at 4096 elements, anything at 2^24) does not move
+with it, and dividing it by the probe would only add the host's jitter.
+
+So each figure is first asked whether it is launch-bound: its rung launches
+kernels from the host (not a graph), and its wall time per iteration is at
+most LAUNCH_BOUND times those launches at the probe's cost per launch (on
+the H200 at 4096 elements, individual wall read 1.00-1.09 times three probe
+launches, fused 1.07 times one; at 2^24 it is 14 times). A launch-bound
+figure is judged over the probe, round by round; whether it is is read
+from the baseline, so that both records are judged alike. Any other figure
+is judged as measured, with its elasticity on the probe times the two
+records' distance in host speed joining the noise as a systematic error.
+
+The elasticity is read within processes (log on log, Theil-Sen over both
+records' rounds, each centred on its own process, so that a code change
+between the records cannot enter it), corrected for the probe's own noise,
+which flattens the slope (errors in the variable), by the readings'
+reliability: the share of their spread between rounds that is not the noise
+seen between the reading right before and right after one round. Where the
+readings cannot tell a figure that follows the host in proportion from one
+that does not, it is taken to follow in full: gateable only between records
+of about the same host speed. Records whose probes differ in kind cannot be
+related at all.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+from scipy.stats import theilslopes
+
+from graphbench.analyze.host_speed import MIN_FIT_ROUNDS, mode_probe_array, probe_array
+from graphbench.ladder import launches_per_iteration, rung
+from graphbench.measure.conditions import LAUNCH_PROBE_UNIT
+from graphbench.record.columns import round_array
+from graphbench.record.machine import LAUNCH_PROBE, PYTHON_PROBE
+from graphbench.record.model import RunRecord
+
+# a kernel-launching rung's wall within this many times its launches' probe
+# cost is launch-bound; the H200's 1.00-1.09 leave room for the probe's noise
+LAUNCH_BOUND = 1.25
+MIN_RELIABILITY = 0.05  # below it the readings are the probe's own noise
+MAX_PAIRS_ROUNDS = 2000  # rounds the elasticity is read from (Theil-Sen is n^2 in them)
+
+
+def probe_kinds(record: RunRecord) -> set[str]:
+    """What the record's round probes timed (a version-1 record kept none)."""
+    if record.legacy_processes is not None:
+        return {PYTHON_PROBE}
+    return {run.environment.host_probe for run in record.runs}
+
+
+class Rounds(NamedTuple):
+    """One process's rounds of a metric and their probe readings (as
+    graphbench.analyze.host_gate.Process, whose rounds this module reads)."""
+
+    values: tuple[float, ...]
+    probes: np.ndarray  # probe_array's: 0 for a round without a reading
+
+
+@dataclass(frozen=True)
+class Elasticity:
+    value: float        # corrected for the probe's noise; NaN: cannot be told
+    low: float          # its 95% interval (Theil-Sen's, corrected alike)
+    high: float
+    reliability: float  # the share of the readings' spread that is the host's
+    rounds: int
+
+
+def elasticity(processes, noise_var: float = 0.0) -> Elasticity | None:
+    """The metric's elasticity on the probe over `processes` (host_gate's
+    Process, or Rounds), `noise_var` the variance of a log reading's own
+    noise (probe_noise); None below MIN_FIT_ROUNDS rounds with a reading,
+    or where the readings do not vary. Its value is NaN where the readings
+    cannot tell a figure that follows the host in proportion (1) from one
+    that does not follow it (0): its interval holds both, or the readings
+    are almost all noise."""
+    xs, ys = [], []
+    for proc in processes:
+        values, probes = np.asarray(proc.values, dtype=float), probe_array(proc.probes)
+        keep = (probes > 0) & (values > 0)
+        if np.count_nonzero(keep) < 2:
+            continue
+        x, y = np.log(probes[keep]), np.log(values[keep])
+        xs.append(x - np.median(x))
+        ys.append(y - np.median(y))
+    x = np.concatenate(xs) if xs else np.zeros(0)
+    y = np.concatenate(ys) if ys else np.zeros(0)
+    if x.size < MIN_FIT_ROUNDS or np.ptp(x) == 0:
+        return None
+    step = max(1, math.ceil(x.size / MAX_PAIRS_ROUNDS))  # evenly thinned, every process kept
+    fit = theilslopes(y[::step], x[::step])
+    reliability = max(0.0, 1.0 - noise_var / float(np.var(x)))
+    if reliability < MIN_RELIABILITY:
+        return Elasticity(math.nan, -math.inf, math.inf, reliability, int(x.size))
+    low, value, high = (float(v) / reliability for v in (fit.low_slope, fit.slope, fit.high_slope))
+    told = not (low <= 0 and high >= 1)
+    return Elasticity(value if told else math.nan, low, high, reliability, int(x.size))
+
+
+def probe_noise(records) -> float:
+    """The variance of a round's log reading's own noise, pooled over every
+    mode of the records' processes (one instrument): from the readings right
+    before and right after each round (the host's own change within a round
+    counts as noise here, which can only lower the reliability)."""
+    gaps = []
+    for record in records:
+        for run in record.runs:
+            for samples in run.modes.values():
+                if not samples.probe_before_us:
+                    continue
+                before = np.asarray(samples.probe_before_us, dtype=float)
+                after = np.asarray(samples.probe_after_us, dtype=float)
+                keep = (before > 0) & (after > 0)
+                gaps.append(np.log(after[keep]) - np.log(before[keep]))
+    every = np.concatenate(gaps) if gaps else np.zeros(0)
+    # the noise of one reading is var(gap) / 2; of a round's mean of two, var(gap) / 4
+    return float(np.var(every)) / 4 if every.size > 1 else 0.0
+
+
+def over_probe(proc) -> tuple[float, ...]:
+    """The rounds' figures over their probe readings (rounds without one dropped)."""
+    values, probes = np.asarray(proc.values, dtype=float), probe_array(proc.probes)
+    keep = probes > 0
+    return tuple((values[keep] / probes[keep]).tolist())
+
+
+def median_probe(processes) -> float:
+    readings = np.concatenate([p.readings() for p in processes] or [np.zeros(0)])
+    return float(np.median(readings)) if readings.size else math.nan
+
+
+def launch_bound(record: RunRecord, mode: str) -> bool:
+    """Whether `mode`'s wall is its host's launches (the module docstring):
+    a kernel-launching rung within LAUNCH_BOUND of its launches' probe cost."""
+    found = rung(mode)
+    runs = [run for run in record.runs if mode in run.modes]
+    if found is None or found.graph or not runs:
+        return False
+    readings = np.concatenate([mode_probe_array(run, mode) for run in runs])
+    readings = readings[readings > 0]
+    if not readings.size:
+        return False
+    launches = launches_per_iteration(mode, record.pipeline.kernel_launches_per_iteration,
+                                      record.config.unroll, record.config.iters)
+    wall = float(np.median(np.concatenate([round_array(run.modes[mode], "wall") for run in runs])))
+    return wall <= LAUNCH_BOUND * launches * float(np.median(readings)) / LAUNCH_PROBE_UNIT
+
+
+def launch_gate(baseline: RunRecord, current: RunRecord, mode: str, base: list, cur: list,
+                gate):
+    """The HostGate (`gate`, host_gate's class) of a pair of records either
+    of which read the launch probe, for a metric whose processes are `base`
+    and `cur` and whose rounds `mode`'s probe readings go with; None for a
+    pair of older records."""
+    kinds = probe_kinds(baseline) | probe_kinds(current)
+    if LAUNCH_PROBE not in kinds:
+        return None
+    steady = [[p.steady() for p in side] for side in (base, cur)]
+    if kinds != {LAUNCH_PROBE}:
+        return gate(*steady, reason=(
+            f"the records' host probes differ in kind ({', '.join(sorted(kinds))}), so their "
+            "host speeds cannot be related: make the baseline again with this graphbench"))
+    if launch_bound(baseline, mode):
+        return gate([over_probe(p) for p in base], [over_probe(p) for p in cur],
+                    note=f"launch-bound ({mode} wall within {LAUNCH_BOUND:g}x its launches' "
+                         "cost in the baseline): judged over the launch probe read beside each "
+                         "round")
+    found = elasticity(base + cur, probe_noise((baseline, current)))
+    if found is None:
+        return gate(*steady, reason=(
+            f"fewer than {MIN_FIT_ROUNDS} rounds with a launch-probe reading, so how the "
+            "figure follows the host cannot be told: run more rounds"))
+    distance = abs(math.log(median_probe(cur) / median_probe(base)))
+    apart = f"the records' launch probes lie {math.expm1(distance):.1%} apart"
+    if math.isnan(found.value):
+        return gate(*steady, systematic=distance, note=(
+            f"judged as measured, taken to follow the host in full: the host moved too little "
+            f"within the processes to tell how much the figure follows it; {apart}"))
+    share = min(1.0, max(0.0, found.value))
+    return gate(*steady, systematic=share * distance,
+                note=f"judged as measured (elasticity {found.value:.2f} on the launch probe "
+                     f"within processes; {apart})")
