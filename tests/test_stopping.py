@@ -21,6 +21,12 @@ def test_series_noise_passes_on_whether_the_phases_are_shared():
     assert series_noise(values) == max(noise_parts(values, False))
 
 
+def test_noise_parts_takes_the_phases_as_not_shared_unless_told():
+    rng = np.random.default_rng(11)
+    values = list(1.0 + rng.normal(0, 0.01, 20))
+    assert noise_parts(values) == noise_parts(values, False) != noise_parts(values, True)
+
+
 def host_following_walls(rounds=40, seed=12):
     """Rounds in the host's two speed states, in runs of a few rounds each,
     individual wall following the probe and graph wall not."""
