@@ -142,3 +142,148 @@ def test_a_reading_at_the_split_belongs_to_the_slower_state():
     assert states.state_of(np.nextafter(states.split, 0)) == 0
 
 
+
+
+def sets_run(conditions, own_probes=None):
+    """A process with the given conditions, one per set of rounds; its graph
+    rounds carry their own probes (`own_probes`, before and after) if given."""
+    import dataclasses
+    from conftest import make_run
+
+    run = make_run({"individual": 14.0, "graph": 5.8}, rounds=len(conditions))
+    modes = dict(run.modes)
+    if own_probes:
+        modes["graph"] = dataclasses.replace(modes["graph"], probe_before_us=own_probes[0],
+                                             probe_after_us=own_probes[1])
+    return dataclasses.replace(run, conditions=tuple(conditions), modes=modes)
+
+
+MIXED_SETS = [Condition(host_probe_us=600.0, host_probe_before_us=620.0),
+              Condition(host_probe_us=700.0), Condition(host_probe_before_us=500.0), Condition()]
+
+
+def test_a_mode_without_its_own_probes_reads_its_sets_probes():
+    from graphbench.analyze.host_speed import mode_probes
+
+    run = sets_run(MIXED_SETS)
+    assert mode_probes(run, "graph") == [610.0, 700.0, 500.0, None]
+    assert mode_probes(run, "fused") == [610.0, 700.0, 500.0, None]   # a mode the process lacks
+    again = mode_probes(run, "individual")
+    again.append(1.0)   # each caller gets a list of its own
+    assert mode_probes(run, "individual") == [610.0, 700.0, 500.0, None]
+
+
+def test_mode_probe_arrays_are_read_only_and_made_once_per_process():
+    from graphbench.analyze.host_speed import mode_probe_array, mode_probes
+
+    run = sets_run(MIXED_SETS, own_probes=((400.0, 410.0, 420.0, 430.0),
+                                           (500.0, 510.0, 520.0, 530.0)))
+    sets = mode_probe_array(run, "individual")
+    assert sets.tolist() == [610.0, 700.0, 500.0, 0.0]   # the mean of both probes, else either
+    assert mode_probe_array(run, "individual") is sets
+    assert mode_probe_array(run, "fused") is sets   # one array for the modes that read the sets
+    own = mode_probe_array(run, "graph")
+    assert own.tolist() == [450.0, 460.0, 470.0, 480.0] and mode_probes(run, "graph") == list(own)
+    assert mode_probe_array(run, "graph") is own
+    for array in (sets, own):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 1.0
+
+
+def test_probe_array_keeps_an_array_and_reads_none_as_no_reading():
+    from graphbench.analyze.host_speed import probe_array
+
+    given = np.array([600.0, 0.0])
+    assert probe_array(given) is given
+    assert probe_array([600.0, None, 700.0]).tolist() == [600.0, 0.0, 700.0]
+
+
+def test_states_of_an_array_reads_the_split_as_the_slower_state_and_one_state_as_zeros():
+    states = host_states([600.0] * 20 + [1000.0] * 20)
+    assert states.states_of(np.array([600.0, states.split, 1000.0])).tolist() == [0, 1, 1]
+    one = host_states([600.0] * 20).states_of(np.array([600.0, 2000.0]))
+    assert one.tolist() == [0, 0] and one.dtype.kind == "i"
+
+
+@pytest.mark.parametrize("probes, counts", [
+    ([600.0] * 27 + [1000.0] * 3, (27, 3)),          # each state at least a tenth of the readings
+    ([600.0] * 3 + [1000.0] * 27, (3, 27)),
+    ([600.0] * 28 + [1000.0] * 2, (30,)),
+    ([600.0] * 23 + [1000.0] * 2, (25,)),            # a tenth of 25 rounds up to 3
+    ([600.0, 600.0, 1000.0, 1000.0], (2, 2)),         # at least 2 readings a state
+    ([600.0, 1000.0, 1000.0, 1000.0], (4,)),
+    ([1000.0] * 5 + [1350.0] * 5, (5, 5)),            # medians exactly STATE_GAP apart
+    ([1000.0] * 5 + [1349.0] * 5, (10,)),
+])
+def test_the_states_boundaries(probes, counts):
+    assert host_states(probes).counts == counts
+
+
+def test_the_split_is_the_geometric_mean_of_the_readings_either_side_of_the_gap():
+    states = host_states(list(np.linspace(500.0, 640.0, 12)) +
+                         list(np.linspace(1000.0, 1100.0, 12)))
+    assert states.split == pytest.approx(800.0) and states.medians == (570.0, 1050.0)
+
+
+def test_an_array_s_zeros_are_no_readings():
+    states = host_states(np.array([0.0, 600.0, 0.0, 610.0]))
+    assert states.counts == (2,) and states.medians == (605.0,)
+
+
+def test_rounds_without_a_reading_or_a_value_are_left_out_of_the_fit():
+    rng = np.random.default_rng(4)
+    p = rng.uniform(550, 650, 30)
+    values = list(5.0 + 0.01 * p + rng.normal(0, 0.05, 30))
+    with_gaps = [None if i % 4 == 0 else float(x) for i, x in enumerate(p)]
+    kept = [i for i in range(30) if i % 4]
+    fit = within_fit([values + [99.0]], [with_gaps])     # a value past the last reading
+    assert fit == within_fit([[values[i] for i in kept]], [[float(p[i]) for i in kept]])
+    assert fit.rounds == 22
+    assert within_fit([values[:25]], [list(p)]) == within_fit([values[:25]], [list(p[:25])])
+
+
+def expected_fit(values_by_process, probes_by_process):
+    """Least squares by hand: each process centred on its own means, and one
+    degree of freedom lost per process and one for the slope."""
+    x = [np.asarray(p, dtype=float) - np.mean(p) for p in probes_by_process]
+    y = [np.asarray(v, dtype=float) - np.mean(v) for v in values_by_process]
+    x, y = np.concatenate(x), np.concatenate(y)
+    slope = float(np.sum(x * y) / np.sum(x * x))
+    df = x.size - len(probes_by_process) - 1
+    se = float(np.sqrt(np.sum((y - slope * x) ** 2) / df / np.sum(x * x)))
+    return slope, se, float(np.corrcoef(x, y)[0, 1]), x.size
+
+
+def test_the_slope_s_error_counts_a_degree_of_freedom_for_each_process_of_two_readings_or_more():
+    values = [[5.0, 5.3, 5.1, 5.6], [7.0, 7.2], [9.0]]
+    probes = [[600.0, 630.0, 610.0, 650.0], [600.0, 640.0], [610.0]]
+    fit = within_fit(values, probes)
+    assert fit.rounds == 6
+    assert (fit.slope, fit.slope_se, fit.correlation) == pytest.approx(
+        expected_fit(values[:2], probes[:2])[:3], rel=1e-9)
+
+
+def test_a_fit_needs_two_degrees_of_freedom_and_spread_in_the_probe():
+    from graphbench.analyze.host_speed import NO_FIT
+
+    four = within_fit([[5.0, 5.2, 5.1, 5.4]], [[600.0, 600.2, 600.1, 600.3]])  # a spread under 1
+    assert four.rounds == 4 and four.slope == pytest.approx(expected_fit(
+        [[5.0, 5.2, 5.1, 5.4]], [[600.0, 600.2, 600.1, 600.3]])[0], rel=1e-9)
+    assert within_fit([[5.0, 5.2, 5.1]], [[600.0, 620.0, 610.0]]) == NO_FIT
+    assert within_fit([[5.0, 5.2, 5.1, 5.4]], [[600.0] * 4]) == NO_FIT
+
+
+def test_a_figure_that_does_not_move_has_no_correlation_and_a_tiny_one_its_own():
+    flat = within_fit([[5.0] * 6], [[600.0, 620.0, 610.0, 640.0, 630.0, 650.0]])
+    assert flat.slope == 0 and flat.correlation == 0.0
+    tiny = within_fit([[1e-3, 1.1e-3, 1.05e-3, 1.2e-3]], [[600.0, 620.0, 610.0, 640.0]])
+    assert tiny.correlation == pytest.approx(1.0)
+
+
+def test_a_fit_is_significant_from_min_fit_rounds_and_a_slope_over_three_errors():
+    from graphbench.analyze.host_speed import MIN_FIT_ROUNDS, Fit
+
+    assert Fit(0.01, 0.001, 0.9, MIN_FIT_ROUNDS).significant
+    assert not Fit(0.01, 0.001, 0.9, MIN_FIT_ROUNDS - 1).significant
+    assert not Fit(0.03, 0.01, 0.9, MIN_FIT_ROUNDS).significant
+    assert not Fit(-0.01, 0.001, 0.9, MIN_FIT_ROUNDS).significant
