@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from conftest import make_record, make_run
-from graphbench.analyze.host_gate import gate_values, is_host_bound
+from graphbench.analyze.host_gate import HostGate, gate_values, is_host_bound
 
 FAST, SLOW = 600.0, 1000.0  # the H200 host's two states, probe us
 
@@ -20,15 +20,25 @@ def host_run(rng, centre, rounds=30, slower=0.0, seed=0, switch_to=None):
     probes = centre * rng.uniform(0.95, 1.05, rounds)
     if switch_to:
         probes[rounds // 2:] = switch_to * rng.uniform(0.95, 1.05, rounds - rounds // 2)
+    return probe_run(rng, probes, slower, seed)
+
+
+def probe_run(rng, probes, slower=0.0, seed=0, graph_probes=None):
+    """host_run's process with the given probe readings (`graph_probes`: the
+    graph rounds' own, if they differ)."""
+    rounds = len(probes)
     individual = (8.05 + 0.0091 * probes) * (1 + slower) + rng.normal(0, 0.05, rounds)
     graph = 5.8 + rng.normal(0, 0.03, rounds)
     run = make_run({"individual": 14.0, "graph": 5.8}, rounds=rounds, seed=seed)
     around = {"probe_before_us": tuple(map(float, probes)),
               "probe_after_us": tuple(map(float, probes))}
+    graph_probes = probes if graph_probes is None else graph_probes
+    graph_around = {"probe_before_us": tuple(map(float, graph_probes)),
+                    "probe_after_us": tuple(map(float, graph_probes))}
     modes = {"individual": dataclasses.replace(run.modes["individual"], **around,
                                                wall_us=tuple(map(float, individual))),
              "graph": dataclasses.replace(run.modes["graph"], wall_us=tuple(map(float, graph)),
-                                          **around)}
+                                          **graph_around)}
     return dataclasses.replace(run, modes=modes)
 
 
@@ -182,3 +192,118 @@ def test_each_record_s_own_slope_moves_its_rounds_and_both_slopes_errors_join_th
                             for side, fit in zip((base, cur), fits))) / level
     assert gate.systematic == pytest.approx(expected, rel=1e-9)
     assert 0.03 < change(gate) < 0.08
+
+
+def legacy(medians):
+    """A version-1 merged record: its processes' medians only, no probe readings."""
+    from graphbench.record.model import LegacyProcesses
+
+    return dataclasses.replace(record_of(FAST), legacy_processes=LegacyProcesses(
+        len(next(iter(medians.values()), ())), medians))
+
+
+def test_a_version_1_record_is_one_process_per_median_judged_as_it_is():
+    from graphbench.analyze.host_gate import Process, processes
+
+    base = legacy({"individual.wall": (14.0, 14.2, 13.9)})
+    expected = [Process((m,), (None,)) for m in (14.0, 14.2, 13.9)]
+    assert processes(base, "individual.wall") == expected
+    assert processes(base, "graph.wall") == []
+    gate = gate_values(base, legacy({"individual.wall": (15.0, 15.1)}), "individual.wall")
+    assert gate == HostGate([(14.0,), (14.2,), (13.9,)], [(15.0,), (15.1,)])
+
+
+def test_each_process_of_a_record_is_its_own_with_its_mode_s_probes():
+    from graphbench.analyze.host_gate import processes
+
+    rng = np.random.default_rng(3)
+    fast, slow = FAST * rng.uniform(0.95, 1.05, 30), SLOW * rng.uniform(0.95, 1.05, 30)
+    runs = [probe_run(rng, fast, graph_probes=slow, seed=0), host_run(rng, SLOW, seed=1)]
+    record = make_record({"individual": 14.0, "graph": 5.8}, rounds=30, runs=runs)
+    graph = processes(record, "graph.wall")
+    assert [p.values for p in graph] == [run.modes["graph"].wall_us for run in runs]
+    assert [list(p.probes) for p in graph] == [list(r.modes["graph"].round_probes) for r in runs]
+    speedup = processes(record, "speedup")   # read by its individual rounds' probes
+    assert list(speedup[0].probes) == list(runs[0].modes["individual"].round_probes)
+    assert processes(record, "fused.wall") == []   # a mode the record lacks
+
+
+def test_a_side_without_rounds_is_judged_as_it_is():
+    from graphbench.analyze.host_gate import pair_states, processes
+    from graphbench.analyze.host_speed import host_states
+
+    none = legacy({})
+    for both in (record_of(FAST, seed=1, switch_to=SLOW), record_of(FAST, FAST, FAST)):
+        procs = processes(both, "individual.wall")
+        steady = [p.steady() for p in procs]
+        assert gate_values(none, both, "individual.wall") == HostGate([], steady)
+        assert gate_values(both, none, "individual.wall").base == steady
+        whole = host_states(np.concatenate([p.readings() for p in procs]))
+        assert pair_states([], procs) == whole and pair_states(procs, []) == whole
+
+
+def test_a_pair_whose_readings_form_two_states_keeps_those_states():
+    from graphbench.analyze.host_gate import Process, pair_states
+    from graphbench.analyze.host_speed import host_states
+
+    rng = np.random.default_rng(5)
+    base = np.r_[FAST * rng.uniform(0.95, 1.05, 15), SLOW * rng.uniform(0.95, 1.05, 5)]
+    cur = SLOW * rng.uniform(0.95, 1.05, 20)
+    states = pair_states([Process((1.0,) * 20, tuple(base))], [Process((1.0,) * 20, tuple(cur))])
+    assert states == host_states(np.r_[base, cur]) and states.counts == (15, 25)
+
+
+def test_records_further_apart_than_the_tolerance_are_a_state_each():
+    from graphbench.analyze.host_gate import HOST_PROBE_TOLERANCE, Process, pair_states
+    from graphbench.analyze.host_speed import HostStates
+
+    base, cur = Process((1.0,) * 7, (400.0,) * 6 + (440.0,)), Process((1.0,) * 7, (484.0,) * 7)
+    # one state by the gap rule (484/400 is under STATE_GAP); 21% apart: a state each,
+    # split at the medians' geometric mean, 440, a reading there counted as slower
+    assert pair_states([base], [cur]) == pair_states([cur], [base]) == \
+        HostStates((400.0, 484.0), (6, 8), 440.0)
+    near = Process((1.0,) * 7, (400.0 * (1 + HOST_PROBE_TOLERANCE * 0.99),) * 7)
+    assert pair_states([base], [near]).count == 1
+
+
+def short_record(centre, processes=3, rounds=4, seed=0):
+    rng = np.random.default_rng(seed)
+    runs = [host_run(rng, centre, rounds=rounds, seed=i) for i in range(processes)]
+    return make_record({"individual": 14.0, "graph": 5.8}, rounds=rounds, runs=runs)
+
+
+def test_processes_too_short_to_see_a_state_are_judged_as_they_are_in_one_state():
+    base, cur = short_record(FAST), short_record(FAST, processes=1, seed=1)
+    gate = gate_values(base, cur, "individual.wall")
+    assert not gate.reason and not gate.note and len(gate.base) == 3 and len(gate.cur) == 1
+
+
+def few_slow_record(processes, seed):
+    """Processes of 30 rounds, 4 of each in the slow state: too few to see it."""
+    rng = np.random.default_rng(seed)
+    runs = []
+    for i in range(processes):
+        probes = FAST * rng.uniform(0.95, 1.05, 30)
+        probes[[3, 11, 19, 27]] = SLOW * rng.uniform(0.95, 1.05, 4)
+        runs.append(probe_run(rng, probes, seed=i))
+    return make_record({"individual": 14.0, "graph": 5.8}, rounds=30, runs=runs)
+
+
+def test_processes_that_all_saw_only_the_fast_state_are_judged_as_they_are():
+    from graphbench.analyze.host_gate import pair_states, processes
+
+    base, cur = few_slow_record(3, seed=1), few_slow_record(1, seed=2)
+    procs = processes(base, "individual.wall"), processes(cur, "individual.wall")
+    assert pair_states(*procs).count == 2
+    gate = gate_values(base, cur, "individual.wall")
+    assert not gate.reason and not gate.note and gate.systematic == 0
+    assert gate.base == [p.steady() for p in procs[0]]
+
+
+def test_current_processes_each_in_another_state_are_brought_across():
+    rng = np.random.default_rng(9)
+    spanning = [host_run(rng, FAST, seed=i, switch_to=SLOW) for i in range(3)]
+    baseline = make_record({"individual": 14.0, "graph": 5.8}, rounds=30, runs=spanning)
+    gate = gate_values(baseline, record_of(FAST, SLOW, seed=1), "individual.wall")
+    assert not gate.reason and gate.note.startswith("every round brought to the host's fast state")
+    assert "the slope of 3 process(es)" in gate.note and abs(change(gate)) < 0.01
