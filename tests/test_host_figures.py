@@ -125,3 +125,27 @@ def test_steady_walls_use_each_modes_own_round_readings_not_the_sets():
     raw = np.asarray(record.samples("individual", "wall"))
     steady = np.asarray(steady_walls(record)["individual"])
     assert np.std(steady) < 0.2 * np.std(raw)
+
+
+def test_a_record_of_the_launch_probe_states_a_launch_bound_mode_over_its_probe():
+    """A launch-bound mode (individual: its wall is its launches) at the
+    reference is the median of its rounds over their probe readings, times
+    the reference; graph replay, not launch-bound, its rounds as measured."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from host_gate_calibration import record
+
+    launches = record(np.random.default_rng(0), 3, launch=True, host=1.1)
+    summary = host_summary(launches)
+    assert summary.launch_bound == ("individual",) and not summary.why_not and not summary.fits
+    per_probe = np.concatenate([np.asarray(run.modes["individual"].wall_us) /
+                                np.asarray(run.modes["individual"].round_probes)
+                                for run in launches.runs])
+    assert summary.at_reference["individual"] == pytest.approx(
+        float(np.median(per_probe)) * REFERENCE_PROBE_US, rel=1e-12)
+    assert summary.at_reference["individual"] == pytest.approx(12.4, rel=0.01)
+    graph = np.concatenate([run.modes["graph"].wall_us for run in launches.runs])
+    assert summary.at_reference["graph"] == pytest.approx(float(np.median(graph)), rel=1e-12)
+    assert host_summary(record_at([600.0] * 30)).launch_bound is None   # the Python probe
