@@ -128,10 +128,9 @@ def test_drift_compares_the_outer_thirds_medians():
     # 12 rounds: thirds of 4; first third median 1.0, last 2.0, overall 1.5
     values = [1.0] * 4 + [1.5] * 4 + [2.0] * 4
     assert drift(values) == pytest.approx(1 / 1.5, rel=1e-12)
-    # quarters would read 1.0 and 2.0 as well, so a series whose thirds and quarters differ
-    values = [1.0, 1.0, 1.0, 3.0, 2.0, 2.0, 2.0, 2.0, 3.0, 3.0, 3.0, 1.0]
-    # thirds: [1,1,1,3] median 1.0, [3,3,3,1] median 3.0; overall median 2.0
-    assert drift(values) == 1.0
+    # quarters would read 1.0 and 2.0 as well, so a series whose thirds and quarters differ:
+    # thirds [1,1,3,3] and [2,2,2,2], both of median 2.0; quarters [1,1,3] (1.0) and [2,2,2]
+    assert drift([1.0, 1.0, 3.0, 3.0] + [2.0] * 8) == 0.0
     assert drift([1.0, 2.0, 3.0, 4.0, 5.0]) == 0.0        # under 6 rounds
     assert drift([0.0] * 3 + [1.0] * 0 + [0.0] * 3) == math.inf
 
@@ -150,3 +149,22 @@ def test_watched_series_needs_both_individual_and_graph_for_the_speedup():
     assert watched_series({"individual": [2.0, 4.0]}) == [[2.0, 4.0]]
     assert watched_series({"graph": [2.0, 4.0], "fused": [1.0]}) == [[2.0, 4.0], [1.0]]
     assert watched_series({"individual": [2.0, 4.0], "graph": [1.0, 2.0]}) == [[2.0, 2.0]]
+
+
+def test_the_headline_is_the_series_whose_larger_part_is_largest():
+    rng = np.random.default_rng(0)
+    shifted = [float(x) * (1.05 if i >= 80 else 1.0)     # drift 0.052 over a half-width 0.029
+               for i, x in enumerate(1 + 0.01 * rng.standard_normal(120))]
+    scattered = list(1 + 0.16 * np.random.default_rng(1).standard_normal(120))  # 0.033, no drift
+    assert noise_parts(shifted)[0] < noise_parts(scattered)[0] < noise_parts(shifted)[1]
+    walls = {"a": shifted, "b": scattered}
+    assert headline_noise_parts(walls) == noise_parts(shifted)
+    assert headline_noise(walls) == drift(shifted)
+
+
+def test_an_ab_run_s_headline_noise_takes_its_ratios_phases_as_shared():
+    rng = np.random.default_rng(11)
+    base = list(10.0 + rng.normal(0, 0.1, 20))
+    walls = {"graph": list(np.asarray(base) * (1.0 + rng.normal(0, 0.01, 20))), "graph@base": base}
+    ratios = watched_series(walls)[0]
+    assert headline_noise_parts(walls) == noise_parts(ratios, True) != noise_parts(ratios, False)
