@@ -105,6 +105,8 @@ def test_clock_below_max_boundary_and_wording():
     assert W.probe_warnings(at(970.0, 1000.0), 1000) == []   # 0.97 x the maximum: fine
     assert W.probe_warnings(at(900.0), None) == []           # no maximum known
     assert W.probe_warnings(at(None), 1000) == []            # no clock measured
+    assert W.probe_warnings([Condition(host_probe_us=600.0)], 1000) == []   # no busy reading
+    assert W.probe_warnings([], 1000) == []
     (found,) = W.probe_warnings(at(969.0, None, 990.4), 1000)
     assert found == W.Warning("clock-below-max", "device", "the SMs ran at 969..990 MHz during "
                               "the timed work (measured with clock64), below their 1000 MHz "
