@@ -297,3 +297,26 @@ def test_what_the_types_cannot_say_is_refused_in_full_words():
     some_probes = with_runs(record, dataclasses.replace(run, modes={**run.modes, "graph": graph}))
     assert refusal(lambda: codec.check_consistent(some_probes), RecordError) == (
         "runs[0].modes: host probe readings for some rounds, not each", "")
+
+
+def test_an_odd_schema_value_is_echoed_whole_up_to_60_characters_and_cut_past_them():
+    whole, _ = refusal(lambda: codec.load_document({"schema": "x" * 58}, "r.json"), RecordError)
+    assert whole.endswith(f"(schema: '{'x' * 58}')")            # repr of 60 characters
+    cut, _ = refusal(lambda: codec.load_document({"schema": "x" * 59}, "r.json"), RecordError)
+    assert cut.endswith(f"(schema: '{'x' * 49}... (61 characters))")
+
+
+def test_an_upgrade_s_refusal_keeps_its_remedy_and_names_the_file():
+    v1 = {"schema": "graphbench/run", "schema_version": 1, "tool": {}, "device": {},
+          "config": {"seed": 7}, "modes": {}, "verification": {"checks": []}, "sampling": 5}
+    assert refusal(lambda: codec.load_document(v1, "old.json"), RecordError) == (
+        "old.json: sampling: must be an object, got int (schema version 1)",
+        "give a record graphbench wrote")
+
+
+def test_a_file_that_is_not_utf_8_is_named(tmp_path):
+    path = tmp_path / "binary.json"
+    path.write_bytes(b'{"schema": "\xff"}')
+    with pytest.raises(RecordError) as caught:
+        codec.read_record(path)
+    assert caught.value.message == f"{path} is not a text file (not UTF-8)"
