@@ -3,7 +3,9 @@
 Alternates N fresh processes of benchmarks/bare_loops.py (which imports
 nothing from graphbench) and of `graphbench run`, and compares the median
 over processes of each figure: graph replay wall, individual launches wall
-(with the spread of the per-pair ratios), and GPU busy time.
+(with the spread of the per-pair ratios), and GPU busy time. The bare
+script is pinned to a CPU that does not serve the GPU's interrupts, as
+graphbench's sampling never runs on one.
 
     PYTHONPATH=. python3 benchmarks/agreement.py --pairs 5 --json out.json
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -21,8 +24,19 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
+def quiet_cpu() -> int:
+    """A CPU for the bare script, which does not seek: one graphbench may
+    seek to (it never chooses a CPU serving the GPU's interrupts, where graph
+    launches ran 2-3x slower on an H200 host)."""
+    from graphbench.measure.cpu_seek import interrupt_cpus
+
+    allowed = sorted(os.sched_getaffinity(0))
+    return min(set(allowed) - interrupt_cpus(), default=allowed[0])
+
+
 def bare(extra: list[str]) -> dict:
-    out = subprocess.run([sys.executable, str(HERE / "bare_loops.py"), "--pin", "before", *extra],
+    out = subprocess.run([sys.executable, str(HERE / "bare_loops.py"), "--pin", "before",
+                          "--cpu", str(quiet_cpu()), *extra],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 

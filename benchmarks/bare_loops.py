@@ -7,7 +7,7 @@ interleaved rounds of `graph.launch` and of three `launch` calls with a
 synchronised host clock, and the GPU time of one graph of 100 pipelines with
 CUDA events. Prints one JSON line.
 
-    python3 benchmarks/bare_loops.py --pin none|before|after [--verify]
+    python3 benchmarks/bare_loops.py --pin none|before|after [--cpu N] [--verify]
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ import numpy as np
 SOURCE = Path(__file__).resolve().parents[1] / "kernels" / "pipeline.cu"
 
 
-def pin() -> None:
+def pin(cpu: int | None = None) -> None:
     """Pin this thread to one CPU, as graphbench does (before the driver
-    starts its threads they inherit the pinning; after, they do not)."""
-    cpus = sorted(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {cpus[0]})
+    starts its threads they inherit the pinning; after, they do not):
+    `cpu`, else the first this process may use."""
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0)) if cpu is None else cpu})
 
 
 def setup(elements: int):
@@ -113,16 +113,17 @@ def busy_us(device, stream, graph100) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pin", choices=("none", "before", "after"), default="none")
+    parser.add_argument("--cpu", type=int, default=None, help="the CPU --pin pins to")
     parser.add_argument("--elements", type=int, default=4096)
     parser.add_argument("--iters", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=60)
     parser.add_argument("--verify", action="store_true", help="compare with CuPy first")
     args = parser.parse_args()
     if args.pin == "before":
-        pin()
+        pin(args.cpu)
     device, config, launches, arrays = setup(args.elements)
     if args.pin == "after":
-        pin()
+        pin(args.cpu)
     from cuda.core import launch
 
     stream = device.create_stream()

@@ -4,6 +4,12 @@
 // Does nothing: its launch cost is the floor every launch on this machine pays.
 extern "C" __global__ void empty() {}
 
+// Does nothing with the arguments a built-in stage takes: the host probe read
+// between rounds launches it (graphbench.measure.conditions.LaunchProbe), so
+// that it pays the same argument packing as the launches it stands for.
+extern "C" __global__ void probe_launch(const float*, const float*, float*,
+                                        unsigned long long) {}
+
 // Spins for `ns` nanoseconds of the GPU's global timer. Queued ahead of a
 // timed graph replay it keeps the GPU occupied while the host records the
 // start event, launches the graph and records the end event, so the events

@@ -22,7 +22,7 @@ from graphbench.measure.conditions import LaunchProbe
 from graphbench.measure.reference import gpu_reference
 from graphbench.measure.cpu_seek import CpuSeeker, seeker
 from graphbench.measure.costs import time_launch_floor, time_node_costs
-from graphbench.measure.kernels import (EMPTY_KERNEL, HOLD_KERNEL, L2_FLUSH_KERNEL,
+from graphbench.measure.kernels import (EMPTY_KERNEL, HOLD_KERNEL, L2_FLUSH_KERNEL, PROBE_KERNEL,
                                         load_harness_source, source_digest)
 from graphbench.measure.l2 import L2Flusher
 from graphbench.measure.repoint import graph_update_experiment
@@ -162,7 +162,7 @@ def sample(session: Session, rng, on_round, stop: StopRule) -> Sampling:
         mode.set_round_iterations(config.iters)
     probes = Probes(session, flusher.flush if flusher else None)
     calls = {mode.name: mode.calls_per_round(config.iters) for mode in session.modes}
-    host_probe = LaunchProbe(session.stream, session.kernels[EMPTY_KERNEL])
+    host_probe = LaunchProbe(session.stream, session.kernels[PROBE_KERNEL])
     seek = fast_cpu_seeker(session, host_probe)
     try:
         sampling = run_rounds({mode.name: mode.step for mode in session.modes}, calls,

@@ -22,11 +22,11 @@ from pathlib import Path
 from graphbench.errors import CompileError, UsageError
 from graphbench.kernel_files import HARNESS_FILE, PIPELINE_FILE, kernel_dir, read_source  # noqa: F401
 
-EMPTY_KERNEL, HOLD_KERNEL = "empty", "hold"
+EMPTY_KERNEL, HOLD_KERNEL, PROBE_KERNEL = "empty", "hold", "probe_launch"
 LOOP_RESET_KERNEL, LOOP_COUNT_KERNEL = "loop_reset", "loop_count"
 L2_FLUSH_KERNEL = "l2_flush"
 REF_STREAM_KERNEL, REF_COMPUTE_KERNEL = "ref_stream", "ref_compute"
-HARNESS_KERNELS = (EMPTY_KERNEL, HOLD_KERNEL, LOOP_RESET_KERNEL, LOOP_COUNT_KERNEL,
+HARNESS_KERNELS = (EMPTY_KERNEL, HOLD_KERNEL, PROBE_KERNEL, LOOP_RESET_KERNEL, LOOP_COUNT_KERNEL,
                    L2_FLUSH_KERNEL, REF_STREAM_KERNEL, REF_COMPUTE_KERNEL)
 CACHE_ENV = "GRAPHBENCH_CACHE_DIR"
 
