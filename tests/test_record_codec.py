@@ -320,3 +320,13 @@ def test_a_file_that_is_not_utf_8_is_named(tmp_path):
     with pytest.raises(RecordError) as caught:
         codec.read_record(path)
     assert caught.value.message == f"{path} is not a text file (not UTF-8)"
+
+
+def test_keys_that_differ_only_in_hidden_characters_are_refused_naming_the_file(tmp_path):
+    data = stored_document()
+    data["packages"].update({"numpy\x1b": "1", "numpy\\x1b": "2"})   # one key once escaped
+    path = tmp_path / "hidden.json"
+    path.write_text(json.dumps(data))
+    assert refusal(lambda: codec.read_record(path), RecordError) == (
+        f"{path}: two keys of one object differ only in hidden characters",
+        "was the record written by graphbench?")
