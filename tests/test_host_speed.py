@@ -287,3 +287,14 @@ def test_a_fit_is_significant_from_min_fit_rounds_and_a_slope_over_three_errors(
     assert not Fit(0.01, 0.001, 0.9, MIN_FIT_ROUNDS - 1).significant
     assert not Fit(0.03, 0.01, 0.9, MIN_FIT_ROUNDS).significant
     assert not Fit(-0.01, 0.001, 0.9, MIN_FIT_ROUNDS).significant
+
+
+def test_steadied_brings_rounds_to_the_median_of_the_readings_there_are():
+    rng = np.random.default_rng(5)
+    p = np.where(np.arange(100) % 3 == 0, rng.uniform(900, 1050, 100), rng.uniform(550, 700, 100))
+    raw = 8.0 + 0.009 * p + rng.normal(0, 0.02, p.size)
+    read = np.arange(100) % 4 != 1
+    probes = [float(x) if r else None for x, r in zip(p, read)]
+    steady = np.asarray(steadied(list(raw), probes))
+    assert np.array_equal(steady[~read], raw[~read])          # rounds without a reading as they are
+    assert np.median(steady[read]) == pytest.approx(8.0 + 0.009 * np.median(p[read]), abs=0.02)
