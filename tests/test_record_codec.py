@@ -289,6 +289,8 @@ def test_what_the_types_cannot_say_is_refused_in_full_words():
         record, pipeline=dataclasses.replace(record.pipeline, kernel_launches_per_iteration=0))
     assert refusal(lambda: codec.check_consistent(no_launches), RecordError) == (
         "pipeline.kernel_launches_per_iteration: 0, not a count of launches (1 or more)", "")
+    codec.check_consistent(dataclasses.replace(   # one launch an iteration is a count
+        record, pipeline=dataclasses.replace(record.pipeline, kernel_launches_per_iteration=1)))
     no_iters = dataclasses.replace(record, config=dataclasses.replace(record.config, iters=None))
     assert refusal(lambda: codec.check_consistent(no_iters), RecordError) == (
         "config.iters: a run record states the iterations per round it ran, not null", "")
