@@ -149,3 +149,18 @@ def test_a_record_of_the_launch_probe_states_a_launch_bound_mode_over_its_probe(
     graph = np.concatenate([run.modes["graph"].wall_us for run in launches.runs])
     assert summary.at_reference["graph"] == pytest.approx(float(np.median(graph)), rel=1e-12)
     assert host_summary(record_at([600.0] * 30)).launch_bound is None   # the Python probe
+
+
+def test_a_state_s_rounds_are_those_read_in_it_and_their_median_is_statistics_median():
+    from statistics import StatisticsError
+
+    from graphbench.analyze.host_figures import _in_state, _median
+
+    states = host_states([600.0] * 10 + [1000.0] * 10)
+    values, probes = [1.0, 2.0, 3.0, 4.0, 5.0], [600.0, None, 1000.0, 610.0]  # the 5th unread
+    assert _in_state(values, probes, states, 0).tolist() == [1.0, 4.0]
+    assert _in_state(values, probes, states, 1).tolist() == [3.0]
+    assert _median([np.array([3.0, 1.0]), np.array([2.0, 10.0])]) == 2.5
+    for nothing in ([], [np.zeros(0)]):
+        with pytest.raises(StatisticsError):
+            _median(nothing)
