@@ -254,6 +254,26 @@ def test_points_at_a_depth_and_shape():
     assert short_shape(("auto", None)) == "autox256" and short_shape(("1056", 128)) == "1056x128"
 
 
+def test_points_of_parameter_values_and_the_labels_that_tell_variants_apart():
+    from graphbench.analyze.sweeps import variant_label
+
+    walls = {"individual": 3.0, "graph": 1.0}
+    points = [make_record(walls, noise=0.0, elements=1024, depth=1, params={"cols": c, "k": "1"})
+              for c in ("256", "1024")]
+    found = sweep(points, elements=(1024,), depths=(1,), params={"cols": ("256", "1024")})
+    assert points_at(found, 1, ("auto", None), {"cols": "1024"}) == [points[1]]
+    assert points_at(found, 1, ("auto", None), {"cols": "256", "k": "1"}) == [points[0]]
+    assert points_at(found, 1, ("auto", None), {"cols": "64"}) == []
+    assert points_at(found, 1, ("auto", None)) == points
+    assert variant_label(found, ("auto", None), {"cols": "256"}) == "cols=256"
+    assert variant_label(found, ("auto", None), {}) == ""
+    shapes = sweep(points, elements=(1024,), depths=(1,), grids=("auto", "1056"))
+    assert variant_label(shapes, ("1056", 128), {"cols": "256"}) == "1056x128 cols=256"
+    assert variant_label(shapes, ("1056", 128), {"cols": "256"}, long=True) == \
+        "grid 1056 x block 128, cols=256"
+    assert variant_label(shapes, ("1056", 128), {}, long=True) == "grid 1056 x block 128"
+
+
 def test_point_speedups_and_bytes_per_element():
     p = point(1024, 1, {"individual": 3.0, "graph": 1.5, "fused": 1.0}, working_set=8192)
     assert point_speedups(p) == {"graph": 2.0, "fused": 3.0}
