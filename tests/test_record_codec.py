@@ -332,3 +332,13 @@ def test_keys_that_differ_only_in_hidden_characters_are_refused_naming_the_file(
     assert refusal(lambda: codec.read_record(path), RecordError) == (
         f"{path}: two keys of one object differ only in hidden characters",
         "was the record written by graphbench?")
+
+
+def test_a_number_beyond_what_graphbench_measures_is_refused_naming_the_file(tmp_path):
+    data = stored_document()
+    data["runs"][0]["conditions"][0]["sm_clock_mhz"] = 10**12
+    path = tmp_path / "clock.json"
+    path.write_text(json.dumps(data))
+    assert refusal(lambda: codec.read_record(path), RecordError) == (
+        f"{path}: runs[0].conditions[0].sm_clock_mhz: a clock of 1e+12 MHz, outside what "
+        "graphbench measures (0, or 0.001 to 1e+06 MHz)", "was the record written by graphbench?")
