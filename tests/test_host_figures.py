@@ -127,10 +127,10 @@ def test_steady_walls_use_each_modes_own_round_readings_not_the_sets():
     assert np.std(steady) < 0.2 * np.std(raw)
 
 
-def test_a_record_of_the_launch_probe_states_a_launch_bound_mode_over_its_probe():
-    """A launch-bound mode (individual: its wall is its launches) at the
+def test_a_record_of_the_launch_probe_states_a_cpu_bound_mode_over_its_probe():
+    """A CPU-bound mode (individual: its wall is its launches) at the
     reference is the median of its rounds over their probe readings, times
-    the reference; graph replay, not launch-bound, its rounds as measured."""
+    the reference; graph replay, not CPU-bound, its rounds as measured."""
     import sys
     from pathlib import Path
 
@@ -139,7 +139,10 @@ def test_a_record_of_the_launch_probe_states_a_launch_bound_mode_over_its_probe(
 
     launches = record(np.random.default_rng(0), 3, launch=True, host=1.1)
     summary = host_summary(launches)
-    assert summary.launch_bound == ("individual",) and not summary.why_not and not summary.fits
+    assert summary.cpu_bound == ("individual",) and not summary.why_not and not summary.fits
+    readings = np.concatenate([run.modes[m].round_probes for run in launches.runs
+                               for m in run.modes])
+    assert summary.states == host_states(list(readings)) and summary.walls == {}
     per_probe = np.concatenate([np.asarray(run.modes["individual"].wall_us) /
                                 np.asarray(run.modes["individual"].round_probes)
                                 for run in launches.runs])
@@ -148,7 +151,7 @@ def test_a_record_of_the_launch_probe_states_a_launch_bound_mode_over_its_probe(
     assert summary.at_reference["individual"] == pytest.approx(12.4, rel=0.01)
     graph = np.concatenate([run.modes["graph"].wall_us for run in launches.runs])
     assert summary.at_reference["graph"] == pytest.approx(float(np.median(graph)), rel=1e-12)
-    assert host_summary(record_at([600.0] * 30)).launch_bound is None   # the Python probe
+    assert host_summary(record_at([600.0] * 30)).cpu_bound is None   # the Python probe
 
 
 def test_a_state_s_rounds_are_those_read_in_it_and_their_median_is_statistics_median():
@@ -164,3 +167,13 @@ def test_a_state_s_rounds_are_those_read_in_it_and_their_median_is_statistics_me
     for nothing in ([], [np.zeros(0)]):
         with pytest.raises(StatisticsError):
             _median(nothing)
+
+
+def test_one_state_at_the_reference_states_its_rounds_unmoved_whatever_their_slope():
+    from statistics import median
+
+    rng = np.random.default_rng(8)
+    record = record_at(rng.uniform(620.0, 700.0, 60), seed=8)
+    host = host_summary(record)
+    assert host.states.count == 1 and host.fits["individual"].significant
+    assert host.at_reference["individual"] == median(record.runs[0].modes["individual"].wall_us)
