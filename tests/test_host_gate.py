@@ -309,17 +309,21 @@ def test_current_processes_each_in_another_state_are_brought_across():
     assert "the slope of 3 process(es)" in gate.note and abs(change(gate)) < 0.01
 
 
-def test_records_of_the_launch_probe_are_judged_over_it():
+def test_records_of_the_launch_probe_are_judged_by_launch_gate():
     import sys
     from pathlib import Path
+
+    from graphbench.analyze.host_gate import probe_mode, processes
+    from graphbench.analyze.launch_gate import launch_gate
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     from host_gate_calibration import record
 
     base, cur = (record(np.random.default_rng(seed), n, launch=True, host=host)
                  for seed, n, host in ((0, 5, 1.0), (1, 3, 1.1)))
-    for metric in ("individual.wall", "speedup"):   # a speedup read by its individual rounds
-        gate = gate_values(base, cur, metric)
-        assert not gate.reason and gate.note.startswith("launch-bound (individual wall")
-        assert len(gate.base) == 5 and len(gate.cur) == 3
-    assert gate_values(base, cur, "graph.wall").note.startswith("judged as measured")
+    assert probe_mode("speedup") == "individual" and probe_mode("graph.wall") == "graph"
+    for metric in ("individual.wall", "speedup", "graph.wall"):
+        over = launch_gate(base, cur, probe_mode(metric), processes(base, metric),
+                           processes(cur, metric), HostGate)
+        assert over is not None and gate_values(base, cur, metric) == over
+        assert len(over.base) == 5 and len(over.cur) == 3
