@@ -15,7 +15,7 @@ from conftest import make_record, make_run
 from graphbench.analyze.host_figures import host_summary
 from graphbench.analyze.host_gate import gate_values, processes
 from graphbench.analyze.compare import compare_records
-from graphbench.analyze.launch_gate import (elasticity, launch_bound, launch_gate,
+from graphbench.analyze.launch_gate import (CPU_BOUND_BUSY, cpu_bound, elasticity, launch_gate,
                                             over_probe, probe_kinds, probe_noise)
 from graphbench.analyze.specs import parse_spec
 from graphbench.analyze.summary import summarize_run
@@ -44,14 +44,14 @@ def test_on_a_host_10_percent_slower_the_gate_keeps_its_contract(slower, wanted)
     assert counts["graph.wall"].get("slower", 0) == 0  # graph replay never follows the host
 
 
-def test_a_launch_bound_figure_is_judged_over_the_probe_and_a_graph_replay_as_measured():
+def test_a_cpu_bound_figure_is_judged_over_the_probe_and_a_graph_replay_as_measured():
     base, cur = launch_record(0, 5), launch_record(1, 3, host=1.1)
     individual = gate_values(base, cur, "individual.wall")
-    assert not individual.reason and individual.note.startswith("launch-bound (individual wall")
+    assert not individual.reason and individual.note.startswith("CPU-bound (individual's GPU busy")
     ratios = [np.median(v) for v in individual.cur]
     assert all(0.019 < r < 0.022 for r in ratios)  # 12.4 us over 600 us per 150 launches
     speedup = gate_values(base, cur, "speedup")  # read by its individual rounds
-    assert speedup.note.startswith("launch-bound (individual wall")
+    assert speedup.note.startswith("CPU-bound (individual's GPU busy")
     graph = gate_values(base, cur, "graph.wall")
     assert not graph.reason and graph.note.startswith("judged as measured (elasticity")
     assert re.search(r"launch probes lie (9|10)\.\d% apart", graph.note)
@@ -66,28 +66,30 @@ def with_wall(record, mode: str, factor: float):
     return dataclasses.replace(record, runs=tuple(runs))
 
 
-def test_launch_bound_is_a_kernel_launching_rung_within_its_bound_of_its_launches_cost():
-    """12.4 us against three launches of 4 us is launch-bound; past 1.25x
-    of them (the GPU's work showing: 2^24 reads 14x) it is not; graph
-    replay never is, nor a record without readings."""
+def test_cpu_bound_is_a_rung_whose_gpu_idles_most_of_its_wall_and_not_a_graph_replay():
+    """Busy 3 us of a 12.4 us wall (0.24) is CPU-bound; at 0.35 of the wall
+    still, past it not (the GPU's work showing: 2^24 reads about 1); graph
+    replay never is, nor a mode the record lacks or one without busy readings."""
     record = launch_record(0, 3)
-    assert launch_bound(record, "individual") and not launch_bound(record, "graph")
-    assert launch_bound(with_wall(record, "individual", 1.2), "individual")
-    assert not launch_bound(with_wall(record, "individual", 1.25), "individual")
-    assert not launch_bound(with_wall(record, "individual", 14.0), "individual")
-    assert not launch_bound(record, "fused")  # not in this record
-    unread = dataclasses.replace(record, runs=tuple(dataclasses.replace(
-        run, modes={m: dataclasses.replace(v, probe_before_us=(), probe_after_us=())
-                    for m, v in run.modes.items()}, conditions=()) for run in record.runs))
-    assert not launch_bound(unread, "individual")
+    busy = float(np.median(record.series("individual", "busy")))
+    wall = float(np.median(record.series("individual", "wall")))
+    assert cpu_bound(record, "individual") and not cpu_bound(record, "graph")
+    at_bound = busy / (CPU_BOUND_BUSY * wall)
+    assert cpu_bound(with_wall(record, "individual", at_bound * 1.001), "individual")
+    assert not cpu_bound(with_wall(record, "individual", at_bound * 0.999), "individual")
+    assert not cpu_bound(with_wall(record, "individual", busy / wall), "individual")
+    assert not cpu_bound(record, "fused")  # not in this record
+    unread = dataclasses.replace(record, runs=tuple(dataclasses.replace(run, conditions=())
+                                                    for run in record.runs))
+    assert not cpu_bound(unread, "individual")
 
 
-def test_whether_a_figure_is_launch_bound_is_read_from_the_baseline():
+def test_whether_a_figure_is_cpu_bound_is_read_from_the_baseline():
     """A current whose individual wall doubled is judged over the probe as
     its baseline was, and so is found slower rather than judged another way."""
     base = launch_record(0, 5)
     slower = gate_values(base, with_wall(launch_record(1, 3), "individual", 2.0), "individual.wall")
-    assert slower.note.startswith("launch-bound")
+    assert slower.note.startswith("CPU-bound")
     assert np.median(slower.cur[0]) / np.median(slower.base[0]) == pytest.approx(2.0, rel=0.05)
 
 
@@ -157,15 +159,15 @@ def test_a_record_of_the_launch_probe_says_so():
     assert probe_kinds(launch_record()) == {LAUNCH_PROBE}
 
 
-def test_a_launch_probe_record_states_launch_bound_walls_at_the_reference_and_others_as_measured():
+def test_a_launch_probe_record_states_cpu_bound_walls_at_the_reference_and_others_as_measured():
     """On hosts 10% apart, individual wall at the reference probe reads the
     same (12.4 us at 600 us per 150 launches), where its raw figure moved 10%."""
     here, there = (host_summary(launch_record(seed, 3, host=h)) for seed, h in ((0, 1.0), (1, 1.1)))
-    assert here.launch_bound == there.launch_bound == ("individual",)
+    assert here.cpu_bound == there.cpu_bound == ("individual",)
     assert here.at_reference["individual"] == pytest.approx(12.4, rel=0.01)
     assert there.at_reference["individual"] == pytest.approx(12.4, rel=0.01)
     assert there.at_reference["graph"] == pytest.approx(5.9, rel=0.02)
     summary = summarize_run(launch_record(0, 3))
     line = host_lines(summary)[-1]
     assert "at the reference host speed (probe 600 us)" in line
-    assert line.endswith("(individual launch-bound: over the launch probe; the others as measured)")
+    assert line.endswith("(individual CPU-bound: over the launch probe; the others as measured)")

@@ -15,7 +15,7 @@ import numpy as np
 from graphbench.analyze.host_speed import (REFERENCE_PROBE_US, Fit, HostStates, host_states,
                                            mode_probe_array, moved_to, probe_array, steadied,
                                            within_fit)
-from graphbench.analyze.launch_gate import Rounds, launch_bound, over_probe, probe_kinds
+from graphbench.analyze.launch_gate import Rounds, cpu_bound, over_probe, probe_kinds
 from graphbench.ladder import BASELINE, HEADLINE
 from graphbench.record.columns import round_array
 from graphbench.record.machine import LAUNCH_PROBE
@@ -29,7 +29,7 @@ class HostSummary:
     mode's wall at the reference host speed: from a straight-line fit of its
     rounds on their probe readings (`fits`), where the run saw both states
     and the reference lies within REFERENCE_REACH of them; in a record of the
-    launch probe, over the probe for the modes in `launch_bound`.
+    launch probe, over the probe for the modes in `cpu_bound`.
     `why_not` says why no reference figure is stated."""
 
     states: HostStates
@@ -38,8 +38,8 @@ class HostSummary:
     at_reference: dict[str, float] = dataclasses.field(default_factory=dict)
     fits: dict[str, Fit] = dataclasses.field(default_factory=dict)
     why_not: str = ""
-    # records of the launch probe: the modes stated over it (launch_gate.launch_bound)
-    launch_bound: tuple[str, ...] | None = None
+    # records of the launch probe: the modes stated over it (launch_gate.cpu_bound)
+    cpu_bound: tuple[str, ...] | None = None
 
     def speedup_at_reference(self, other: str = HEADLINE) -> float | None:
         ind, rung = self.at_reference.get(BASELINE), self.at_reference.get(other)
@@ -101,22 +101,22 @@ def host_summary(record: RunRecord) -> HostSummary | None:
 
 
 def _over_launches(record: RunRecord, summary: HostSummary) -> HostSummary:
-    """A record of the launch probe: a launch-bound mode's wall
+    """A record of the launch probe: a CPU-bound mode's wall
     (graphbench.analyze.launch_gate) is stated at the reference as its
     rounds' median over their readings, times the reference; any other as
-    measured. On the H200, individual wall so stated varied 0.6% between
-    fresh processes where the raw figure varied 6%."""
+    measured. On the H200, individual wall so stated varied 0.5% between 10
+    fresh processes where the raw figure varied 8.4%."""
     at_reference, bound = {}, []
     for name in record.mode_names:
         runs = [run for run in record.runs if name in run.modes]
-        if launch_bound(record, name):
+        if cpu_bound(record, name):
             bound.append(name)
             parts = [np.asarray(over_probe(Rounds(round_array(run.modes[name], "wall"),
                                                   mode_probe_array(run, name)))) for run in runs]
             at_reference[name] = _median(parts) * REFERENCE_PROBE_US
         else:
             at_reference[name] = _median([round_array(run.modes[name], "wall") for run in runs])
-    return dataclasses.replace(summary, at_reference=at_reference, launch_bound=tuple(bound))
+    return dataclasses.replace(summary, at_reference=at_reference, cpu_bound=tuple(bound))
 
 
 def _unreachable(states: HostStates) -> str:

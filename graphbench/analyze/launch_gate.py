@@ -1,23 +1,25 @@
 """Host-bound figures between two moments over the launch probe.
 
 Records since the launch probe (graphbench.measure.conditions.LaunchProbe)
-read, right before and right after every round, the host time of empty-kernel
-launches. A launch-bound figure is launches, so it moves with that probe in
-proportion: on the H200, individual-launch wall over the probe read in the
-same set varied 0.4% between 8 fresh processes where the wall varied 9.8%,
-and a host delay of 0.5 us per launch raised the ratio by 16%. A figure the
-GPU bounds (graph replay at 4096 elements, anything at 2^24) does not move
-with it, and dividing it by the probe would only add the host's jitter.
+read, right before and right after every round, the host time of launches
+of a kernel that does nothing with a built-in stage's arguments. A figure
+the host's CPU sets the pace of is CPU work as those launches are, so it
+moves with that probe in proportion: on the H200, individual-launch wall
+over the probe varied 0.3-0.5% between fresh processes where the wall
+itself varied 2-8%. A figure the GPU bounds (graph replay at 4096 elements,
+anything at 2^24) does not move with it, and dividing it by the probe
+would only add the host's jitter.
 
-So each figure is first asked whether it is launch-bound: its rung launches
-kernels from the host (not a graph), and its wall time per iteration is at
-most LAUNCH_BOUND times those launches at the probe's cost per launch (on
-the H200 at 4096 elements, individual wall read 1.00-1.09 times three probe
-launches, fused 1.07 times one; at 2^24 it is 14 times). A launch-bound
-figure is judged over the probe, round by round; whether it is is read
-from the baseline, so that both records are judged alike. Any other figure
-is judged as measured, with its elasticity on the probe times the two
-records' distance in host speed joining the noise as a systematic error.
+So each figure is first asked whether it is CPU-bound: its rung is not a
+graph replay, and the GPU is busy for at most CPU_BOUND_BUSY of its wall
+time (on the H200 at 4096 elements individual launches are busy 0.23 of
+their wall and fused 0.22, graph replay 0.49; a CuPy callable chain's eager
+stages 0.12; at 2^24 everything about 1). A CPU-bound figure is judged over
+the probe, round by round (over it, such a chain varied 0.9% between
+processes); whether it is is read from the baseline, so that both records
+are judged alike. Any other figure is judged as measured, with its
+elasticity on the probe times the two records' distance in host speed
+joining the noise as a systematic error.
 
 The elasticity is read within processes (log on log, Theil-Sen over both
 records' rounds, each centred on its own process, so that a code change
@@ -40,16 +42,14 @@ from typing import NamedTuple
 import numpy as np
 from scipy.stats import theilslopes
 
-from graphbench.analyze.host_speed import MIN_FIT_ROUNDS, mode_probe_array, probe_array
-from graphbench.ladder import launches_per_iteration, rung
-from graphbench.measure.conditions import LAUNCH_PROBE_UNIT
-from graphbench.record.columns import round_array
+from graphbench.analyze.host_speed import MIN_FIT_ROUNDS, probe_array
+from graphbench.ladder import rung
 from graphbench.record.machine import LAUNCH_PROBE, PYTHON_PROBE
 from graphbench.record.model import RunRecord
 
-# a kernel-launching rung's wall within this many times its launches' probe
-# cost is launch-bound; the H200's 1.00-1.09 leave room for the probe's noise
-LAUNCH_BOUND = 1.25
+# a rung whose GPU is busy for at most this share of its wall is CPU-bound:
+# the H200's CPU-bound rungs read up to 0.23, graph replay at 4096 0.49
+CPU_BOUND_BUSY = 0.35
 MIN_RELIABILITY = 0.05  # below it the readings are the probe's own noise
 MAX_PAIRS_ROUNDS = 2000  # rounds the elasticity is read from (Theil-Sen is n^2 in them)
 
@@ -141,21 +141,17 @@ def median_probe(processes) -> float:
     return float(np.median(readings)) if readings.size else math.nan
 
 
-def launch_bound(record: RunRecord, mode: str) -> bool:
-    """Whether `mode`'s wall is its host's launches (the module docstring):
-    a kernel-launching rung within LAUNCH_BOUND of its launches' probe cost."""
+def cpu_bound(record: RunRecord, mode: str) -> bool:
+    """Whether the host's CPU sets `mode`'s pace (the module docstring): not
+    a graph replay, and its GPU busy at most CPU_BOUND_BUSY of its wall."""
     found = rung(mode)
-    runs = [run for run in record.runs if mode in run.modes]
-    if found is None or found.graph or not runs:
+    if found is None or found.graph or mode not in record.mode_names:
         return False
-    readings = np.concatenate([mode_probe_array(run, mode) for run in runs])
-    readings = readings[readings > 0]
-    if not readings.size:
+    busy, wall = record.series(mode, "busy"), record.series(mode, "wall")
+    busy = busy[np.isfinite(busy)]
+    if not busy.size or not wall.size:
         return False
-    launches = launches_per_iteration(mode, record.pipeline.kernel_launches_per_iteration,
-                                      record.config.unroll, record.config.iters)
-    wall = float(np.median(np.concatenate([round_array(run.modes[mode], "wall") for run in runs])))
-    return wall <= LAUNCH_BOUND * launches * float(np.median(readings)) / LAUNCH_PROBE_UNIT
+    return float(np.median(busy)) <= CPU_BOUND_BUSY * float(np.median(wall))
 
 
 def launch_gate(baseline: RunRecord, current: RunRecord, mode: str, base: list, cur: list,
@@ -172,10 +168,10 @@ def launch_gate(baseline: RunRecord, current: RunRecord, mode: str, base: list, 
         return gate(*steady, reason=(
             f"the records' host probes differ in kind ({', '.join(sorted(kinds))}), so their "
             "host speeds cannot be related: make the baseline again with this graphbench"))
-    if launch_bound(baseline, mode):
+    if cpu_bound(baseline, mode):
         return gate([over_probe(p) for p in base], [over_probe(p) for p in cur],
-                    note=f"launch-bound ({mode} wall within {LAUNCH_BOUND:g}x its launches' "
-                         "cost in the baseline): judged over the launch probe read beside each "
+                    note=f"CPU-bound ({mode}'s GPU busy at most {CPU_BOUND_BUSY:.0%} of its "
+                         "wall in the baseline): judged over the launch probe read beside each "
                          "round")
     found = elasticity(base + cur, probe_noise((baseline, current)))
     if found is None:

@@ -32,8 +32,8 @@ def host_lines(summary: RunSummary) -> list[str]:
     speedup = host.speedup_at_reference()
     if speedup:
         line += f"; graph speedup {speedup:.2f}x"
-    if host.launch_bound is not None:
-        line += (f" ({', '.join(host.launch_bound) or 'no mode'} launch-bound: over the launch "
+    if host.cpu_bound is not None:
+        line += (f" ({', '.join(host.cpu_bound) or 'no mode'} CPU-bound: over the launch "
                  "probe; the others as measured)")
     fit = host.fits.get(BASELINE)
     if fit and fit.significant:
