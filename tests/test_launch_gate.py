@@ -171,3 +171,15 @@ def test_a_launch_probe_record_states_cpu_bound_walls_at_the_reference_and_other
     line = host_lines(summary)[-1]
     assert "at the reference host speed (probe 600 us)" in line
     assert line.endswith("(individual CPU-bound: over the launch probe; the others as measured)")
+
+
+def test_a_current_without_probe_readings_is_not_gateable_on_a_figure_judged_as_measured():
+    base = launch_record(0, 5)
+    unread = launch_record(1, 3)
+    unread = dataclasses.replace(unread, runs=tuple(dataclasses.replace(run, modes={
+        m: dataclasses.replace(v, probe_before_us=(), probe_after_us=())
+        for m, v in run.modes.items()}, conditions=()) for run in unread.runs))
+    gate = gate_values(base, unread, "graph.wall")
+    assert gate.reason.startswith("one record has no launch-probe reading")
+    verdict = compare_records(base, unread, [parse_spec("graph.wall:10%")]).verdicts[0]
+    assert verdict.verdict == "not gateable"

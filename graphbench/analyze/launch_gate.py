@@ -179,6 +179,9 @@ def launch_gate(baseline: RunRecord, current: RunRecord, mode: str, base: list, 
             f"fewer than {MIN_FIT_ROUNDS} rounds with a launch-probe reading, so how the "
             "figure follows the host cannot be told: run more rounds"))
     distance = abs(math.log(median_probe(cur) / median_probe(base)))
+    if not math.isfinite(distance):  # one record read no probe: its host speed is unknown
+        return gate(*steady, reason="one record has no launch-probe reading, so the two "
+                                    "host speeds cannot be related: run it again")
     apart = f"the records' launch probes lie {math.expm1(distance):.1%} apart"
     if math.isnan(found.value):
         return gate(*steady, systematic=distance, note=(
