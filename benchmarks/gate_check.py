@@ -11,7 +11,7 @@ own command line (each run a fresh process, as CI makes them):
          individual.busy:5%; and identical builds in A/B with every metric at 2%;
 - fresh: N single default runs, for the spread of their figures at the
          reference host speed;
-- bases: only the 5-process baselines of same and host, for a later
+- bases: only the 5-process baselines of same, host and gpu, for a later
          `--bases DIR` run to gate against (another moment, likely another GPU).
 
 Writes every record and comparison under --out, and gate_check.json with one
@@ -90,13 +90,11 @@ def host_delay(out: Path, n: int, delay_us: float, rows: list,
                                                 "individual.wall:10%", "graph.wall:10%")})
 
 
-def gpu_builds(out: Path, extras: list[int], rows: list) -> None:
+def gpu_builds(out: Path, extras: list[int], rows: list, stored: Path | None = None) -> None:
     from slow_build import slow_source
 
     shipped = str(ROOT / "kernels" / "pipeline.cu")
-    base = out / "gpu_base.json"
-    graphbench("run", "--elements", "2^24", "--processes", "5", "--no-progress", "--quiet",
-               "--json", str(base))
+    base = baseline(out / "gpu_base.json", stored, "--elements", "2^24")
     same_ab = out / "ab_same.json"
     graphbench("run", "--ab", shipped, "--no-progress", "--quiet", "--json", str(same_ab))
     every = [f"{mode}.{field}:2%" for mode in ("individual", "graph", "fused")
@@ -134,7 +132,8 @@ def main() -> None:
     parser.add_argument("--delay-us", type=float, default=1.5)
     parser.add_argument("--extras", default="8,16,40", help="slow builds' K, comma-separated")
     parser.add_argument("--bases", default=None, help="a folder of stored baselines "
-                        "(same_base.json, host_base.json) that same and host gate against, "
+                        "(same_base.json, host_base.json, gpu_base.json) that same, host and gpu "
+                        "gate against, "
                         "made earlier by --steps bases")
     args = parser.parse_args()
     out = Path(args.out)
@@ -147,12 +146,13 @@ def main() -> None:
         if "bases" in steps:
             baseline(out / "same_base.json", None)
             baseline(out / "host_base.json", None, "--pipeline", str(HERE / "host_delay_chain.py"))
+            baseline(out / "gpu_base.json", None, "--elements", "2^24")
         if "fresh" in steps:
             fresh_runs(out, args.n, rows)
         if "same" in steps:
             same_code(out, args.n, rows, stored)
         if "gpu" in steps:
-            gpu_builds(out, [int(x) for x in args.extras.split(",")], rows)
+            gpu_builds(out, [int(x) for x in args.extras.split(",")], rows, stored)
         if "host" in steps:
             host_delay(out, args.n, args.delay_us, rows, stored)
     finally:
