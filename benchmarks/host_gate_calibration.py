@@ -63,10 +63,10 @@ LAUNCH_UNIT_US = 600.0
 
 
 def launch_process(rng, seed: int, host: float = 1.0, jitter: float = 0.05,
-                   slower: float = 0.0, extra_us: float = 0.0):
+                   slower: float = 0.0, extra_us: float = 0.0, level_sd: float = 0.004):
     speed = host * np.exp(rng.normal(0, jitter, ROUNDS))
     before, after = (LAUNCH_UNIT_US * speed * (1 + rng.normal(0, 0.028, ROUNDS)) for _ in "ba")
-    level = 1 + rng.normal(0, 0.004)
+    level = 1 + rng.normal(0, level_sd)  # the process's own level over the probe
     walls = {"individual": (12.4 * speed * level * (1 + slower) + extra_us)
              * (1 + rng.normal(0, 0.01, ROUNDS)),
              "graph": 5.9 * (1 + rng.normal(0, 0.005)) * (1 + rng.normal(0, 0.01, ROUNDS))}

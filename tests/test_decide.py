@@ -23,12 +23,39 @@ def test_decide_at_the_edges():
     # a pair that detects 0 takes the default share of the threshold for its bound
     assert decide(Change(0.0, -0.01, 0.01, 0.0, bound=0.0), 0.05) == (SAME, "")
     assert decide(Change(0.1, 0.06, 0.14, 0.05), 0.05)[0] == SLOWER   # detectable == threshold
-    verdict, note = decide(Change(0.1, 0.06, 0.14, 0.0501), 0.05)
+    verdict, note = decide(Change(0.1, 0.04, 0.16, 0.0501), 0.05)
     assert verdict == NOT_GATEABLE
     assert note == "not gateable on this pair: it detects 5.0%, the threshold is 5.0%"
     # higher is better (speedup): a fall is worse
     assert decide(Change(-0.1, -0.14, -0.06, 0.04), 0.05, higher_is_better=True)[0] == SLOWER
     assert decide(Change(0.1, 0.06, 0.14, 0.04), 0.05, higher_is_better=True)[0] == FASTER
+
+
+def test_a_pair_too_noisy_to_gate_is_judged_where_its_interval_clears_the_zone():
+    """Not gateable by its noise (detects 12% at a 10% threshold), yet its 99%
+    interval lies wholly above T (slower), below -T (faster), or below T/2 (a
+    pass); an interval that reaches into T/2..T, or touches T, is not gateable."""
+    noisy = dict(detectable=0.12)
+    verdict, note = decide(Change(0.23, 0.1001, 0.36, **noisy), 0.10)
+    assert verdict == SLOWER
+    assert note == ("not gateable on this pair: it detects 12.0%, the threshold is 10.0%, "
+                    "but this change's 99% interval lies wholly above the threshold")
+    assert decide(Change(0.2, 0.10, 0.30, **noisy), 0.10)[0] == NOT_GATEABLE
+    assert decide(Change(-0.23, -0.36, -0.1001, **noisy), 0.10)[0] == FASTER
+    verdict, note = decide(Change(0.0, -0.0499, 0.0499, **noisy), 0.10)
+    assert verdict == SAME
+    assert note.endswith("lies wholly below half of it")
+    assert decide(Change(0.0, -0.05, 0.05, **noisy), 0.10)[0] == NOT_GATEABLE
+    assert decide(Change(-0.05, -0.09, -0.01, **noisy), 0.10)[0] == CHANGED
+    assert decide(Change(-0.05, -0.09, -0.01, floor=0.06, **noisy), 0.10)[0] == SAME
+    assert decide(Change(-0.05, -0.0999, 0.0, **noisy), 0.10)[0] == SAME
+    # higher is better: a speedup's rise is the good direction
+    assert decide(Change(0.23, 0.1001, 0.36, **noisy), 0.10, higher_is_better=True)[0] == FASTER
+    assert decide(Change(-0.23, -0.36, -0.1001, **noisy), 0.10,
+                  higher_is_better=True)[0] == SLOWER
+    # an unbounded interval is never clear
+    assert decide(Change(0.5, 0.2, math.inf, **noisy), 0.10)[0] == NOT_GATEABLE
+    assert decide(Change(-0.5, -math.inf, 0.0, **noisy), 0.10)[0] == NOT_GATEABLE
 
 
 def test_unjudgeable_is_invalid_with_unbounded_interval():
@@ -93,9 +120,9 @@ def test_higher_is_better_turns_the_edge_around():
 
 
 def test_detectable_beyond_the_threshold_is_not_gateable_whatever_the_change():
-    verdict, note = decide(Change(0.30, 0.20, 0.40, 0.06), 0.05)
+    verdict, note = decide(Change(0.30, 0.04, 0.56, 0.06), 0.05)  # its interval reaches T
     assert verdict == NOT_GATEABLE
     assert note == "not gateable on this pair: it detects 6.0%, the threshold is 5.0%"
-    advised = Change(0.30, 0.20, 0.40, 0.06, advice=lambda t: f"more at {t:.0%}")
+    advised = Change(0.30, 0.04, 0.56, 0.06, advice=lambda t: f"more at {t:.0%}")
     assert decide(advised, 0.05)[1].endswith("; more at 5%")
-    assert decide(Change(0.30, 0.20, 0.40, 0.06, advice=lambda t: ""), 0.05)[1] == note
+    assert decide(Change(0.30, 0.04, 0.56, 0.06, advice=lambda t: ""), 0.05)[1] == note

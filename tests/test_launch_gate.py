@@ -44,6 +44,22 @@ def test_on_a_host_10_percent_slower_the_gate_keeps_its_contract(slower, wanted)
     assert counts["graph.wall"].get("slower", 0) == 0  # graph replay never follows the host
 
 
+@pytest.mark.parametrize("slower, most_slower, least_slower", [(0.0, 0, 0), (0.05, 0, 0),
+                                                              (0.25, CONTRACT_RUNS, 38)])
+def test_a_pair_too_noisy_to_gate_is_slower_only_where_its_interval_clears_the_threshold(
+        slower, most_slower, least_slower):
+    """Processes 2% apart over the probe: 5 against 3 detect about 15%, more
+    than the 10% threshold, yet a +25% host-side change is slower (its 99%
+    interval lies above 10%) and identical code or +5% never is."""
+    noisy = dict(launch=True, level_sd=0.02)
+    counts = verdict_counts(CONTRACT_RUNS, noisy, dict(noisy, host=1.1, slower=slower), seed=5)
+    assert least_slower <= counts["individual.wall"].get("slower", 0) <= most_slower
+    rng = np.random.default_rng(6)
+    one = compare_records(record(rng, 5, **noisy), record(rng, 3, **noisy, slower=slower),
+                          [parse_spec("individual.wall:10%")]).verdicts[0]
+    assert one.detectable > 0.10
+
+
 def test_a_cpu_bound_figure_is_judged_over_the_probe_and_a_graph_replay_as_measured():
     base, cur = launch_record(0, 5), launch_record(1, 3, host=1.1)
     individual = gate_values(base, cur, "individual.wall")

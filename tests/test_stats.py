@@ -53,7 +53,7 @@ def test_verdicts_at_a_5_percent_threshold(estimate, half, expected):
 
 
 def test_a_pair_that_cannot_resolve_its_threshold_is_not_gateable():
-    verdict, note = decide(change(0.2, 0.04, detectable=0.064), 0.05)
+    verdict, note = decide(change(0.04, 0.04, detectable=0.064), 0.05)  # 0..8%: not clear
     assert verdict == NOT_GATEABLE and "detects 6.4%" in note
     assert decide(change(0.2, 0.04, detectable=0.05), 0.05)[0] == SLOWER  # detects == threshold
     assert decide(unjudgeable("too few rounds"), 0.05) == (NOT_GATEABLE, "too few rounds")

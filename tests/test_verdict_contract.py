@@ -312,7 +312,7 @@ def test_an_ab_change_above_the_resolution_floor_is_changed():
 
 
 def test_an_ab_note_says_how_many_pairs_would_make_it_gateable():
-    rng = np.random.default_rng(14)
+    rng = np.random.default_rng(15)  # a draw whose interval (-1.2..+1.8%) is not clear of the zone
     base = 10 * (1 + 0.015 * rng.standard_normal(60))
     cand = 10 * (1 + 0.015 * rng.standard_normal(60))
     verdict = compare_ab(ab_of(base, cand), [parse_spec("graph.wall:2%")]).verdicts[0]
