@@ -456,5 +456,46 @@ def test_a_metric_no_round_registered_is_untested_not_a_division_by_zero():
     analysis = interleaving(record)
     untested = effect(analysis, "fused", "device")
     assert (untested.p_value, untested.reason) == (None, "every round read 0 device")
+    assert untested.groups == ()  # an empty tuple, as for any effect without groups
     assert effect(analysis, "graph").moved
     assert any("graph wall" in line for line in interleaving_lines(record, analysis))
+
+
+def test_the_null_covariance_is_that_of_the_rank_sums_over_every_shuffle_within_cycles():
+    """Two cycles of three rounds whose groups differ in size: the covariance
+    of the groups' sums over all 36 shuffles is the formula's, exactly."""
+    import itertools
+
+    from graphbench.analyze.interleaving import _centred_ranks, _null_covariance
+
+    values = np.array([6.1, 5.9, 6.3, 6.0, 5.7, 6.2])
+    starts, codes = np.array([0, 3]), np.array([0, 1, 1, 0, 0, 1])
+    centred = _centred_ranks(values, np.repeat([0, 1], 3), starts)
+    onehot = np.eye(2)[codes]
+    sums = np.array([centred[list(first) + [3 + i for i in second]] @ onehot
+                     for first in itertools.permutations(range(3))
+                     for second in itertools.permutations(range(3))])
+    assert _null_covariance(centred, codes, starts) == pytest.approx(np.cov(sums.T, bias=True))
+
+
+def test_a_labelling_less_extreme_than_every_shuffle_within_its_cycles_has_p_value_1():
+    """Four cycles of two rounds; the second and the fourth hold one group
+    only, so they add nothing whatever the shuffle. The first and the third
+    give group a's centred sum 0.5 - 3.5 = -3 as labelled, and -3, 3 or +-4
+    shuffled: every permutation is at least as extreme, and all 2000 count."""
+    values = [6 * (1 + s * x) for x in (0.01, 0.02, 0.04, 0.03) for s in (1, -1)]
+    labels = ["a", "b", "a", "a", "b", "a", "b", "b"]
+    cycles = [0, 0, 1, 1, 2, 2, 3, 3]
+    assert predecessor_p_value(values, labels, cycles) == 1.0
+    assert predecessor_p_value(values, labels, cycles, permutations=7) == 1.0
+
+
+def test_a_process_of_one_round_keeps_a_cycle_of_its_own_in_the_pool():
+    lengths = (1, 20)
+    parts = [series(PLAIN, n, seed=s) for s, n in enumerate(lengths)]
+    analysis = interleaving(with_series(PLAIN, *parts))
+    names, period = list(PLAIN), cycle_length(list(PLAIN))
+    labels = sum((predecessors(names, n)["graph"] for n in lengths), ())
+    cycles = np.concatenate([first + np.arange(n) // period for first, n in zip((0, 100), lengths)])
+    values = np.concatenate([p["graph"] for p in parts])
+    assert effect(analysis, "graph").p_value == predecessor_p_value(values, labels, cycles)
