@@ -199,3 +199,47 @@ def test_a_field_of_named_values_takes_only_those():
         with pytest.raises(RecordError) as caught:
             decode(hint, bad, "env.host_probe")
         assert caught.value.message == f'env.host_probe: expected one of "python", "launch", got {shown}'
+
+
+def test_a_number_too_long_for_a_float_is_named_by_its_digits():
+    for value in (10**30, -(10**30)):
+        with pytest.raises(RecordError) as info:
+            decode(float, value, "x")
+        assert info.value.message == "x: expected a number, got a 31-digit one"
+
+
+def test_a_null_is_kept_where_the_type_allows_it_and_named_where_it_does_not():
+    assert decode(tuple[int | None, ...], [1, None], "x") == (1, None)
+    assert decode(dict[str, float | None], {"a": None}, "x") == {"a": None}
+    with pytest.raises(RecordError) as info:
+        decode(tuple[int | str, ...], [1, None], "x")
+    assert info.value.message == "x[1]: expected a whole number, got null"
+
+
+def test_a_plain_field_out_of_range_is_refused_by_name_when_its_class_is_read_the_checked_way():
+    """The flat reader refuses the value, and the field-by-field reader
+    must refuse it too, not take it as plainly an int or a float."""
+    device = {"index": 2**64, "name": "H200", "compute_capability": "9.0", "arch": "sm_90"}
+    with pytest.raises(RecordError) as info:
+        decode(DeviceInfo, device, "device")
+    assert info.value.message == "device.index: a whole number beyond 2^63, which no record holds"
+    with pytest.raises(RecordError) as info:
+        decode(BusyReading, {"us": math.nan}, "r")
+    assert info.value.message == "r.us: expected a finite number, got nan"
+    with pytest.raises(RecordError) as info:   # a field of the record itself: no leading dot
+        decode(DeviceInfo, device, "")
+    assert info.value.message.startswith("index: a whole number beyond 2^63")
+
+
+def test_the_c_reader_builds_a_plainly_well_formed_instance_and_gives_none_for_anything_else():
+    """decode_json and convert are the fast way: None sends the careful way,
+    which names the problem."""
+    read = decode_module.decode_json(BusyReading, b'{"us": 2.5, "covered": true}')
+    assert type(read) is BusyReading and read == BusyReading(2.5, None, True, None)
+    assert decode_module.decode_json(BusyReading, b'{"us": "2.5"}') is None
+    assert decode_module.decode_json(BusyReading, b'{"us": ') is None
+    assert decode_module.decode_json(None, b'{"a": [1, 2.5]}') == {"a": [1, 2.5]}
+    made = decode_module.convert(BusyReading, {"us": 2.5, "hold_us": 1.0})
+    assert type(made) is BusyReading and made == BusyReading(2.5, 1.0)
+    assert decode_module.convert(BusyReading, {"us": "2.5"}) is None
+    assert decode_module.convert(BusyReading, {"hold_us": 1.0}) is None
