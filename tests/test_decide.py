@@ -41,10 +41,11 @@ def test_a_pair_too_noisy_to_gate_is_judged_where_its_interval_clears_the_zone()
     assert note == ("not gateable on this pair: it detects 12.0%, the threshold is 10.0%, "
                     "but this change's 99% interval lies wholly above the threshold")
     assert decide(Change(0.2, 0.10, 0.30, **noisy), 0.10)[0] == NOT_GATEABLE
-    assert decide(Change(-0.23, -0.36, -0.1001, **noisy), 0.10)[0] == FASTER
+    verdict, note = decide(Change(-0.23, -0.36, -0.1001, **noisy), 0.10)
+    assert verdict == FASTER and note.endswith("beyond the threshold in the good direction")
     verdict, note = decide(Change(0.0, -0.0499, 0.0499, **noisy), 0.10)
     assert verdict == SAME
-    assert note.endswith("lies wholly below half of it")
+    assert note.endswith("lies wholly below half the threshold")
     assert decide(Change(0.0, -0.05, 0.05, **noisy), 0.10)[0] == NOT_GATEABLE
     assert decide(Change(-0.05, -0.09, -0.01, **noisy), 0.10)[0] == CHANGED
     assert decide(Change(-0.05, -0.09, -0.01, floor=0.06, **noisy), 0.10)[0] == SAME

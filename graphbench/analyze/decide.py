@@ -118,11 +118,10 @@ def decide(change: Change, threshold: float, higher_is_better: bool = False) -> 
     if not change.detectable <= threshold:
         note = (f"not gateable on this pair: it detects {change.detectable:.1%}, "
                 f"the threshold is {threshold:.1%}")
-        clear = _clear_of_zone(change, threshold, worse, low, high)
+        clear, where = _clear_of_zone(change, threshold, worse, low, high)
         if clear:
             return clear, note + (f", but this change's {GATE_LEVEL:.0%} interval lies wholly "
-                                  f"{'above' if clear == SLOWER else 'below'} "
-                                  f"{'the threshold' if clear == SLOWER else 'half of it'}")
+                                  f"{where}")
         more = change.advice(threshold) if change.advice else ""
         return NOT_GATEABLE, note + (f"; {more}" if more else "")
     # the bound at the largest noise this pair could have and still be gateable
@@ -133,22 +132,27 @@ def decide(change: Change, threshold: float, higher_is_better: bool = False) -> 
         return SLOWER, ""
     if worse < -edge:
         return FASTER, ""
-    if (low > 0 or high < 0) and abs(worse) > change.floor:
-        return CHANGED, ""
-    return SAME, ""
+    return (CHANGED if _significant(change, worse, low, high) else SAME), ""
+
+
+def _significant(change: Change, worse: float, low: float, high: float) -> bool:
+    """`changed` rather than `same`: the interval excludes 0 and the change
+    exceeds the resolution floor."""
+    return (low > 0 or high < 0) and abs(worse) > change.floor
 
 
 def _clear_of_zone(change: Change, threshold: float, worse: float, low: float,
-                   high: float) -> str:
+                   high: float) -> tuple[str, str]:
     """The verdict of a pair too noisy to be gateable whose GATE_LEVEL
     interval (`low`..`high`, worse positive) is clear of the indifference
-    zone (the module docstring); "" where it is not."""
+    zone (the module docstring), and where it lies; ("", "") where it is not."""
     if not (math.isfinite(low) and math.isfinite(high)):
-        return ""
+        return "", ""
     if low > threshold:
-        return SLOWER
+        return SLOWER, "above the threshold"
     if high < -threshold:
-        return FASTER
+        return FASTER, "beyond the threshold in the good direction"
     if high < threshold / 2:
-        return CHANGED if (low > 0 or high < 0) and abs(worse) > change.floor else SAME
-    return ""
+        return (CHANGED if _significant(change, worse, low, high) else SAME,
+                "below half the threshold")
+    return "", ""
