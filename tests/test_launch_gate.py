@@ -4,6 +4,7 @@ over the launch probe, judged through compare_records on synthetic records
 launches and follows the host's speed in proportion, graph replay does not)."""
 
 import dataclasses
+import math
 import re
 import sys
 from pathlib import Path
@@ -13,10 +14,12 @@ import pytest
 
 from conftest import make_record, make_run
 from graphbench.analyze.host_figures import host_summary
-from graphbench.analyze.host_gate import gate_values, processes
+from graphbench.analyze.host_gate import HostGate, Process, gate_values, processes
 from graphbench.analyze.compare import compare_records
-from graphbench.analyze.launch_gate import (CPU_BOUND_BUSY, cpu_bound, elasticity, launch_gate,
-                                            over_probe, probe_kinds, probe_noise)
+from graphbench.analyze.host_speed import MIN_FIT_ROUNDS
+from graphbench.analyze.launch_gate import (CPU_BOUND_BUSY, MAX_PAIRS_ROUNDS, Rounds, cpu_bound,
+                                            elasticity, launch_gate, median_probe, over_probe,
+                                            probe_kinds, probe_noise)
 from graphbench.analyze.specs import parse_spec
 from graphbench.analyze.summary import summarize_run
 from graphbench.record.machine import LAUNCH_PROBE, PYTHON_PROBE
@@ -199,3 +202,244 @@ def test_a_current_without_probe_readings_is_not_gateable_on_a_figure_judged_as_
     assert gate.reason.startswith("one record has no launch-probe reading")
     verdict = compare_records(base, unread, [parse_spec("graph.wall:10%")]).verdicts[0]
     assert verdict.verdict == "not gateable"
+
+
+def following(seed=0, n=60):
+    """One process's rounds whose figure follows the probe in proportion."""
+    rng = np.random.default_rng(seed)
+    probes = 600.0 * np.exp(rng.normal(0, 0.05, n))
+    values = 10.0 * probes / 600.0 * np.exp(rng.normal(0, 0.01, n))
+    return Rounds(tuple(map(float, values)), probes)
+
+
+def test_a_round_without_a_probe_reading_or_a_figure_is_left_out_of_the_elasticity():
+    rounds = following(0)
+    probes, values = rounds.probes.copy(), list(rounds.values)
+    probes[3], values[7] = 0.0, 0.0
+    holes = elasticity([Rounds(tuple(values), probes)])
+    kept = [i for i in range(len(values)) if i not in (3, 7)]
+    wanted = elasticity([Rounds(tuple(rounds.values[i] for i in kept), rounds.probes[kept])])
+    assert holes.rounds == wanted.rounds == len(values) - 2
+    assert (holes.value, holes.low, holes.high) == pytest.approx(
+        (wanted.value, wanted.low, wanted.high), rel=1e-9)
+
+
+def test_the_elasticity_and_the_figures_over_the_probe_are_the_same_in_any_unit():
+    """Probe readings and figures in ms rather than us (every one below 1)
+    give the same elasticity; figures over readings in ms are 1000 times
+    those over readings in us, none left out."""
+    us = following(1)
+    ms = Rounds(tuple(v / 1000 for v in us.values), us.probes / 1000)
+    a, b = elasticity([us]), elasticity([ms])
+    assert b.rounds == a.rounds == len(us.values)
+    assert (b.value, b.low, b.high) == pytest.approx((a.value, a.low, a.high), rel=1e-9)
+    over_ms = over_probe(Rounds(us.values, us.probes / 1000))
+    assert over_ms == pytest.approx([r * 1000 for r in over_probe(us)], rel=1e-12)
+    assert len(over_ms) == len(us.values)
+
+
+def test_processes_of_two_readings_count_and_one_of_fewer_is_passed_over():
+    pairs = [following(seed, n=2) for seed in range(12)]
+    found = elasticity(pairs)
+    assert found is not None and found.rounds == 24
+    lone = Rounds((10.0, 10.5), np.array([600.0, 0.0]))
+    assert elasticity([lone] + pairs).rounds == 24  # the processes after it still read
+    assert elasticity(pairs[:9] + [lone]) is None  # 18 rounds
+
+
+def test_exactly_min_fit_rounds_give_an_elasticity():
+    assert MIN_FIT_ROUNDS == 20
+    assert elasticity([following(2, n=20)]).rounds == 20
+    assert elasticity([following(2, n=19)]) is None
+
+
+def test_no_process_with_readings_gives_no_elasticity():
+    assert elasticity([]) is None
+    assert elasticity([Rounds((10.0,), np.array([600.0])), Rounds((), np.zeros(0))]) is None
+
+
+def test_the_elasticity_is_read_within_processes_whatever_each_one_s_level():
+    """A process 3 times slower (a code change between records) moves the
+    elasticity no more than rounding: each process is centred on itself."""
+    one, two = following(3), following(4)
+    slower = Rounds(tuple(3 * v for v in two.values), two.probes * 1.1)
+    a, b = elasticity([one, two]), elasticity([one, slower])
+    assert (b.value, b.low, b.high) == pytest.approx((a.value, a.low, a.high), rel=1e-6)
+
+
+def halves(n):
+    """Rounds whose even-numbered figures follow the probe in full and odd
+    ones by half: the even ones alone give an elasticity of exactly 1."""
+    rng = np.random.default_rng(5)
+    probes = 600.0 * np.exp(rng.normal(0, 0.05, n))
+    values = np.where(np.arange(n) % 2 == 0, probes, 600.0 * np.sqrt(probes / 600.0))
+    return Rounds(tuple(map(float, values)), probes)
+
+
+def test_more_than_max_pairs_rounds_are_thinned_evenly_and_fewer_all_read():
+    assert MAX_PAIRS_ROUNDS == 2000
+    thinned = elasticity([halves(2001)])  # every second round: the even ones
+    assert thinned.rounds == 2001 and thinned.value == pytest.approx(1.0, rel=1e-9)
+    every = elasticity([halves(41)])
+    assert every.rounds == 41 and 0.5 < every.value < 0.99
+
+
+def test_readings_that_are_mostly_noise_give_an_elasticity_that_cannot_be_told():
+    rounds = following(6)
+    var = float(np.var(np.log(rounds.probes)))
+    for noise in (2 * var, 0.96 * var):
+        found = elasticity([rounds], noise)
+        assert math.isnan(found.value) and found.low == -math.inf and found.high == math.inf
+        assert found.reliability == pytest.approx(max(0.0, 1 - noise / var))
+        assert found.rounds == len(rounds.values)
+    assert elasticity([rounds], 0.9 * var).value == pytest.approx(10.0, rel=0.3)  # 1 / 0.1
+
+
+def test_an_interval_holding_both_0_and_1_gives_no_elasticity():
+    """Figures that follow the host by half, in 24 rounds of 5% noise: a 95%
+    interval from -0.33 to 1.53 cannot tell following in full from not at all."""
+    rng = np.random.default_rng(20)
+    probes = 600.0 * np.exp(rng.normal(0, 0.05, 24))
+    values = 10 * (probes / 600.0) ** 0.5 * np.exp(rng.normal(0, 0.05, 24))
+    found = elasticity([Rounds(tuple(map(float, values)), probes)])
+    assert found.low <= 0 and 1 <= found.high < 2
+    assert math.isnan(found.value) and found.reliability == 1.0
+
+
+def with_probes(record, change):
+    """The record with each mode's (before, after) readings made by `change`."""
+    def one(samples):
+        before, after = change(samples.probe_before_us, samples.probe_after_us)
+        return dataclasses.replace(samples, probe_before_us=tuple(before),
+                                   probe_after_us=tuple(after))
+    return dataclasses.replace(record, runs=tuple(dataclasses.replace(
+        run, modes={m: one(s) for m, s in run.modes.items()}) for run in record.runs))
+
+
+def test_probe_noise_leaves_out_a_round_missing_either_reading():
+    record = launch_record(0, 3)
+    holes = with_probes(record, lambda b, a: ((0.0,) + b[1:], a[:5] + (0.0,) + a[6:]))
+    without = with_probes(record, lambda b, a: (b[1:5] + b[6:], a[1:5] + a[6:]))
+    assert probe_noise([holes]) == pytest.approx(probe_noise([without]), rel=1e-12)
+    assert probe_noise([holes]) == pytest.approx(0.02 ** 2, rel=0.3)
+
+
+def test_probe_noise_is_the_same_in_any_unit():
+    record = launch_record(1, 3)
+    in_ms = with_probes(record, lambda b, a: ([v / 1000 for v in b], [v / 1000 for v in a]))
+    assert probe_noise([in_ms]) == pytest.approx(probe_noise([record]), rel=1e-9)
+
+
+def test_probe_noise_reads_every_mode_that_has_readings():
+    """In these records every mode's rounds share one series of readings, so a
+    mode without any (the first, individual) leaves the noise as it was."""
+    record = launch_record(2, 3)
+    assert next(iter(record.runs[0].modes)) == "individual"
+    unread = dataclasses.replace(record, runs=tuple(dataclasses.replace(run, modes={
+        **run.modes, "individual": dataclasses.replace(
+            run.modes["individual"], probe_before_us=(), probe_after_us=())})
+        for run in record.runs))
+    assert probe_noise([unread]) == pytest.approx(probe_noise([record]), rel=1e-12)
+    assert probe_noise([unread]) > 0
+
+
+def test_probe_noise_is_0_without_readings_and_read_from_two():
+    assert probe_noise([make_record()]) == 0.0
+    two = with_probes(make_record({"individual": 14.0}),
+                      lambda b, a: ((600.0, 610.0), (606.0, 600.0)))
+    gaps = np.log([606.0 / 600.0, 600.0 / 610.0])
+    assert probe_noise([two]) == pytest.approx(np.var(gaps) / 4, rel=1e-12)
+
+
+def test_median_probe_of_no_processes_is_nan():
+    assert math.isnan(median_probe([]))
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_median_probe_of_processes_without_readings_is_nan_and_warns_nothing():
+    unread = [Process((5.9, 6.0), (None, None)), Process((5.8,), np.zeros(1))]
+    assert math.isnan(median_probe(unread))
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_a_figure_without_busy_readings_is_not_cpu_bound_and_warns_nothing():
+    record = launch_record(0, 3)
+    unread = dataclasses.replace(record, runs=tuple(dataclasses.replace(run, conditions=())
+                                                    for run in record.runs))
+    assert unread.series("individual", "wall").size and not cpu_bound(unread, "individual")
+
+
+def test_a_graph_replay_is_not_cpu_bound_even_where_its_gpu_idles():
+    record = with_wall(launch_record(0, 3), "graph", 10.0)
+    busy = float(np.median(record.series("graph", "busy")))
+    assert busy <= CPU_BOUND_BUSY * float(np.median(record.series("graph", "wall")))
+    assert not cpu_bound(record, "graph")
+
+
+def test_a_figure_whose_gpu_is_busy_exactly_cpu_bound_busy_of_its_wall_is_cpu_bound():
+    record = launch_record(0, 3)
+    busy = float(np.median(record.series("individual", "busy")))
+    wall = busy / CPU_BOUND_BUSY
+    while CPU_BOUND_BUSY * wall != busy:  # the wall at the bound exactly
+        wall = np.nextafter(wall, math.inf if CPU_BOUND_BUSY * wall < busy else 0.0)
+    at = dataclasses.replace(record, runs=tuple(dataclasses.replace(run, modes={
+        **run.modes, "individual": dataclasses.replace(
+            run.modes["individual"], wall_us=(float(wall),) * ROUNDS)}) for run in record.runs))
+    assert cpu_bound(at, "individual")
+
+
+def test_the_gate_s_notes_and_reasons_over_the_launch_probe_are_whole():
+    python = make_record({"individual": 14.0, "graph": 5.8}, rounds=ROUNDS,
+                         runs=[make_run({"individual": 14.0, "graph": 5.8}, rounds=ROUNDS,
+                                        seed=i) for i in range(3)])
+    assert gate_values(python, launch_record(), "graph.wall").reason == (
+        "the records' host probes differ in kind (launch, python), so their host speeds cannot "
+        "be related: make the baseline again with this graphbench")
+    base, cur = launch_record(0, 5), launch_record(1, 3)
+    assert gate_values(base, cur, "individual.wall").note == (
+        f"CPU-bound (individual's GPU busy at most {CPU_BOUND_BUSY:.0%} of its wall in the "
+        "baseline): judged over the launch probe read beside each round")
+    unread = with_probes(cur, lambda b, a: ((), ()))
+    unread = dataclasses.replace(unread, runs=tuple(dataclasses.replace(run, conditions=())
+                                                     for run in unread.runs))
+    assert gate_values(base, unread, "graph.wall").reason == (
+        "one record has no launch-probe reading, so the two host speeds cannot be related: "
+        "run it again")
+
+
+def test_too_few_rounds_with_a_reading_leave_a_figure_judged_as_measured_not_gateable():
+    base_record, cur_record = launch_record(0, 5), launch_record(1, 3)
+    base = [dataclasses.replace(p, values=p.values[:2], probes=p.probes[:2])
+            for p in processes(base_record, "graph.wall")]
+    cur = [dataclasses.replace(p, values=p.values[:2], probes=p.probes[:2])
+           for p in processes(cur_record, "graph.wall")]
+    gate = launch_gate(base_record, cur_record, "graph", base, cur, HostGate)
+    assert gate.reason == (f"fewer than {MIN_FIT_ROUNDS} rounds with a launch-probe reading, so "
+                           "how the figure follows the host cannot be told: run more rounds")
+    assert gate.base == [p.steady() for p in base] and gate.cur == [p.steady() for p in cur]
+
+
+def test_a_figure_that_follows_the_host_more_than_in_full_counts_the_distance_once():
+    """A figure judged as measured that moves twice as much as the probe
+    (elasticity about 2) joins the two hosts' distance to the noise in full,
+    not twice: its share of the host's move is capped at 1."""
+    base_record, cur_record = launch_record(0, 5), launch_record(1, 3, host=1.1)
+
+    def squared(record):
+        return [dataclasses.replace(p, values=tuple(5.9 * (p.probes / 600.0) ** 2))
+                for p in processes(record, "graph.wall")]
+    base, cur = squared(base_record), squared(cur_record)
+    gate = launch_gate(base_record, cur_record, "graph", base, cur, HostGate)
+    assert re.search(r"elasticity 2\.\d\d on the launch probe", gate.note)
+    distance = abs(math.log(median_probe(cur) / median_probe(base)))
+    assert 0.05 < distance < 0.15 and gate.systematic == pytest.approx(distance, rel=1e-12)
+
+
+def test_a_figure_that_follows_the_host_in_half_its_rounds_cannot_be_told():
+    """A probe that reads one of two values (600 or 660 us): the figure moves
+    with it in 10 of the 24 rounds and not in 5 others, so every slope is
+    exactly 0 or exactly 1 and the interval is [0, 1]: it holds both."""
+    probes = np.array([600.0] * 14 + [660.0] * 10)
+    values = (600.0,) * 14 + (600.0,) * 5 + (660.0,) * 5
+    found = elasticity([Rounds(values, probes)])
+    assert (found.low, found.high) == (0.0, 1.0) and math.isnan(found.value)
