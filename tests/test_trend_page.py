@@ -166,10 +166,13 @@ def test_chromium_shows_the_regression_at_the_fourth_commit_only(site):
     rows = re.findall(r'<tr class="regression">(.*?)</tr>', dom, re.S)
     assert len(rows) == 3 and all(COMMITS[SLOWER][:8] in row and "slower" in row
                                   and "regression starts" in row for row in rows)
+    # no other commit is slower on a gated metric; the speedup, shown and not
+    # gated, does fall 13% at the fifth commit, where individual launches recover
     others = [c[:8] for i, c in enumerate(COMMITS) if i != SLOWER]
     for row in re.findall(r"<tr>(.*?)</tr>", dom, re.S):
         assert "regression starts" not in row and not (
-            "<td>slower" in row and any(c in row for c in others))
+            re.search(r"<td>slower(?! \(shown, not gated\))", row)
+            and any(c in row for c in others))
     assert dom.count("<svg") >= 7 and "<polyline" in dom
 
 
