@@ -127,3 +127,17 @@ def test_detectable_beyond_the_threshold_is_not_gateable_whatever_the_change():
     advised = Change(0.30, 0.04, 0.56, 0.06, advice=lambda t: f"more at {t:.0%}")
     assert decide(advised, 0.05)[1].endswith("; more at 5%")
     assert decide(Change(0.30, 0.04, 0.56, 0.06, advice=lambda t: ""), 0.05)[1] == note
+
+
+def test_a_pair_that_detects_exactly_the_threshold_is_gateable():
+    """detectable == threshold is gateable: the verdict comes from the bound,
+    with no note, not from the noisy pair's clear-of-the-zone rule."""
+    assert decide(Change(0.06, 0.03, 0.09, 0.05), 0.05) == (SLOWER, "")
+    assert decide(Change(0.1, 0.06, 0.14, 0.05), 0.05) == (SLOWER, "")
+
+
+def test_a_noisy_interval_that_reaches_minus_the_threshold_is_not_faster():
+    """Faster needs the interval wholly below -T: one that ends at -T is a
+    change below half the threshold."""
+    verdict, note = decide(Change(-0.2, -0.3, -0.10, detectable=0.12), 0.10)
+    assert verdict == CHANGED and note.endswith("lies wholly below half the threshold")
