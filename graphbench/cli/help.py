@@ -45,10 +45,12 @@ default gate: each mode's wall 10%, each GPU workload's busy time 5% (individual
   gated only between records of the same device model and driver, and only
   against a baseline of 3 or more processes (--processes 5 is better).
 verdicts: same (no detectable change), faster, changed (a real change smaller
-  than the threshold: shown, not failing), slower (significantly worse at 99%
-  and its interval reaches the threshold: fails), not gateable (the pair cannot
-  tell the threshold from noise; says why), incompatible, missing (a gated one
-  is an error). detects: the smallest change the pair catches 95% of the time.
+  than the threshold: shown, not failing), slower (past 3/4 of the threshold
+  on a pair that catches the threshold 95% of the time and passes half of it
+  95%, or a 99% interval wholly above it: fails), not gateable (the pair cannot
+  tell the threshold from noise and its interval is not clear of it; says why),
+  incompatible, missing (a gated one is an error). detects: the smallest
+  threshold the pair can gate.
   A gate that judged nothing exits 2.
 output: - is standard output for --json, --markdown and --csv (then the record
   is all stdout holds; the report goes to stderr). --quiet prints only errors
