@@ -42,7 +42,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.stats import theilslopes
 
-from graphbench.analyze.host_speed import MIN_FIT_ROUNDS, probe_array
+from graphbench.analyze.host_speed import MIN_FIT_ROUNDS, REFERENCE_PROBE_US, probe_array
 from graphbench.ladder import rung
 from graphbench.record.machine import LAUNCH_PROBE, PYTHON_PROBE
 from graphbench.record.model import RunRecord
@@ -168,11 +168,13 @@ def launch_gate(baseline: RunRecord, current: RunRecord, mode: str, base: list, 
         return gate(*steady, reason=(
             f"the records' host probes differ in kind ({', '.join(sorted(kinds))}), so their "
             "host speeds cannot be related: make the baseline again with this graphbench"))
-    if cpu_bound(baseline, mode):
-        return gate([over_probe(p) for p in base], [over_probe(p) for p in cur],
-                    note=f"CPU-bound ({mode}'s GPU busy at most {CPU_BOUND_BUSY:.0%} of its "
-                         "wall in the baseline): judged over the launch probe read beside each "
-                         "round")
+    if cpu_bound(baseline, mode):  # stated at the reference, as the report states it
+        at_reference = [[tuple(REFERENCE_PROBE_US * x for x in over_probe(p)) for p in side]
+                        for side in (base, cur)]
+        return gate(*at_reference, note=(
+            f"CPU-bound ({mode}'s GPU busy at most {CPU_BOUND_BUSY:.0%} of its wall in the "
+            f"baseline): judged at the reference host speed, each round over the launch probe "
+            f"read beside it times {REFERENCE_PROBE_US:.0f} us"))
     found = elasticity(base + cur, probe_noise((baseline, current)))
     if found is None:
         return gate(*steady, reason=(
