@@ -973,3 +973,163 @@ def test_the_gpu_reference_judges_busy_time_from_three_sets_a_process():
         cur = _on_gpu_with_reference("GPU-b", 3.75, 6.0, 20, rounds=rounds)
         (verdict,) = compare_records(base, cur, [parse_spec("graph.busy:10%")]).verdicts
         assert (verdict.note == _reference_note(base, cur)) == over_reference
+
+
+# --- the note's advice: how many processes would make a pair gateable ------------------
+
+NOISY_ROUNDS = (1.0, 0.98, 1.02, 0.99, 1.01)   # median exactly 1, its own noise well above 1e-4
+
+
+def _quiet_base_noisy_current(n_base, n_cur):
+    """Baseline processes of constant rounds against current processes of noisy rounds, all
+    medians 1.0: each side's variance is its own (the current's far the larger)."""
+    return between_processes([(1.0,) * 5] * n_base, [NOISY_ROUNDS] * n_cur, False)
+
+
+def test_the_advice_names_the_fewest_baseline_processes_that_would_gate():
+    """Its answer N is the first baseline whose pair detects the threshold: a pair of N
+    baseline processes gates it, one of N - 1 does not; a threshold met exactly counts."""
+    advice = _quiet_base_noisy_current(3, 2).advice
+    for n in (4, 5, 10, 63, 64):
+        said = f"a baseline of {n} processes (--processes {n}) would make it gateable"
+        assert advice(_quiet_base_noisy_current(n, 2).detectable) == said, n
+        assert advice(_quiet_base_noisy_current(n - 1, 2).detectable * (1 - 1e-12)) == said, n
+    # past 64 baseline processes the advice turns to the current: 4 against 4 are enough
+    assert advice(_quiet_base_noisy_current(65, 2).detectable) == (
+        "a current of 4 processes against a baseline of 4 (--processes) would make it gateable")
+
+
+def test_where_no_baseline_is_enough_the_advice_names_the_fewest_current_processes():
+    """The current's own variance, divided by its 2 processes, stays whatever the baseline:
+    the advice asks for more current processes against a baseline at least as large, up to
+    64 each."""
+    exact = _quiet_base_noisy_current(10, 2).detectable   # a threshold met exactly counts
+    assert _quiet_base_noisy_current(10, 1).advice(exact) == (
+        "a current of 2 processes against a baseline of 10 (--processes) would make it gateable")
+    advice = _quiet_base_noisy_current(10, 2).advice
+    for n in (3, 4, 63, 64):
+        threshold = _quiet_base_noisy_current(max(10, n), n).detectable * (1 + 1e-12)
+        assert advice(threshold) == (f"a current of {n} processes against a baseline of "
+                                     f"{max(10, n)} (--processes) would make it gateable"), n
+    beyond = _quiet_base_noisy_current(65, 65).detectable * (1 + 1e-12)
+    assert advice(beyond) == "not even 64 processes on each side would make it gateable"
+
+
+def test_a_known_error_that_alone_detects_the_threshold_needs_no_count_of_processes():
+    """No number of processes shrinks a known systematic error: a threshold at or below
+    what it alone detects, 2 (z95 + z95) sd, gets no count, and the spread between two
+    physical GPUs is told to compare on the baseline's GPU."""
+    from graphbench.analyze.compare import Z_BOUND
+
+    base = [(2.0 * (1 + 0.001 * i),) * 5 for i in (-1, 0, 1)]
+    known = between_processes(base, [(2.0,) * 5], False, systematic=0.01).advice
+    floor = 2 * (Z_BOUND + Z_POWER) * 0.01
+    for threshold in (floor, 0.05):
+        assert known(threshold) == ("no number of processes can make it gateable: its known "
+                                    "systematic error alone detects 6.6%")
+    gpus = between_processes(base, [(2.0,) * 5], True).advice
+    assert gpus(0.05) == ("no number of processes can make it gateable: the spread between two "
+                          "physical GPUs alone detects 7.0% (compare on the baseline's GPU)")
+
+
+# --- a process's own noise, short currents, version-1 records -------------------------
+
+def test_a_median_of_readings_on_a_timer_grid_is_never_steadier_than_a_tick():
+    """Nine rounds of one tick value and one a tick above: no spread to read, but the
+    median is on the grid, off by up to half a tick: tick / sqrt(12)."""
+    assert median_noise([2.0] * 9 + [2.5]) == pytest.approx(0.5 / math.sqrt(12), rel=1e-12)
+    assert median_noise([2.0] * 10) == 0.0
+
+
+@pytest.mark.parametrize("side", [1, -1])
+def test_far_outlier_rounds_weigh_in_the_autocorrelation_as_rounds_at_four_sds(side):
+    """Two adjacent outlier rounds, however far out, count as two rounds at 4 robust sds
+    from the median: they cannot stretch the noise by a correlation of their own."""
+    from graphbench.analyze.intervals import robust_scale
+
+    rng = np.random.default_rng(0)
+    far = rng.standard_normal(200)
+    far[7:9] = side * 1000.0
+    at_four = far.copy()
+    at_four[7:9] = float(np.median(far)) + side * 4 * robust_scale(far)
+    assert median_noise(far) == median_noise(at_four)
+    assert median_noise(far) < 1.2533 * robust_scale(far) / math.sqrt(200) * 1.3
+
+
+def test_a_current_of_fewer_than_three_rounds_is_not_gateable_but_shows_its_change():
+    base = [(2.0,) * 5] * 3
+    short = between_processes(base, [(3.0, 3.0)], False)
+    assert not short.valid and short.estimate == 0.5
+    assert short.reason == ("a current process of 2 round(s): its median scatters by more than "
+                            "it can show; run 3 or more rounds")
+    zero = between_processes([(0.0,) * 5] * 3, [(3.0, 3.0)], False)
+    assert not zero.valid and math.isnan(zero.estimate) and "2 round(s)" in zero.reason
+    # a version-1 record's process is its median alone: its count of rounds says nothing
+    medians = between_processes(base, [(3.0,)], False, medians_only=True)
+    assert medians.valid and medians.estimate == 0.5
+
+
+def test_version_1_records_are_judged_from_their_process_medians():
+    """A version-1 record of 5 processes kept only each process's median: against itself
+    its GPU times and graph wall time are the same, between 5 and 5 processes."""
+    v1 = read_record(str(Path(__file__).resolve().parents[1] / "results" / "v1" / "baseline.json"))
+    assert v1.legacy_processes is not None
+    verdicts = by_metric(compare_records(v1, v1))
+    for metric in ("graph.wall", "individual.busy", "fused.busy"):
+        assert verdicts[metric].verdict == SAME, metric
+        assert verdicts[metric].scope == "between 5 baseline and 5 current process(es)"
+
+
+def test_a_not_gateable_verdict_states_no_resolution():
+    verdict = verdict_on(parse_spec("graph.wall:5%"), unjudgeable("too few"), [(2.0,) * 3],
+                         [(3.0,) * 3], True)
+    assert verdict.verdict == NOT_GATEABLE and verdict.resolution is None
+    judged = verdict_on(parse_spec("graph.wall:5%"), between_processes(
+        [(2.0,) * 5] * 3, [(2.0,) * 5], False), [(2.0,) * 5] * 3, [(2.0,) * 5], True)
+    assert judged.verdict == SAME and judged.resolution == pytest.approx(1e-4)
+
+
+# --- host-bound figures: the host gate's note, and no clock check ----------------------
+
+def _host_record(*probes_us, seed=0):
+    """Processes of 30 rounds each, at a host probe about probes_us: individual wall
+    follows the probe as on the H200 (8.05 + 0.0091 x probe us), graph wall does not."""
+    rng = np.random.default_rng(seed)
+    runs = []
+    for i, centre in enumerate(probes_us):
+        probes = centre * rng.uniform(0.95, 1.05, 30)
+        run = make_run({"individual": 14.0, "graph": 5.8}, rounds=30, seed=seed + i)
+        around = {"probe_before_us": tuple(map(float, probes)),
+                  "probe_after_us": tuple(map(float, probes))}
+        individual = 8.05 + 0.0091 * probes + rng.normal(0, 0.05, 30)
+        graph = 5.8 + rng.normal(0, 0.03, 30)
+        runs.append(dataclasses.replace(run, modes={
+            "individual": dataclasses.replace(run.modes["individual"], **around,
+                                              wall_us=tuple(map(float, individual))),
+            "graph": dataclasses.replace(run.modes["graph"], **around,
+                                         wall_us=tuple(map(float, graph)))}))
+    return make_record({"individual": 14.0, "graph": 5.8}, rounds=30, runs=runs)
+
+
+MATCHED = "judged against the 3 of 5 baseline processes in the current's host speed state"
+
+
+def test_the_host_gate_s_note_is_shown_unless_the_verdict_has_its_own():
+    """A current at the slow host state, judged against the baseline's slow processes:
+    the verdict says so; where the verdict has a note of its own (not gateable at 0.1%),
+    that note is the one shown."""
+    baseline, current = _host_record(600, 1000, 1000, 600, 1000), _host_record(1000, seed=9)
+    verdict = gate(baseline, current, "individual.wall:10%")["individual.wall"]
+    assert verdict.verdict == SAME and verdict.note.startswith(MATCHED)
+    tight = gate(baseline, current, "individual.wall:0.1%")["individual.wall"]
+    assert tight.verdict == NOT_GATEABLE
+    assert tight.note.startswith("not gateable on this pair: it detects")
+
+
+def test_a_clock_change_is_checked_in_cycles_for_busy_time_only():
+    """The SM clock moved 5% between the records: a host-bound figure's verdict and note
+    stay the host gate's, with no cycles to agree with."""
+    baseline = _host_record(600, 1000, 1000, 600, 1000)
+    current = with_busy(_host_record(1000, seed=9), clock=1980.0 * 0.95)
+    verdict = gate(baseline, current, "individual.wall:10%")["individual.wall"]
+    assert verdict.verdict == SAME and verdict.note.startswith(MATCHED)
