@@ -1133,3 +1133,19 @@ def test_a_clock_change_is_checked_in_cycles_for_busy_time_only():
     current = with_busy(_host_record(1000, seed=9), clock=1980.0 * 0.95)
     verdict = gate(baseline, current, "individual.wall:10%")["individual.wall"]
     assert verdict.verdict == SAME and verdict.note.startswith(MATCHED)
+
+
+def test_cycles_from_fewer_than_three_clocked_sets_a_process_cannot_confirm_a_verdict():
+    """The clock was read on only 2 sets of each current process: its busy time is judged
+    from all 10, but its cycles, busy time at the clock, are 2 a process: too few to judge,
+    so a verdict the moved clock puts in doubt is not gateable."""
+    base = _clocked(3.0, 1980.0, 10)
+    cur = _clocked(3.0, 1980.0 / 1.05, 20)
+    runs = tuple(dataclasses.replace(run, conditions=tuple(dataclasses.replace(c, busy={
+        w: dataclasses.replace(r, sm_clock_mhz=r.sm_clock_mhz if i < 2 else None)
+        for w, r in c.busy.items()}) for i, c in enumerate(run.conditions))) for run in cur.runs)
+    (verdict,) = compare_records(base, dataclasses.replace(cur, runs=runs),
+                                 [parse_spec("graph.busy:2%")]).verdicts
+    assert verdict.verdict == NOT_GATEABLE
+    assert verdict.note.startswith("SM clock differs (1980 vs 1886 MHz): same in time but "
+                                   "not gateable in cycles (")
