@@ -444,3 +444,54 @@ def test_data_whose_largest_value_is_zero_keep_the_high_bound_at_zero():
     values = [0.0] + [-1.0 - i for i in range(19)]
     assert median_interval(values).high == 0.0
     assert median_interval([-v for v in values]).low == 0.0
+
+
+def test_robust_scale_of_two_values_is_their_half_gap_as_an_sd():
+    from graphbench.analyze.intervals import robust_scale
+
+    # the median absolute deviation of two values is half their gap; n / (n - 0.8) at 2
+    assert robust_scale([1.0, 3.0]) == pytest.approx(1.4826 * 1.0 * 2 / 1.2, rel=1e-12)
+    assert robust_scale([3.0, 1.0]) == robust_scale([1.0, 3.0])
+
+
+def test_robust_scale_of_three_and_four_values_uses_their_own_unbiasing_factors():
+    from graphbench.analyze.intervals import robust_scale
+
+    assert robust_scale([1.0, 2.0, 4.0]) == pytest.approx(1.4826 * 1.0 * 1.48, rel=1e-12)
+    # median 3, deviations 2, 1, 1, 5: their median 1.5
+    assert robust_scale([1.0, 2.0, 4.0, 8.0]) == pytest.approx(1.4826 * 1.5 * 1.36, rel=1e-12)
+    # median 4, deviations 3, 2, 0, 4, 12: their median 3
+    assert robust_scale([1.0, 2.0, 4.0, 8.0, 16.0]) == pytest.approx(1.4826 * 3 * 5 / 4.2,
+                                                                     rel=1e-12)
+
+
+def test_single_precision_readings_give_the_spread_and_tick_of_their_double_values():
+    from graphbench.analyze.intervals import reading_quantum, robust_scale
+
+    # float32 milliseconds: their median and deviations need double precision
+    readings = (0.5 + 0.01 * np.random.default_rng(4).standard_normal(20)).astype(np.float32)
+    assert robust_scale(readings) == robust_scale(readings.astype(np.float64))
+    # a gap between readings of very different size is rounded in float32
+    apart = np.array([0.001, 1.0, 2.0, 3.0], dtype=np.float32)
+    assert reading_quantum(apart) == reading_quantum(apart.astype(np.float64)) == \
+        1.0 - float(apart[0])
+
+
+def test_reading_quantum_of_two_readings_is_their_gap():
+    from graphbench.analyze.intervals import reading_quantum
+
+    assert reading_quantum([1.0, 1.5]) == 0.5
+    assert reading_quantum([1.5, 1.0]) == 0.5
+    assert reading_quantum([2.0, 2.0]) == 0.0
+
+
+def test_reading_quantum_counts_ties_relative_to_the_median():
+    from graphbench.analyze.intervals import reading_quantum
+
+    # about a median of 0 only equal readings are ties
+    assert reading_quantum([-1.0, 0.0, 0.0, 0.0, 1.0]) == 1.0
+    assert reading_quantum([-0.25, 0.0, 0.0, 0.5]) == 0.25
+    # about a median of 1000 a scatter of 1e-4 is under a millionth of it: ties
+    ticks = 1000 + 0.5 * np.arange(8)
+    scattered = np.concatenate([ticks, ticks + 1e-4])
+    assert reading_quantum(scattered) == pytest.approx(0.5, abs=2e-4)
