@@ -259,3 +259,75 @@ def test_no_effective_rounds_without_an_interval():
     few = {"individual": (10.0, 10.2, 9.9, 10.1, 10.0), "graph": (4.0,) * 5}
     entry = speedups(few)["graph"]
     assert entry.interval is None and entry.effective_rounds is None
+
+
+def test_effective_rounds_are_the_interval_s_when_it_is_valid():
+    rng = np.random.default_rng(3)
+    walls = {"individual": tuple(10 + rng.standard_normal(40) * 0.1),
+             "graph": tuple(4 + rng.standard_normal(40) * 0.1)}
+    entry = speedups(walls)["graph"]
+    interval = median_interval(list(entry.per_round), 0.95)
+    assert interval.valid and entry.effective_rounds is not None
+    assert entry.effective_rounds == interval.effective_n
+
+
+def test_speedups_cover_every_rung_after_individual_the_driver_rung_too():
+    walls = {"individual": (10.0,) * 4, "driver": (8.0,) * 4, "graph": (4.0,) * 4}
+    found = speedups(walls)
+    assert list(found) == ["driver", "graph"]
+    assert found["driver"].stats.median == 1.25
+
+
+def test_run_speedups_use_the_walls_they_are_given():
+    record = make_record()
+    walls = {"individual": (20.0,) * 10, "graph": (5.0,) * 10}
+    found = S.run_speedups(record, walls)
+    assert set(found) == {"graph"} and found["graph"].stats.median == 4.0
+    assert S.run_speedups(record)["graph"].stats.median != 4.0  # the record's own walls
+
+
+def test_summarize_run_steadies_the_walls_once(monkeypatch):
+    calls = []
+    steady_walls = S.steady_walls
+
+    def counted(record):
+        calls.append(record)
+        return steady_walls(record)
+
+    monkeypatch.setattr(S, "steady_walls", counted)
+    record = make_record(noise=0.01)
+    summary = S._summarize_run(record)
+    assert len(calls) == 1
+    assert summary.speedup == S.speedups({m: np.asarray(w, dtype=float)
+                                          for m, w in steady_walls(record).items()})
+
+
+def test_summarize_run_noise_drift_is_the_headline_series_drift():
+    from graphbench.analyze.host_figures import steady_walls
+    from graphbench.analyze.stopping import headline_noise_parts
+
+    record = make_record(noise=0.01)
+    parts = headline_noise_parts({m: np.asarray(w, dtype=float)
+                                  for m, w in steady_walls(record).items()})
+    summary = S.summarize_run(record)
+    assert summary.noise_drift is not None and summary.noise_drift == parts[1]
+    assert summary.noise == max(parts)
+    assert S.summarize_run(replace_run(make_record(), modes={})).noise_drift is None
+
+
+def test_summarize_run_fits_node_costs_and_keeps_host_and_unavailable_rungs():
+    from graphbench.analyze.host_figures import host_summary
+    from graphbench.analyze.node_costs import fit_node_costs
+    from graphbench.record.graph_costs import NodeCostSamples
+
+    nodes = (3, 3, 6, 6, 12, 12, 24, 24, 48, 48)
+    costs = NodeCostSamples(nodes, tuple(5.0 + 0.8 * n for n in nodes),
+                            tuple(2.0 + 1.5 * n for n in nodes), tuple(4096 * n for n in nodes))
+    record = replace_run(make_record(noise=0.01), node_costs=costs,
+                         unavailable={"loop": "no conditional nodes"})
+    summary = S.summarize_run(record)
+    assert summary.node_costs is not None
+    assert summary.node_costs == fit_node_costs(record.node_cost_samples())
+    assert summary.node_costs.capture.per_node_us == pytest.approx(0.8)
+    assert summary.host is not None and summary.host == host_summary(record)
+    assert summary.unavailable == {"loop": "no conditional nodes"}
