@@ -92,12 +92,10 @@ def host_delay(out: Path, n: int, delay_us: float, rows: list,
 
 def build_source(options: str) -> str:
     """A slow build from slow_build.py's own options, e.g. "--extra 64 --work 8"."""
-    from slow_build import slow_source
+    from slow_build import build_parser, slow_source
 
-    words = options.split()
-    value = {w.lstrip("-"): int(n) for w, n in zip(words, words[1:]) if n.isdigit()}
-    return slow_source(value.get("extra", 0), work=value.get("work", 0),
-                       modulo="--modulo" in words)
+    args = build_parser(out_required=False).parse_args(options.split())
+    return slow_source(args.extra, work=args.work, modulo=args.modulo)
 
 
 def gpu_builds(out: Path, builds: list[str], rows: list, stored: Path | None = None) -> None:

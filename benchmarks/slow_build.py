@@ -67,13 +67,19 @@ def slow_source(extra: int = 0, source: str | None = None, *, work: int = 0,
     return header + text.replace(PLAIN, "".join(lines) + f"        out[i] = {' + '.join(terms)};\n")
 
 
-def main() -> None:
+def build_parser(out_required: bool = True) -> argparse.ArgumentParser:
+    """The build's options (benchmarks/gate_check.py's --builds reads them too)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--extra", type=int, default=0, help="elements of every 64 read twice")
     parser.add_argument("--modulo", action="store_true",
                         help="index the extra reads with a 64-bit modulo (the +11%% build)")
     parser.add_argument("--work", type=int, default=0, help="dependent __sinf steps per element")
-    parser.add_argument("--out", required=True, help="the .cu file to write")
+    parser.add_argument("--out", required=out_required, help="the .cu file to write")
+    return parser
+
+
+def main() -> None:
+    parser = build_parser()
     args = parser.parse_args()
     try:
         text = slow_source(args.extra, work=args.work, modulo=args.modulo)
