@@ -57,6 +57,36 @@ def steady_walls(record: RunRecord) -> dict[str, tuple[float, ...]]:
             for name in record.mode_names}
 
 
+def stated_walls(record: RunRecord) -> tuple[dict[str, tuple[float, ...]], bool]:
+    """Each mode's wall rounds as the record states them at the reference
+    host speed, every process's concatenated in order, and whether host
+    phases are out of them (the stop rule's series,
+    graphbench.analyze.stopping.stated_walls): in a record of the launch
+    probe each CPU-bound mode over its probe readings, the others as
+    measured; otherwise every mode at its process's own host speed."""
+    bound = [name for name in record.mode_names if probe_kinds(record) == {LAUNCH_PROBE}
+             and cpu_bound(record, name) and all(_read_throughout(run, name) for run in record.runs
+                                                 if name in run.modes)]
+    if not bound:
+        return steady_walls(record), False
+
+    def one(run, name):
+        wall = round_array(run.modes[name], "wall")
+        if name not in bound:
+            return wall
+        return wall / mode_probe_array(run, name)[:wall.size] * REFERENCE_PROBE_US
+
+    return {name: tuple(chain.from_iterable(one(run, name).tolist() for run in record.runs
+                                            if name in run.modes))
+            for name in record.mode_names}, True
+
+
+def _read_throughout(run, name: str) -> bool:
+    rounds = len(run.modes[name].wall_us)
+    probes = mode_probe_array(run, name)
+    return probes.size >= rounds and bool(np.all(probes[:rounds] > 0))
+
+
 # how far beyond its two states' medians a run's fit may carry a figure, as a
 # share of the distance between them: the fit spans both states, and the
 # H200 host's fast state read 560-720 us between runs

@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from scipy.stats import theilslopes
 
 from graphbench.analyze.host_speed import MIN_FIT_ROUNDS, REFERENCE_PROBE_US, probe_array
 from graphbench.ladder import rung
@@ -99,6 +98,8 @@ def elasticity(processes, noise_var: float = 0.0) -> Elasticity | None:
     y = np.concatenate(ys) if ys else np.zeros(0)
     if x.size < MIN_FIT_ROUNDS or np.ptp(x) == 0:
         return None
+    from scipy.stats import theilslopes  # the gate's own import: 0.7 s a plain run need not pay
+
     step = max(1, math.ceil(x.size / MAX_PAIRS_ROUNDS))  # evenly thinned, every process kept
     fit = theilslopes(y[::step], x[::step])
     reliability = max(0.0, 1.0 - noise_var / float(np.var(x)))
@@ -142,16 +143,22 @@ def median_probe(processes) -> float:
 
 
 def cpu_bound(record: RunRecord, mode: str) -> bool:
-    """Whether the host's CPU sets `mode`'s pace (the module docstring): not
-    a graph replay, and its GPU busy at most CPU_BOUND_BUSY of its wall."""
-    found = rung(mode)
-    if found is None or found.graph or mode not in record.mode_names:
+    """Whether the host's CPU sets `mode`'s pace in `record` (is_cpu_bound)."""
+    if mode not in record.mode_names:
         return False
     busy, wall = record.series(mode, "busy"), record.series(mode, "wall")
     busy = busy[np.isfinite(busy)]
     if not busy.size or not wall.size:
         return False
-    return float(np.median(busy)) <= CPU_BOUND_BUSY * float(np.median(wall))
+    return is_cpu_bound(mode, float(np.median(busy)), float(np.median(wall)))
+
+
+def is_cpu_bound(mode: str, busy: float, wall: float) -> bool:
+    """Whether the host's CPU sets the pace of a rung whose GPU is busy for
+    `busy` of its `wall` (any one unit; the module docstring): not a graph
+    replay, and busy at most CPU_BOUND_BUSY of the wall."""
+    found = rung(mode)
+    return found is not None and not found.graph and busy <= CPU_BOUND_BUSY * wall
 
 
 def launch_gate(baseline: RunRecord, current: RunRecord, mode: str, base: list, cur: list,

@@ -13,10 +13,10 @@ import numpy as np
 from graphbench.analyze.derived import (Breakdown, CacheState, break_even_iterations,
                                         cache_state, time_breakdown)
 from graphbench.analyze.node_costs import NodeCostFit, fit_node_costs
-from graphbench.analyze.host_figures import HostSummary, host_summary, steady_walls
+from graphbench.analyze.host_figures import HostSummary, host_summary, stated_walls, steady_walls
 from graphbench.analyze.intervals import lag1_autocorrelation, median_interval
 from graphbench.analyze.stats import Summary, paired_ratios, summarize
-from graphbench.analyze.stopping import headline_noise_parts
+from graphbench.analyze.stopping import stated_noise_parts
 from graphbench.analyze.warnings import Warning, record_warnings
 from graphbench.ladder import BASELINE, HEADLINE, ORDER, launches_per_iteration
 from graphbench.limits import MIN_PROCESSES
@@ -126,7 +126,7 @@ def summarize_run(record: RunRecord) -> RunSummary:
 def _summarize_run(record: RunRecord) -> RunSummary:
     modes = {name: mode_summary(record, name) for name in record.mode_names}
     walls = {mode: np.asarray(w, dtype=float) for mode, w in steady_walls(record).items()}
-    parts = headline_noise_parts(walls) if walls else None
+    parts = stated_noise_parts(*stated_walls(record)) if walls else None
     noise = max(parts) if parts else None
     floor = _summaries(FloorSummary, record.extra_samples("launch_floor"))
     return RunSummary(

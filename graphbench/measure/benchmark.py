@@ -165,6 +165,7 @@ def sample(session: Session, rng, on_round, stop: StopRule) -> Sampling:
     host_probe = LaunchProbe(session.stream, session.kernels[PROBE_KERNEL])
     seek = fast_cpu_seeker(session, host_probe)
     try:
+        stop = stop.knowing_busy(busy_per_round(session, probes, calls))
         sampling = run_rounds({mode.name: mode.step for mode in session.modes}, calls,
                               timer, stop, config.warmup_rounds, on_round,
                               monitor=probes.read, host_probe=host_probe, set_probe=seek)
@@ -177,6 +178,14 @@ def sample(session: Session, rng, on_round, stop: StopRule) -> Sampling:
         if flusher:
             timer.close()
             flusher.release()
+
+
+def busy_per_round(session: Session, probes: Probes, calls: dict) -> dict[str, float]:
+    """Each mode's GPU seconds per timed round, from one busy reading of its
+    workload (a mode whose work cannot be captured has none)."""
+    readings = {w: probe.measure().us for w, probe in probes.busy.items()}
+    return {mode.name: readings[mode.workload] * 1e-6 * calls[mode.name] * mode.iterations_per_call
+            for mode in session.modes if mode.workload in readings}
 
 
 def busy_after_checks(session: Session) -> dict:

@@ -28,6 +28,10 @@ class StopRule(Protocol):
                        walls: Mapping[str, Sequence[float]],
                        probes: Probes = None) -> str | None: ...
 
+    def knowing_busy(self, busy: Mapping[str, float]) -> "StopRule":
+        """The rule given each mode's GPU time per round (seconds), read
+        before sampling: a rule judging figures as stated needs it."""
+
 
 @dataclass(frozen=True)
 class Sample:

@@ -46,7 +46,7 @@ def _why_missed(record: RunRecord, summary: RunSummary) -> str:
         return ""
     drift = summary.noise_drift or 0.0
     if drift > record.config.max_noise:  # the target can never be met, however long it runs
-        return (f": the rounds drifted {drift:.1%} during the run (the host's speed moved), "
+        return (f": the rounds drifted {drift:.1%} beyond their spread (the host's speed moved), "
                 f"which more rounds do not take away; --max-noise {math.ceil(drift * 100)}% "
                 "stops on what this host allows")
     return ": the rounds' spread needs more of them (--max-time)"
