@@ -3,7 +3,8 @@
 Times graphbench's own EventTimer rounds and a bare loop of the same
 cuda.core calls, interleaved in one process, and prints the ratio of the
 medians per mode (the target: within 3%). Also times the graph
-lifecycle steps against bare calls. Run on a GPU:
+lifecycle steps against bare calls. `--bare-only` times the bare rounds
+alone (benchmarks/ladder_agreement.py). Run on a GPU:
     PYTHONPATH=. python3 benchmarks/harness_overhead.py --json out.json
 """
 
@@ -92,7 +93,7 @@ def compare_floor_and_lifecycle(stream, empty_kernel, pipeline, pairs=40, count=
     return {key: {"graphbench_us": statistics.median(ours[key]),
                   "bare_us": statistics.median(bare[key]),
                   "ratio": statistics.median(o / b for o, b in zip(ours[key], bare[key]))}
-            for key in ours}
+            for key in ours if key in bare}  # bare has times only (not graph memory)
 
 
 def bare_rungs(stream, pipeline, kernels, iters: int, unroll: int) -> dict:
@@ -208,6 +209,29 @@ def bare_rungs(stream, pipeline, kernels, iters: int, unroll: int) -> dict:
     return rungs
 
 
+def bare_alone(bare: dict, modes: dict, args) -> None:
+    """Every rung's bare round alone, interleaved, its median wall per
+    iteration printed as one JSON line (benchmarks/ladder_agreement.py sets
+    it beside a `graphbench run --modes all` run right after)."""
+    rungs = [name for name in modes if name in bare]
+    for name in rungs:  # warm-up
+        bare[name][0]()
+    walls = {name: [] for name in rungs}
+    for r in range(args.rounds):
+        for name in rungs if r % 2 == 0 else reversed(rungs):
+            run, iterations = bare[name]
+            walls[name].append(run() / iterations * 1e6)
+    result = {"elements": args.elements, "iters": args.iters, "rounds": args.rounds,
+              "median_wall_us": {name: statistics.median(v) for name, v in walls.items()}}
+    print(json.dumps(result))
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(result, handle, indent=2)
+    from graphbench.measure.modes import close_modes
+
+    close_modes(modes.values())
+
+
 def main() -> None:
     import cupy
 
@@ -226,6 +250,8 @@ def main() -> None:
     parser.add_argument("--unroll", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=60)
     parser.add_argument("--json")
+    parser.add_argument("--bare-only", action="store_true",
+                        help="time the bare rounds alone (no graphbench timer) and stop")
     args = parser.parse_args()
 
     pin_host_thread(near_cpus(0))  # as graphbench run does
@@ -241,8 +267,11 @@ def main() -> None:
                                              unroll=args.unroll)}
     for mode in modes.values():
         mode.set_round_iterations(args.iters)
-    timer = EventTimer(device, stream)
     bare = bare_rungs(stream, pipeline, kernels, args.iters, args.unroll)
+    if args.bare_only:
+        bare_alone(bare, modes, args)
+        return
+    timer = EventTimer(device, stream)
     runs = {}
     for name, mode in modes.items():
         calls = mode.calls_per_round(args.iters)
