@@ -61,6 +61,16 @@ def near_cpus(index: int) -> list[int]:
     return [c for c in near if c in allowed] or allowed
 
 
+# the CPUs this process could run on before its first pinning
+_UNPINNED: set[int] = set()
+
+
+def unpinned_cpus() -> set[int]:
+    """The CPUs the process could use before pin_host_thread pinned it
+    (empty: it never pinned): where host work in threads may spread."""
+    return set(_UNPINNED)
+
+
 def pin_host_thread(cpus: list[int]) -> int | None:
     """Pin this thread, and the CUDA driver threads created after it, to the
     first of `cpus` (near_cpus).
@@ -74,9 +84,12 @@ def pin_host_thread(cpus: list[int]) -> int | None:
     if not cpus:
         return None
     try:
+        allowed = os.sched_getaffinity(0)
         os.sched_setaffinity(0, {cpus[0]})
     except OSError:
         return None
+    if not _UNPINNED:
+        _UNPINNED.update(allowed)
     return cpus[0]
 
 
