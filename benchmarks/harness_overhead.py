@@ -209,20 +209,24 @@ def bare_rungs(stream, pipeline, kernels, iters: int, unroll: int) -> dict:
     return rungs
 
 
-def bare_alone(bare: dict, modes: dict, args) -> None:
+def bare_alone(bare: dict, modes: dict, probe, args) -> None:
     """Every rung's bare round alone, interleaved, its median wall per
     iteration printed as one JSON line (benchmarks/ladder_agreement.py sets
-    it beside a `graphbench run --modes all` run right after)."""
+    it beside a `graphbench run --modes all` run right after), with the
+    median of graphbench's launch probe read between the rounds: the host's
+    speed, so that a CPU-bound rung can be compared at one host speed."""
     rungs = [name for name in modes if name in bare]
     for name in rungs:  # warm-up
         bare[name][0]()
-    walls = {name: [] for name in rungs}
+    walls, readings = {name: [] for name in rungs}, []
     for r in range(args.rounds):
         for name in rungs if r % 2 == 0 else reversed(rungs):
             run, iterations = bare[name]
             walls[name].append(run() / iterations * 1e6)
+            readings.append(probe())
     result = {"elements": args.elements, "iters": args.iters, "rounds": args.rounds,
-              "median_wall_us": {name: statistics.median(v) for name, v in walls.items()}}
+              "median_wall_us": {name: statistics.median(v) for name, v in walls.items()},
+              "median_probe_us": statistics.median(readings)}
     print(json.dumps(result))
     if args.json:
         with open(args.json, "w") as handle:
@@ -236,8 +240,10 @@ def main() -> None:
     import cupy
 
     from graphbench.ladder import LADDER
+    from graphbench.measure.cpu_seek import interrupt_cpus
     from graphbench.measure.device import describe, near_cpus, open_device, pin_host_thread
-    from graphbench.measure.kernels import EMPTY_KERNEL
+    from graphbench.measure.conditions import LaunchProbe
+    from graphbench.measure.kernels import EMPTY_KERNEL, PROBE_KERNEL
     from graphbench.measure.modes import build_modes, close_modes
     from graphbench.measure.pipeline import Pipeline
     from graphbench.measure.session import load_kernels
@@ -254,7 +260,10 @@ def main() -> None:
                         help="time the bare rounds alone (no graphbench timer) and stop")
     args = parser.parse_args()
 
-    pin_host_thread(near_cpus(0))  # as graphbench run does
+    # as graphbench run does, on a CPU that does not serve the GPU's
+    # interrupts, as graphbench's sampling never runs on one
+    quiet = [cpu for cpu in near_cpus(0) if cpu not in interrupt_cpus()]
+    pin_host_thread(quiet or near_cpus(0))
     device = open_device(0)
     info = describe(device)
     stream = device.create_stream()
@@ -269,7 +278,7 @@ def main() -> None:
         mode.set_round_iterations(args.iters)
     bare = bare_rungs(stream, pipeline, kernels, args.iters, args.unroll)
     if args.bare_only:
-        bare_alone(bare, modes, args)
+        bare_alone(bare, modes, args, LaunchProbe(stream, kernels[PROBE_KERNEL]))
         return
     timer = EventTimer(device, stream)
     runs = {}

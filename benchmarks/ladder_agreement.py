@@ -4,9 +4,10 @@ N times: the bare rounds of every rung (benchmarks/harness_overhead.py
 --bare-only: the same cuda.core and driver calls, no graphbench timer) in
 a fresh process, then `graphbench run --modes all` right after it on the
 same GPU; each rung's graphbench median wall over the bare median (target:
-within 2%). The bare process reads no host probe, so a CPU-bound rung's
-ratio also carries any change of the host's speed between the two
-processes: the spread of its ratio over the repetitions shows how much.
+within 2%). A CPU-bound rung also moves with the host's speed, which may
+differ between the two processes, so both read graphbench's launch probe
+between their rounds and such a rung's ratio is also given at one host
+speed: each side over its median probe reading.
 
     PYTHONPATH=. python3 benchmarks/ladder_agreement.py --reps 3 --json out.json
 """
@@ -24,20 +25,29 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def bare(json_path: Path) -> dict:
+def bare(json_path: Path) -> tuple[dict, float]:
     subprocess.run([sys.executable, str(HERE / "harness_overhead.py"), "--bare-only",
                     "--json", str(json_path)], check=True, capture_output=True, text=True)
-    return json.loads(json_path.read_text())["median_wall_us"]
+    found = json.loads(json_path.read_text())
+    return found["median_wall_us"], found["median_probe_us"]
 
 
-def graphbench(record_path: Path) -> dict:
+def graphbench(record_path: Path) -> tuple[dict, dict, list]:
+    """Each rung's median wall and median probe reading, and the CPU-bound rungs."""
+    import numpy as np
+
+    from graphbench.analyze.host_speed import mode_probe_array
+    from graphbench.analyze.launch_gate import cpu_bound
     from graphbench.record.codec import read_record
 
     subprocess.run([sys.executable, "-m", "graphbench", "run", "--modes", "all", "--no-progress",
                     "--quiet", "--json", str(record_path)], check=True, capture_output=True,
                    text=True)
     record = read_record(record_path)
-    return {name: statistics.median(record.samples(name, "wall")) for name in record.mode_names}
+    walls = {name: statistics.median(record.samples(name, "wall")) for name in record.mode_names}
+    probes = {name: float(np.median(mode_probe_array(record.runs[0], name)))
+              for name in record.mode_names}
+    return walls, probes, [name for name in record.mode_names if cpu_bound(record, name)]
 
 
 def main() -> None:
@@ -48,16 +58,23 @@ def main() -> None:
     reps = []
     with tempfile.TemporaryDirectory() as folder:
         for i in range(args.reps):
-            bare_us = bare(Path(folder) / f"bare_{i}.json")
-            ours = graphbench(Path(folder) / f"run_{i}.json")
-            reps.append({"bare_us": bare_us, "graphbench_us": ours,
-                         "ratio": {m: ours[m] / bare_us[m] for m in ours if m in bare_us}})
-            print(json.dumps(reps[-1]["ratio"]), flush=True)
-    rungs = list(reps[0]["ratio"])
-    summary = {m: {"median_ratio": statistics.median(r["ratio"][m] for r in reps),
-                   "ratios": [r["ratio"][m] for r in reps]} for m in rungs}
+            bare_us, bare_probe = bare(Path(folder) / f"bare_{i}.json")
+            ours, probes, bound = graphbench(Path(folder) / f"run_{i}.json")
+            rungs = [m for m in ours if m in bare_us]
+            reps.append({"bare_us": bare_us, "bare_probe_us": bare_probe, "graphbench_us": ours,
+                         "graphbench_probe_us": probes, "cpu_bound": bound,
+                         "ratio": {m: ours[m] / bare_us[m] for m in rungs},
+                         "ratio_at_one_host_speed": {
+                             m: ours[m] / probes[m] / (bare_us[m] / bare_probe) if m in bound
+                             else ours[m] / bare_us[m] for m in rungs}})
+            print(json.dumps(reps[-1]["ratio_at_one_host_speed"]), flush=True)
+    summary = {m: {key: statistics.median(r[key][m] for r in reps) for key in
+                   ("ratio", "ratio_at_one_host_speed")} | {
+                       "ratios": [r["ratio_at_one_host_speed"][m] for r in reps]}
+               for m in reps[0]["ratio"]}
     for m, row in summary.items():
-        print(f"{m:10s} graphbench / bare {row['median_ratio']:.4f}  "
+        print(f"{m:10s} graphbench / bare {row['ratio']:.4f} raw, "
+              f"{row['ratio_at_one_host_speed']:.4f} at one host speed "
               f"({min(row['ratios']):.3f}..{max(row['ratios']):.3f})")
     if args.json:
         Path(args.json).write_text(json.dumps({"reps": reps, "summary": summary}, indent=1))
