@@ -278,7 +278,7 @@ def main() -> None:
         mode.set_round_iterations(args.iters)
     bare = bare_rungs(stream, pipeline, kernels, args.iters, args.unroll)
     if args.bare_only:
-        bare_alone(bare, modes, args, LaunchProbe(stream, kernels[PROBE_KERNEL]))
+        bare_alone(bare, modes, LaunchProbe(stream, kernels[PROBE_KERNEL]), args)
         return
     timer = EventTimer(device, stream)
     runs = {}
