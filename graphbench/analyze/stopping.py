@@ -167,7 +167,7 @@ class FixedRounds:
 class NoiseTarget:
     max_noise: float = 0.01
     min_rounds: int = MIN_ROUNDS
-    max_time_s: float = 2.0
+    max_time_s: float = 3.0
     # each mode's GPU time per round (the walls' unit), read before sampling:
     # which modes are CPU-bound, so stated over the probe (stated_walls)
     busy: Mapping[str, float] | None = None

@@ -66,7 +66,7 @@ class RunConfig:
                              "noise target is checked (default {default}: no interval is "
                              "stated from fewer, since a slow host phase could last the whole "
                              "run)")
-    max_time: float = option(2.0, "--max-time", "seconds", "sampling time budget per run "
+    max_time: float = option(3.0, "--max-time", "seconds", "sampling time budget per run "
                              "(default {default:g} s)", sweep=1.0)
     flush_l2: bool = option(False, "--flush-l2", "flag", "clear the L2 cache before every "
                             "timed round (cold-cache figures)")
