@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from graphbench.analyze.intervals import median_interval
-from graphbench.analyze.host_speed import REFERENCE_PROBE_US
+from graphbench.analyze.host_speed import REFERENCE_PROBE_US, steadied
 from graphbench.analyze.stopping import (AB_MIN_ROUNDS, DRIFT_ALLOWANCE, FIXED, NOISE_TARGET,
                                          TIME_BUDGET, FixedRounds, NoiseTarget, drift,
                                          excess_drift, headline_noise, headline_noise_parts,
@@ -237,3 +237,32 @@ def test_a_noise_target_knowing_busy_judges_the_stated_figure():
     assert knowing == NoiseTarget(0.01, 20, 1e9, busy) and rule.busy is None
     assert knowing.reason_to_stop(60, 0.0, walls, probes) == NOISE_TARGET
     assert FixedRounds(3).knowing_busy(busy) == FixedRounds(3)
+
+
+def test_a_positive_probe_reading_under_one_is_a_reading():
+    # the probe in milliseconds: every reading under 1, each one still read
+    walls, probes, busy = launch_probe_walls()
+    in_ms = {mode: [p / 1000 for p in readings] for mode, readings in probes.items()}
+    stated, phase_free = stated_walls(walls, in_ms, busy)
+    assert phase_free and max(in_ms["individual"]) < 1
+    assert stated["individual"] == pytest.approx(
+        [w / p * REFERENCE_PROBE_US for w, p in zip(walls["individual"], in_ms["individual"])])
+
+
+def test_an_ab_run_s_ratios_are_judged_at_the_run_s_own_host_speed():
+    # the current side follows the host, its baseline does not: the ratios
+    # carry the host's phases until each side is steadied
+    walls, probes = host_following_walls()
+    ab = {"individual": walls["individual"], "individual@base": walls["graph"]}
+    ab_probes = {"individual": probes["individual"], "individual@base": probes["graph"]}
+    steady = watched_series({m: steadied(v, ab_probes[m]) for m, v in ab.items()})[0]
+    assert headline_noise_parts(ab, ab_probes) == noise_parts(steady, True)
+    assert headline_noise(ab, ab_probes) < 0.01 < headline_noise(ab)
+
+
+def test_stated_ab_walls_take_their_ratios_phases_as_shared_even_when_not_phase_free():
+    rng = np.random.default_rng(11)
+    base = list(10.0 + rng.normal(0, 0.1, 20))
+    walls = {"graph": list(np.asarray(base) * (1.0 + rng.normal(0, 0.01, 20))), "graph@base": base}
+    ratios = watched_series(walls)[0]
+    assert stated_noise_parts(walls, False) == noise_parts(ratios, True) != noise_parts(ratios, False)
