@@ -177,3 +177,72 @@ def test_one_state_at_the_reference_states_its_rounds_unmoved_whatever_their_slo
     host = host_summary(record)
     assert host.states.count == 1 and host.fits["individual"].significant
     assert host.at_reference["individual"] == median(record.runs[0].modes["individual"].wall_us)
+
+
+def launch_record(seed=0, processes=3):
+    """A record of the launch probe (individual CPU-bound, graph replay not)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from host_gate_calibration import record
+
+    return record(np.random.default_rng(seed), processes, launch=True)
+
+
+def with_probes(record, mode, change):
+    """The record with `mode`'s probe readings in each process made `change(process, readings)`."""
+    runs = []
+    for k, run in enumerate(record.runs):
+        samples = run.modes[mode]
+        around = {f: tuple(change(k, list(getattr(samples, f))))
+                  for f in ("probe_before_us", "probe_after_us")}
+        modes = {**run.modes, mode: dataclasses.replace(samples, **around)}
+        runs.append(dataclasses.replace(run, modes=modes))
+    return dataclasses.replace(record, runs=tuple(runs))
+
+
+def test_a_launch_probe_record_states_cpu_bound_rounds_over_their_probe_and_others_as_measured():
+    from graphbench.analyze.host_figures import stated_walls
+
+    record = launch_record()
+    stated, phase_free = stated_walls(record)
+    assert phase_free
+    over = [w / p * REFERENCE_PROBE_US for run in record.runs
+            for w, p in zip(run.modes["individual"].wall_us, run.modes["individual"].round_probes)]
+    assert stated["individual"] == pytest.approx(over, rel=1e-12)
+    assert stated["graph"] == tuple(w for run in record.runs for w in run.modes["graph"].wall_us)
+
+
+def test_a_mode_with_a_round_unread_in_any_process_is_not_stated_over_the_probe():
+    from graphbench.analyze.host_figures import stated_walls, steady_walls
+
+    def unread_in_last(k, readings):   # the last process's 6th round read no probe
+        return [0.0 if k == 2 and i == 5 else p for i, p in enumerate(readings)]
+
+    record = with_probes(launch_record(), "individual", unread_in_last)
+    assert record.runs[2].modes["individual"].round_probes[5] == 0.0
+    assert stated_walls(record) == (steady_walls(record), False)
+    # and so with fewer readings than rounds
+    short = with_probes(launch_record(), "individual",
+                        lambda k, readings: readings[:-1] if k == 0 else readings)
+    assert stated_walls(short) == (steady_walls(short), False)
+
+
+def test_a_record_s_stated_walls_are_the_stop_rule_s_of_the_same_rounds():
+    """The noise a record reports (summary) is the stop rule's, judged on the
+    same series, whatever the probe's unit: here its readings under 1."""
+    from graphbench.analyze import stopping
+    from graphbench.analyze.host_figures import stated_walls
+
+    record = with_probes(launch_record(processes=1), "individual",
+                         lambda k, readings: [p / 1000 for p in readings])
+    run = record.runs[0]
+    assert max(run.modes["individual"].round_probes) < 1
+    walls = {m: list(s.wall_us) for m, s in run.modes.items()}
+    probes = {m: list(s.round_probes) for m, s in run.modes.items()}
+    busy = {m: float(np.median(record.series(m, "busy"))) for m in run.modes}
+    stop_walls, stop_phase_free = stopping.stated_walls(walls, probes, busy)
+    stated, phase_free = stated_walls(record)
+    assert phase_free and stop_phase_free
+    assert {m: pytest.approx(v, rel=1e-12) for m, v in stop_walls.items()} == stated
