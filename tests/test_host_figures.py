@@ -246,3 +246,29 @@ def test_a_record_s_stated_walls_are_the_stop_rule_s_of_the_same_rounds():
     stated, phase_free = stated_walls(record)
     assert phase_free and stop_phase_free
     assert {m: pytest.approx(v, rel=1e-12) for m, v in stop_walls.items()} == stated
+
+
+def with_base_build(record, slower=1.01):
+    """The record as an A/B run's: each process's individual rounds also as
+    the base build's (`individual@base`), `slower` times as long."""
+    runs = []
+    for run in record.runs:
+        samples = run.modes["individual"]
+        base = dataclasses.replace(samples, wall_us=tuple(w * slower for w in samples.wall_us))
+        runs.append(dataclasses.replace(run, modes={**run.modes, "individual@base": base}))
+    return dataclasses.replace(record, runs=tuple(runs))
+
+
+def test_an_ab_record_s_noise_is_the_stop_rule_s_its_ratios_at_their_own_host_speed():
+    from graphbench.analyze import stopping
+    from graphbench.analyze.host_figures import stated_walls, steady_walls
+    from graphbench.analyze.summary import summarize_run
+
+    record = with_base_build(launch_record(processes=1))
+    assert stated_walls(record) == (steady_walls(record), False)
+    run = record.runs[0]
+    walls = {m: list(s.wall_us) for m, s in run.modes.items()}
+    probes = {m: list(s.round_probes) for m, s in run.modes.items()}
+    busy = {m: float(np.median(record.series("individual", "busy"))) for m in run.modes}
+    assert summarize_run(record).noise == pytest.approx(
+        stopping.headline_noise(walls, probes, busy), rel=1e-12)

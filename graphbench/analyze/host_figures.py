@@ -16,7 +16,7 @@ from graphbench.analyze.host_speed import (REFERENCE_PROBE_US, Fit, HostStates, 
                                            mode_probe_array, moved_to, probe_array, steadied,
                                            within_fit)
 from graphbench.analyze.launch_gate import Rounds, cpu_bound, over_probe, probe_kinds
-from graphbench.ladder import BASELINE, HEADLINE
+from graphbench.ladder import BASE_SUFFIX, BASELINE, HEADLINE
 from graphbench.record.columns import round_array
 from graphbench.record.machine import LAUNCH_PROBE
 from graphbench.record.model import RunRecord
@@ -63,7 +63,11 @@ def stated_walls(record: RunRecord) -> tuple[dict[str, tuple[float, ...]], bool]
     phases are out of them (the stop rule's series,
     graphbench.analyze.stopping.stated_walls): in a record of the launch
     probe each CPU-bound mode over its probe readings, the others as
-    measured; otherwise every mode at its process's own host speed."""
+    measured; otherwise, and in an A/B record (whose ratios share their host
+    phases, so the stop rule judges them at each process's own speed), every
+    mode at its process's own host speed."""
+    if any(name + BASE_SUFFIX in record.mode_names for name in record.mode_names):
+        return steady_walls(record), False
     bound = [name for name in record.mode_names if probe_kinds(record) == {LAUNCH_PROBE}
              and cpu_bound(record, name) and all(_read_throughout(run, name) for run in record.runs
                                                  if name in run.modes)]
