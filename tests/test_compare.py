@@ -924,8 +924,11 @@ def _on_gpu_with_reference(gpu, busy_us, stream_us, seed, rounds=10):
 
 
 def _reference_note(base, cur):
+    """How the busy time was judged, then (one note beside the other) that the
+    graph's busy time is the individual launches' series too."""
     b, c = (float(np.median(r.samples("graph", "relbusy"))) for r in (base, cur))
-    return f"two physical GPUs: judged over the GPU reference (busy / stream copy, {b:.4f} vs {c:.4f})"
+    return (f"two physical GPUs: judged over the GPU reference (busy / stream copy, {b:.4f} vs "
+            f"{c:.4f}); {shared_busy_note(cur, 'graph.busy')}")
 
 
 def test_busy_time_on_another_gpu_is_judged_over_the_gpu_reference():
@@ -1149,3 +1152,35 @@ def test_cycles_from_fewer_than_three_clocked_sets_a_process_cannot_confirm_a_ve
     assert verdict.verdict == NOT_GATEABLE
     assert verdict.note.startswith("SM clock differs (1980 vs 1886 MHz): same in time but "
                                    "not gateable in cycles (")
+
+
+def test_a_host_bound_verdict_with_a_note_of_its_own_keeps_the_host_note_beside_it():
+    """Why it is not gateable, and how the CPU-bound figure was judged: both."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from host_gate_calibration import record
+
+    base, cur = (record(np.random.default_rng(seed), n, launch=True) for seed, n in ((0, 5), (1, 3)))
+    host_note = ("CPU-bound (individual's GPU busy at most 35% of its wall in the baseline): "
+                 "judged at the reference host speed, each round over the launch probe read "
+                 "beside it times 600 us")
+    (tight,) = compare_records(base, cur, [parse_spec("individual.wall:0.1%")]).verdicts
+    assert tight.verdict == NOT_GATEABLE
+    assert tight.note.startswith("not gateable on this pair: it detects ")
+    assert tight.note.endswith("; " + host_note) and tight.note.count(host_note) == 1
+    (loose,) = compare_records(base, cur, [parse_spec("individual.wall:10%")]).verdicts
+    assert loose.verdict == SAME and loose.note == host_note
+
+
+def test_a_note_joins_the_verdict_s_own_once():
+    from graphbench.analyze.compare import with_note
+    from graphbench.record.model import Verdict
+
+    bare = Verdict("graph.wall", SAME, True, "10%")
+    assert with_note(bare, "") is bare
+    assert with_note(bare, "judged so").note == "judged so"
+    noted = dataclasses.replace(bare, note="why it reads so")
+    assert with_note(noted, "judged so").note == "why it reads so; judged so"
+    assert with_note(noted, "why it reads so") is noted
+    assert with_note(noted, "") is noted

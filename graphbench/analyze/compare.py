@@ -221,14 +221,20 @@ def verdict_for(spec: FailSpec, baseline: RunRecord, current: RunRecord, mismatc
     else:
         verdict = verdict_on(spec, between_processes(base, cur, context.other_gpu,
                                                      medians_only=medians_only), base, cur, gated)
-    if note and not verdict.note:
-        verdict = replace(verdict, note=note)
-    if not context.same_model and spec.gated and not verdict.note:
-        verdict = replace(verdict, note="different hardware: shown, not gated")
+    verdict = with_note(verdict, note)
+    if not context.same_model and spec.gated:
+        verdict = with_note(verdict, "different hardware: shown, not gated")
     if field == "busy" and verdict.verdict != NOT_GATEABLE:
         verdict = cycles_check(spec, verdict, base_point, cur_point, context)
-    shared = shared_busy_note(cur_point, spec.metric)
-    return replace(verdict, note=shared) if shared and not verdict.note else verdict
+    return with_note(verdict, shared_busy_note(cur_point, spec.metric))
+
+
+def with_note(verdict: Verdict, note: str) -> Verdict:
+    """The verdict with `note` after its own (a host-bound figure's note on
+    how it was judged stays beside the verdict's note on why it reads so)."""
+    if not note or note in verdict.note:
+        return verdict
+    return replace(verdict, note=f"{verdict.note}; {note}" if verdict.note else note)
 
 
 def _relative(base_point: RunRecord, cur_point: RunRecord, metric: str) -> bool:
