@@ -1117,16 +1117,17 @@ def _host_record(*probes_us, seed=0):
 MATCHED = "judged against the 3 of 5 baseline processes in the current's host speed state"
 
 
-def test_the_host_gate_s_note_is_shown_unless_the_verdict_has_its_own():
+def test_the_host_gate_s_note_is_shown_after_the_verdict_s_own():
     """A current at the slow host state, judged against the baseline's slow processes:
     the verdict says so; where the verdict has a note of its own (not gateable at 0.1%),
-    that note is the one shown."""
+    that note comes first and the host gate's follows it."""
     baseline, current = _host_record(600, 1000, 1000, 600, 1000), _host_record(1000, seed=9)
     verdict = gate(baseline, current, "individual.wall:10%")["individual.wall"]
     assert verdict.verdict == SAME and verdict.note.startswith(MATCHED)
     tight = gate(baseline, current, "individual.wall:0.1%")["individual.wall"]
     assert tight.verdict == NOT_GATEABLE
     assert tight.note.startswith("not gateable on this pair: it detects")
+    assert "; " + MATCHED in tight.note and tight.note.count(MATCHED) == 1
 
 
 def test_a_clock_change_is_checked_in_cycles_for_busy_time_only():
