@@ -1185,3 +1185,26 @@ def test_a_note_joins_the_verdict_s_own_once():
     assert with_note(noted, "judged so").note == "why it reads so; judged so"
     assert with_note(noted, "why it reads so") is noted
     assert with_note(noted, "") is noted
+
+
+def test_a_clock_that_moved_keeps_the_note_the_verdict_had():
+    """Busy time on another GPU model whose clock moved: not gateable for the
+    clock, and still shown, not gated, for the hardware."""
+    base = _clocked(3.0, 1980.0, 10)
+    other = dataclasses.replace(_clocked(3.15, 1980.0 / 1.05, 20),
+                                device=device_info("NVIDIA H100 80GB HBM3"))
+    (verdict,) = compare_records(base, other, [parse_spec("graph.busy:2%")]).verdicts
+    assert verdict.verdict == NOT_GATEABLE and not verdict.gated
+    assert verdict.note.startswith("SM clock differs (1980 vs 1886 MHz): slower in time but "
+                                   "same in cycles (")
+    assert "; different hardware: shown, not gated; " in verdict.note
+
+
+def test_busy_over_the_gpu_reference_keeps_its_note_beside_a_verdict_s_own():
+    """Not gateable at a threshold no pair of GPUs can meet, and judged over the reference."""
+    base = _on_gpu_with_reference("GPU-a", 3.0, 6.0, 10)
+    cur = _on_gpu_with_reference("GPU-b", 3.36, 6.72, 20)
+    (verdict,) = compare_records(base, cur, [parse_spec("graph.busy:0.01%")]).verdicts
+    assert verdict.verdict == NOT_GATEABLE
+    assert verdict.note.startswith("not gateable on this pair: it detects ")
+    assert verdict.note.endswith("; " + _reference_note(base, cur))

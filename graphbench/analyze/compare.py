@@ -259,7 +259,7 @@ def relative_verdict(spec: FailSpec, base_point: RunRecord, cur_point: RunRecord
     verdict = verdict_on(replace(spec, metric=metric), change, rb, rc, gated)
     b = float(np.median([x for v in base for x in v]))
     c = float(np.median([x for v in cur for x in v]))
-    return replace(verdict, metric=spec.name, baseline=b, current=c, note=verdict.note or (
+    return with_note(replace(verdict, metric=spec.name, baseline=b, current=c), (
         "two physical GPUs: judged over the GPU reference (busy / stream copy, "
         f"{float(np.median([x for v in rb for x in v])):.4f} vs "
         f"{float(np.median([x for v in rc for x in v])):.4f})"))
@@ -292,9 +292,9 @@ def cycles_check(spec: FailSpec, verdict: Verdict, base_point: RunRecord,
         base, cur, verdict.gated)
     if in_cycles.verdict == verdict.verdict:
         return verdict
-    return replace(verdict, verdict=NOT_GATEABLE, note=(
+    return with_note(replace(verdict, verdict=NOT_GATEABLE, note=(
         f"SM clock differs ({clocks[0]:.0f} vs {clocks[1]:.0f} MHz): {verdict.verdict} in time "
-        f"but {in_cycles.verdict} in cycles ({in_cycles.change:+.1%})"))
+        f"but {in_cycles.verdict} in cycles ({in_cycles.change:+.1%})")), verdict.note)
 
 
 def shared_busy_note(record: RunRecord, metric: str) -> str:
