@@ -1,26 +1,23 @@
 """Two run records -> per-metric verdicts -> a gate decision. Pure: no GPU.
 
-The unit of a stored-baseline comparison is the process: rounds inside one
-process are correlated, and processes of the same code land apart by more
-than their rounds suggest (host placement, the GPU's state). Each side's
-process medians give the change and its standard error
+The unit of a stored-baseline comparison is the process: rounds inside one process are
+correlated, and processes of the same code land apart by more than their rounds suggest (host
+placement, the GPU's state). Each side's process medians give the change and its standard error
 (graphbench.analyze.decide turns them into a verdict):
 - the change is mean(current medians) / mean(baseline medians) - 1;
-- its spread is the baseline's between-process spread (pooled with the
-  current's when it has 2 or more processes), never below a side's medians'
-  own within-process noise (a robust one: a single outlier round does not
-  inflate it), so identical medians cannot make any difference significant
-  and a noisy current process is not trusted as a quiet one; Student's t
-  with the pooled degrees of freedom;
-- known systematic errors are added in quadrature with normal quantiles:
-  when the two records ran on different physical GPUs, the spread of GPU
-  time between GPUs of one model (DEVICE_SPREAD, measured on the H200), and
-  whatever the caller passes as `systematic`;
-- a baseline of fewer than MIN_PROCESSES processes cannot estimate the
-  between-process spread, and a current process of fewer than MIN_CURRENT_ROUNDS
-  rounds has a median noisier than any measure of its own: not gateable.
-A verdict on GPU time must also hold in SM cycles when the records' measured
-clocks differ (nvbench's robust compare): a clock change is not a code change.
+- its spread is the baseline's between-process spread (pooled with the current's when it has 2
+  or more processes), never below a side's medians' own within-process noise (a robust one: a
+  single outlier round does not inflate it), so identical medians cannot make any difference
+  significant and a noisy current process is not trusted as a quiet one; Student's t with the
+  pooled degrees of freedom;
+- known systematic errors are added in quadrature with normal quantiles: when the two records
+  ran on different physical GPUs, the spread of GPU time between GPUs of one model
+  (DEVICE_SPREAD, measured on the H200), and whatever the caller passes as `systematic`;
+- a baseline of fewer than MIN_PROCESSES processes cannot estimate the between-process spread,
+  and a current process of fewer than MIN_CURRENT_ROUNDS rounds has a median noisier than any
+  measure of its own: not gateable.
+A verdict on GPU time must also hold in SM cycles when the records' measured clocks differ
+(nvbench's robust compare): a clock change is not a code change.
 """
 
 from __future__ import annotations
@@ -51,12 +48,11 @@ MIN_CURRENT_ROUNDS = 3
 # 2^24 elements (and 0.2-1.2% between five others in committed records):
 # a relative sd of 0.75% per GPU, so 1.06% for the difference of two.
 DEVICE_SPREAD = 0.0075
-# Busy time over the GPU reference's stream copy, one physical H200 against
-# another, at 2^24 elements: five GPUs read 2.4862, 2.4868, 2.4905, 2.4965 and
-# 2.5224 (the last GPU's busy time was 1.4% above the others', its copy only
-# 0.4%): a relative sd of 0.6% per GPU, hardly below busy time's own 0.63%
-# over the same five. The copy does not yet follow the pipeline's mix of two
-# reads and a write between parts (results/gpu_reference/).
+# Busy time over the GPU reference's stream copy, one physical H200 against another, at 2^24
+# elements: five GPUs read 2.4862, 2.4868, 2.4905, 2.4965 and 2.5224 (the last GPU's busy time
+# was 1.4% above the others', its copy only 0.4%): a relative sd of 0.6% per GPU, hardly below
+# busy time's own 0.63% over the same five. The copy does not yet follow the pipeline's mix of
+# two reads and a write between parts (results/gpu_reference/).
 REFERENCE_SPREAD = 0.006
 Z_GATE = 2.5758  # the normal quantile at (1 + GATE_LEVEL) / 2
 CLOCK_AGREEMENT = 0.01
