@@ -4,7 +4,9 @@ Times graphbench's own EventTimer rounds and a bare loop of the same
 cuda.core calls, interleaved in one process, and prints the ratio of the
 medians per mode (the target: within 3%). Also times the graph
 lifecycle steps against bare calls. `--bare-only` times the bare rounds
-alone (benchmarks/ladder_agreement.py). Run on a GPU:
+alone in a process that builds no graphbench mode (benchmarks/
+ladder_agreement.py; `--with-modes` builds them first, never launched).
+Run on a GPU:
     PYTHONPATH=. python3 benchmarks/harness_overhead.py --json out.json
 """
 
@@ -209,13 +211,13 @@ def bare_rungs(stream, pipeline, kernels, iters: int, unroll: int) -> dict:
     return rungs
 
 
-def bare_alone(bare: dict, modes: dict, probe, args) -> None:
+def bare_alone(bare: dict, rungs, probe, args) -> None:
     """Every rung's bare round alone, interleaved, its median wall per
     iteration printed as one JSON line (benchmarks/ladder_agreement.py sets
     it beside a `graphbench run --modes all` run right after), with the
     median of graphbench's launch probe read between the rounds: the host's
     speed, so that a CPU-bound rung can be compared at one host speed."""
-    rungs = [name for name in modes if name in bare]
+    rungs = [name for name in rungs if name in bare]
     for name in rungs:  # warm-up
         bare[name][0]()
     walls, readings = {name: [] for name in rungs}, []
@@ -231,9 +233,6 @@ def bare_alone(bare: dict, modes: dict, probe, args) -> None:
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(result, handle, indent=2)
-    from graphbench.measure.modes import close_modes
-
-    close_modes(modes.values())
 
 
 def main() -> None:
@@ -258,6 +257,8 @@ def main() -> None:
     parser.add_argument("--json")
     parser.add_argument("--bare-only", action="store_true",
                         help="time the bare rounds alone (no graphbench timer) and stop")
+    parser.add_argument("--with-modes", action="store_true",
+                        help="with --bare-only: build graphbench's modes first, unlaunched")
     args = parser.parse_args()
 
     # as graphbench run does, on a CPU that does not serve the GPU's
@@ -272,6 +273,13 @@ def main() -> None:
     kernels = load_kernels(info.arch, built_in.source, built_in_plan)
     pipeline = Pipeline(built_in_plan, kernels, info.multiprocessors)
     pipeline.fill_random(np.random.default_rng(0))
+    if args.bare_only and not args.with_modes:
+        # no graphbench mode in the process: built beside the bare graphs and
+        # never launched, graphbench's unrolled graph read them 7-16% slower
+        # on H100s (docs/measurement.md, "Two speeds of a process's graph replays")
+        bare = bare_rungs(stream, pipeline, kernels, args.iters, args.unroll)
+        bare_alone(bare, LADDER, LaunchProbe(stream, kernels[PROBE_KERNEL]), args)
+        return
     modes = {m.name: m for m in build_modes(LADDER, pipeline, stream, kernels=kernels,
                                              unroll=args.unroll)}
     for mode in modes.values():
@@ -279,6 +287,7 @@ def main() -> None:
     bare = bare_rungs(stream, pipeline, kernels, args.iters, args.unroll)
     if args.bare_only:
         bare_alone(bare, modes, LaunchProbe(stream, kernels[PROBE_KERNEL]), args)
+        close_modes(modes.values())
         return
     timer = EventTimer(device, stream)
     runs = {}
