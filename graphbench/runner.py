@@ -86,17 +86,33 @@ def measure(config: RunConfig, processes: int = 1, progress: Progress | None = N
 
 def measure_one(config: RunConfig, processes: int = 1, progress: Progress | None = None,
                 spec=None) -> RunRecord:
-    """One run in this process, or `processes` fresh ones merged."""
+    """One run in this process, or `processes` fresh ones merged.
+
+    One run goes to a fresh process too where this one has used the GPU
+    before (fresh_process_needed): on an H100, in one process, a second and
+    third default run read busy 4.05 us a pipeline against the first's 3.00
+    (+35%; +10% at 2^20), and a sweep's later points, a second launch shape
+    and the API's later calls were all such runs. A pipeline object, which
+    no other process can rebuild, still runs here; its record counts the
+    runs before it (Environment.earlier_runs) and its report warns."""
     from graphbench.analyze.merge import merge_runs
     from graphbench.measure.processes import run_processes
 
     shown = progress or (lambda total, unit: nullcontext(None))
-    if processes == 1:
+    if processes == 1 and not (spec is None and fresh_process_needed(config.device)):
         with shown(config.rounds, "rounds") as on_round:
             return run_benchmark(config, on_round=on_round, spec=spec)
     with shown(processes, "processes") as on_done:
         done = (lambda count: on_done(count, None)) if on_done else None
         return merge_runs(run_processes(config, processes, done))
+
+
+def fresh_process_needed(device: int) -> bool:
+    """Whether this process has used `device` (or run graphbench) already."""
+    from graphbench.measure.device import gpu_in_use
+    from graphbench.measure.session import sessions_opened
+
+    return sessions_opened() > 0 or gpu_in_use(device)
 
 
 def run_benchmark(config: RunConfig, on_round: Callable | None = None,

@@ -9,11 +9,11 @@ from graphbench.measure.timing import Sample, Sampling
 from graphbench.record.machine import LAUNCH_PROBE
 
 
-def session(pinned_cpu=None, near=()):
+def session(pinned_cpu=None, near=(), earlier_runs=0):
     mode = SimpleNamespace(name="individual", workload="stages", iterations_per_call=1,
                            calls_per_round=lambda iters: iters)
     return SimpleNamespace(config=RunConfig(iters=10), modes=[mode], pinned_cpu=pinned_cpu,
-                           near_cpus=list(near), unavailable={},
+                           near_cpus=list(near), unavailable={}, earlier_runs=earlier_runs,
                            monitor=SimpleNamespace(other_processes=lambda: ()))
 
 
@@ -28,6 +28,12 @@ def test_the_record_keeps_how_the_sampling_chose_its_cpus():
     assert (run.environment.pinned_cpu, run.environment.cpu_moves,
             run.environment.interrupt_cpus) == (2, 4, (14,))
     assert run.environment.host_probe == LAUNCH_PROBE  # the probes' kind, for the gate
+    assert run.environment.earlier_runs == 0
+
+
+def test_the_record_counts_the_runs_its_process_measured_before_it():
+    run = process_run(session(earlier_runs=2), sampling(), [], {}, 1.0)
+    assert run.environment.earlier_runs == 2
     still = process_run(session(2), sampling(), [], {}, 1.0)  # --no-pin, or one CPU
     assert (still.environment.cpu_moves, still.environment.interrupt_cpus) == (None, ())
     failed = process_run(session(2), None, [], {}, 1.0)  # no figures kept

@@ -188,8 +188,8 @@ def test_a_sweep_to_a_fifo_is_written_once_when_it_ends(tmp_path, monkeypatch):
     import graphbench.runner as benchmark
     from conftest import synthetic_point
 
-    monkeypatch.setattr(benchmark, "run_benchmark", lambda c, on_round=None, kernels=None:
-                        synthetic_point(c))
+    monkeypatch.setattr(benchmark, "run_benchmark",
+                        lambda c, on_round=None, kernels=None, spec=None: synthetic_point(c))
     monkeypatch.setattr("graphbench.cli.commands.resolve_devices", lambda spec: [0])
     monkeypatch.setattr("graphbench.cli.commands.check_configs", lambda configs: None)
     fifo = tmp_path / "pipe"

@@ -39,7 +39,7 @@ def fake_point(monkeypatch, fail_at: int | None = None, error=KeyboardInterrupt)
 
     calls = []
 
-    def point(config, on_round=None, kernels=None):
+    def point(config, on_round=None, kernels=None, spec=None):
         calls.append(config)
         if len(calls) == fail_at:
             raise error("stopped here") if error is not KeyboardInterrupt else error

@@ -207,7 +207,7 @@ def test_a_sweep_interrupted_before_its_first_point_leaves_the_file_as_it_was(
     and an existing one stays byte for byte."""
     import graphbench.runner as benchmark
 
-    def interrupted(config, on_round=None, kernels=None):
+    def interrupted(config, on_round=None, kernels=None, spec=None):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(benchmark, "run_benchmark", interrupted)

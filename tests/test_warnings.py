@@ -135,6 +135,22 @@ def test_other_processes_skipped_notes_and_missed_noise_target():
     assert len(found) == 4  # a run-out budget is said in the header, not warned about
 
 
+def test_a_run_after_earlier_runs_in_its_process_is_warned_about_and_a_fresh_one_is_not():
+    record = make_record(noise=0.001)
+    assert "earlier-runs" not in [w.code for w in W.record_warnings(record, {}, None)]
+    later = with_runs(record, dataclasses.replace(
+        record.runs[0], environment=Environment(earlier_runs=2)))
+    found = [w for w in W.record_warnings(later, {}, None) if w.code == "earlier-runs"]
+    assert found == [W.Warning("earlier-runs", "run", "measured in a process that had run "
+                               "graphbench 2 time(s) before: there the GPU-bound figures of "
+                               "small kernels read up to 35% higher than in a fresh process",
+                               "give the pipeline as a file or shipped name, which graphbench "
+                               "measures in a fresh process")]
+    # merged processes: one run measured after others is enough
+    merged = with_runs(record, record.runs[0], later.runs[0])
+    assert [w.code for w in W.record_warnings(merged, {}, None)].count("earlier-runs") == 1
+
+
 def test_record_warnings_read_every_mode_and_the_records_iters():
     record = make_record(noise=0.001, iters=10)  # 14 us x 10: short rounds
     found = W.record_warnings(record, {m: record.samples(m, "wall") for m in record.mode_names},

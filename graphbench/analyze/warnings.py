@@ -95,6 +95,13 @@ def record_warnings(record: RunRecord, walls: Mapping[str, Sequence[float]],
         found.append(Warning("other-processes", "device", f"{len(others)} other process(es) use "
                              f"this GPU (pids {', '.join(map(str, others))})",
                              "run graphbench on an idle GPU"))
+    earlier = max((run.environment.earlier_runs for run in record.runs), default=0)
+    if earlier > 0:
+        found.append(Warning("earlier-runs", "run", f"measured in a process that had run "
+                             f"graphbench {earlier} time(s) before: there the GPU-bound figures "
+                             "of small kernels read up to 35% higher than in a fresh process",
+                             "give the pipeline as a file or shipped name, which graphbench "
+                             "measures in a fresh process"))
     found += [Warning("skipped", "run", note, "free device memory, or choose a smaller "
                       "--elements" if "memory" in note or "GiB" in note else
                       "this figure does not apply to this pipeline or rung")

@@ -162,7 +162,7 @@ def cmd_sweep(args) -> int:
 def sweep_device(config: SweepConfig, path: str | None, show_progress: bool) -> SweepRecord:
     """One device's sweep, its record rewritten after every point (a stream
     gets it once, at the end); on Ctrl-C, say what was kept."""
-    from graphbench.runner import run_benchmark
+    from graphbench.runner import measure_one
     from graphbench.measure.sweep import run_sweep
 
     saved: list[SweepRecord] = []
@@ -175,7 +175,8 @@ def sweep_device(config: SweepConfig, path: str | None, show_progress: bool) -> 
 
     try:
         with sweep_progress(len(config.points()), show_progress) as on_point:
-            sweep = run_sweep(config, run_benchmark, save=keep, on_point=on_point)
+            # the first point in this process, the others each in a fresh one (measure_one)
+            sweep = run_sweep(config, measure_one, save=keep, on_point=on_point)
     except KeyboardInterrupt:
         done = len(saved[0].points) if saved else 0
         if once and saved:

@@ -72,7 +72,8 @@ def process_run(session: Session, sampling: Sampling | None, checks: list[Check]
         conditions=tuple(sampling.conditions) if sampling else (), checks=tuple(checks),
         environment=Environment(session.monitor.other_processes(), session.pinned_cpu,
                                 sampling.cpu_moves if sampling else None,
-                                sampling.interrupt_cpus if sampling else (), LAUNCH_PROBE),
+                                sampling.interrupt_cpus if sampling else (), LAUNCH_PROBE,
+                                session.earlier_runs),
         unavailable=session.unavailable, **extras)
 
 

@@ -46,9 +46,12 @@ class DeviceMonitor:
         }
 
     def other_processes(self) -> tuple[int, ...] | None:
-        """PIDs of other compute processes on this GPU (None when NVML cannot tell)."""
+        """PIDs of other compute processes on this GPU (None when NVML cannot
+        tell). Not the parent: a graphbench that measures in fresh processes
+        (--processes, a sweep's later points) holds the GPU idle while it waits."""
         pids = self._query(lambda d: [p.pid for p in d.compute_running_processes])
-        return None if pids is None else tuple(pid for pid in pids if pid != os.getpid())
+        ours = (os.getpid(), os.getppid())
+        return None if pids is None else tuple(pid for pid in pids if pid not in ours)
 
 
 def is_throttle(reason: str) -> bool:

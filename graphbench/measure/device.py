@@ -39,6 +39,21 @@ def list_devices() -> list:
     return devices
 
 
+def gpu_in_use(index: int) -> bool:
+    """Whether this process already holds device `index`'s primary context:
+    it has run GPU work there (an earlier graphbench run, torch, CuPy). Such
+    a process can read GPU-bound figures higher than a fresh one
+    (graphbench.runner.measure_one says by how much). False where the driver
+    cannot tell: the run then fails, or not, as it would have."""
+    def active() -> bool:
+        from cuda.bindings import driver
+
+        error, _flags, is_active = driver.cuDevicePrimaryCtxGetState(index)
+        return error == driver.CUresult.CUDA_SUCCESS and bool(is_active)
+
+    return bool(_probe(active))
+
+
 def open_device(index: int):
     """Make device `index` current and return the cuda.core Device."""
     devices = list_devices()

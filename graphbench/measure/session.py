@@ -111,9 +111,20 @@ def callables_only(plan, config: RunConfig) -> None:
                         f"pipeline is {framework} callables", "leave out --grid and --block")
 
 
+_OPENED: list[int] = [0]  # sessions this process has opened: a run's GPU state outlives it
+
+
+def sessions_opened() -> int:
+    """How many Sessions this process has opened so far."""
+    return _OPENED[0]
+
+
 class Session:
     def __init__(self, config: RunConfig, kernels: dict | None, spec=None) -> None:
         self.config = config
+        # after a run's checks this process reads GPU-bound figures higher
+        # (graphbench.runner.measure_one): the record says how many came before
+        self.earlier_runs = sessions_opened()
         # the pipeline file, its sizes and the sources fail before the GPU is touched;
         # `spec`, an already-built pipeline object (the Python API's), replaces the file
         self.loaded = loaded_object(spec) if spec is not None else \
@@ -152,6 +163,7 @@ class Session:
         except BaseException:
             self._exit.close()  # what was opened before the failure
             raise
+        _OPENED[0] += 1
         return self
 
     def _open(self) -> None:

@@ -52,6 +52,10 @@ class Environment:
     # what the round probes (ModeSamples.probe_*_us) timed: PYTHON_PROBE in
     # records made before the launch probe, LAUNCH_PROBE since
     host_probe: Literal["python", "launch"] = "python"
+    # graphbench runs this process had measured before this one: after a
+    # run's checks GPU-bound figures of small kernels read up to 35% higher
+    # in the same process (graphbench.runner.measure_one)
+    earlier_runs: int = 0
 
 
 PYTHON_PROBE = "python"  # a fixed pure-Python loop, per 20,000 additions

@@ -1,0 +1,104 @@
+"""graphbench.runner.measure_one: where one run is measured. In this process
+while it has not used the GPU; in a fresh one once it has (a second run in
+one process read busy 35% higher on an H100), except a pipeline object,
+which only this process can run. No GPU: the measurement itself is stubbed."""
+
+from __future__ import annotations
+
+import os
+from contextlib import ExitStack
+from dataclasses import replace
+
+import pytest
+
+from graphbench import runner
+from graphbench.config import RunConfig
+from graphbench.measure import conditions, device, session
+from conftest import make_record
+
+CONFIG = RunConfig(elements=4096)
+
+
+@pytest.fixture
+def where(monkeypatch):
+    """Which path measured: ("here", spec) or ("fresh", processes)."""
+    taken = []
+    monkeypatch.setattr(runner, "run_benchmark", lambda config, on_round=None, spec=None:
+                        taken.append(("here", spec)) or make_record())
+    monkeypatch.setattr("graphbench.measure.processes.run_processes",
+                        lambda config, count, on_done=None:
+                        taken.append(("fresh", count)) or [make_record()] * count)
+    return taken
+
+
+def used(monkeypatch, sessions: int, in_use: bool) -> None:
+    monkeypatch.setattr(session, "_OPENED", [sessions])
+    monkeypatch.setattr(device, "gpu_in_use", lambda index: in_use)
+
+
+def test_a_process_that_has_not_used_the_gpu_measures_here(monkeypatch, where):
+    used(monkeypatch, 0, False)
+    runner.measure_one(CONFIG)
+    assert where == [("here", None)]
+
+
+@pytest.mark.parametrize("sessions, in_use", [(1, False), (0, True), (3, True)])
+def test_once_the_process_has_used_the_gpu_a_pipeline_file_goes_to_a_fresh_process(
+        monkeypatch, where, sessions, in_use):
+    used(monkeypatch, sessions, in_use)
+    runner.measure_one(CONFIG)
+    assert where == [("fresh", 1)]
+
+
+def test_a_pipeline_object_is_measured_here_whatever_ran_before(monkeypatch, where):
+    used(monkeypatch, 2, True)
+    spec = object()
+    runner.measure_one(CONFIG, spec=spec)
+    assert where == [("here", spec)]
+
+
+def test_several_processes_are_fresh_ones_in_any_process(monkeypatch, where):
+    used(monkeypatch, 0, False)
+    runner.measure_one(CONFIG, processes=3)
+    assert where == [("fresh", 3)]
+
+
+def test_the_device_asked_about_is_the_runs_own(monkeypatch, where):
+    asked = []
+    monkeypatch.setattr(session, "_OPENED", [0])
+    monkeypatch.setattr(device, "gpu_in_use", lambda index: asked.append(index) or False)
+    runner.measure_one(replace(CONFIG, device=3))
+    assert asked == [3] and where == [("here", None)]
+
+
+def test_without_a_driver_the_gpu_counts_as_unused():
+    # this machine has no NVIDIA driver: the query fails, and fails as "not in use"
+    assert device.gpu_in_use(0) is False
+
+
+def test_sessions_are_counted_once_opened(monkeypatch):
+    monkeypatch.setattr(session, "_OPENED", [0])
+    monkeypatch.setattr(session.Session, "_open", lambda self: None)
+    opened = object.__new__(session.Session)
+    opened._exit = ExitStack()
+    with opened:
+        pass
+    assert session.sessions_opened() == 1
+
+    def failing(self):
+        raise RuntimeError("no device")
+
+    monkeypatch.setattr(session.Session, "_open", failing)
+    with pytest.raises(RuntimeError):
+        with opened:
+            pass
+    assert session.sessions_opened() == 1  # a session that failed to open is not counted
+
+
+def test_the_parent_process_is_not_another_gpu_user(monkeypatch):
+    monitor = object.__new__(conditions.DeviceMonitor)
+    pids = [os.getpid(), os.getppid(), 4242]
+    monkeypatch.setattr(monitor, "_query", lambda fn: pids, raising=False)
+    assert monitor.other_processes() == (4242,)
+    monkeypatch.setattr(monitor, "_query", lambda fn: None, raising=False)
+    assert monitor.other_processes() is None
