@@ -9,7 +9,8 @@ from tests_helpers import replace_run
 
 from graphbench.analyze import warnings as W
 from graphbench.analyze.stats import summarize
-from graphbench.record.model import BusyReading, Condition, Environment, SubmitReading
+from graphbench.record.model import (BusyReading, Condition, Environment, LegacyProcesses,
+                                     SubmitReading)
 
 
 def test_high_cv_warning_text_and_two_round_series():
@@ -168,3 +169,21 @@ def test_record_warnings_see_the_conditions_and_the_devices_maximum_clock():
         Condition(sm_clock_mhz=1000),))
     assert [w.code for w in W.record_warnings(slow, {}, None)] == ["clock-drop",
                                                                    "clock-below-max"]
+
+
+def test_one_earlier_run_in_the_process_is_enough_to_warn():
+    record = make_record(noise=0.001)
+    second = with_runs(record, dataclasses.replace(
+        record.runs[0], environment=Environment(earlier_runs=1)))
+    found = [w.message for w in W.record_warnings(second, {}, None) if w.code == "earlier-runs"]
+    assert found == ["measured in a process that had run graphbench 1 time(s) before: there the "
+                     "GPU-bound figures of small kernels read up to 35% higher than in a fresh "
+                     "process"]
+
+
+def test_a_record_of_no_process_runs_draws_no_earlier_runs_warning():
+    # a version-1 merged record's processes may be known only by count (record.arguments
+    # accepts it): nothing says its runs came after others
+    record = dataclasses.replace(make_record(noise=0.001), runs=(),
+                                 legacy_processes=LegacyProcesses(2, {}))
+    assert W.record_warnings(record, {}, None) == []
