@@ -71,11 +71,16 @@ def test_cli_run_writes_a_complete_record(tmp_path, capsys):
     assert "graph speedup" in capsys.readouterr().out
 
 
-def test_wrong_kernel_exits_1_through_the_cli(monkeypatch, capsys):
-    wrong = load_source().replace("out[i] = x[i] * y[i];", "out[i] = x[i] * y[i] + 1.0f;")
-    monkeypatch.setattr("graphbench.measure.session.load_kernels",
-                        lambda arch, source, plan: kernels_from(wrong))
-    assert main(["run", "--elements", "4096", "--iters", "10", "--rounds", "2"]) == 1
+@pytest.mark.parametrize("fresh", [False, True], ids=["in-process", "fresh-process"])
+def test_wrong_kernel_exits_1_through_the_cli(tmp_path, monkeypatch, capsys, fresh):
+    """Measured here or, once the process has used the GPU, in a fresh
+    process (graphbench.runner.measure_one): wrong results fail either way."""
+    wrong = tmp_path / "wrong.cu"
+    wrong.write_text(load_source().replace("out[i] = x[i] * y[i];",
+                                           "out[i] = x[i] * y[i] + 1.0f;"))
+    monkeypatch.setattr("graphbench.runner.fresh_process_needed", lambda device: fresh)
+    assert main(["run", "--kernel-source", str(wrong), "--elements", "4096", "--iters", "10",
+                 "--rounds", "2", "--no-progress"]) == 1
     err = capsys.readouterr().err
     assert "verification failed: individual" in err and "first bad index" in err
 
