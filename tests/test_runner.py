@@ -71,6 +71,32 @@ def test_the_device_asked_about_is_the_runs_own(monkeypatch, where):
     assert asked == [3] and where == [("here", None)]
 
 
+def fake_driver(initialised: bool, active: int):
+    from types import SimpleNamespace
+
+    ok, not_initialised = "SUCCESS", "NOT_INITIALIZED"
+
+    def get(index):
+        return (ok, f"handle {index}") if initialised else (not_initialised, None)
+
+    def state(handle):
+        assert handle == "handle 2"  # the device asked about, through its driver handle
+        return ok, 0, active
+
+    return SimpleNamespace(CUresult=SimpleNamespace(CUDA_SUCCESS=ok), cuDeviceGet=get,
+                           cuDevicePrimaryCtxGetState=state)
+
+
+@pytest.mark.parametrize("initialised, active, in_use", [
+    (True, 1, True), (True, 0, False), (False, 1, False)])
+def test_the_gpu_is_in_use_when_its_primary_context_is_active(monkeypatch, initialised, active,
+                                                              in_use):
+    import cuda.bindings
+
+    monkeypatch.setattr(cuda.bindings, "driver", fake_driver(initialised, active))
+    assert device.gpu_in_use(2) is in_use
+
+
 def test_without_a_driver_the_gpu_counts_as_unused():
     # this machine has no NVIDIA driver: the query fails, and fails as "not in use"
     assert device.gpu_in_use(0) is False

@@ -48,8 +48,12 @@ def gpu_in_use(index: int) -> bool:
     def active() -> bool:
         from cuda.bindings import driver
 
-        error, _flags, is_active = driver.cuDevicePrimaryCtxGetState(index)
-        return error == driver.CUresult.CUDA_SUCCESS and bool(is_active)
+        ok = driver.CUresult.CUDA_SUCCESS
+        error, handle = driver.cuDeviceGet(index)  # NOT_INITIALIZED: nothing ran here yet
+        if error != ok:
+            return False
+        error, _flags, is_active = driver.cuDevicePrimaryCtxGetState(handle)
+        return error == ok and bool(is_active)
 
     return bool(_probe(active))
 
