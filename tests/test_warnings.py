@@ -123,7 +123,7 @@ def test_other_processes_skipped_notes_and_missed_noise_target():
         skipped=("update: not enough device memory", "lifecycle: needs 3 GiB",
                  "floor: not for this pipeline"), stop_reason="time-budget")
     record = with_runs(record, run)
-    found = W.record_warnings(record, {}, 0.0234)
+    found = W.record_warnings(record, {})
     assert found[0] == W.Warning("other-processes", "device", "2 other process(es) use this GPU "
                                  "(pids 41, 42)", "run graphbench on an idle GPU")
     assert [(w.code, w.subject, w.message, w.remedy) for w in found[1:4]] == [
@@ -138,10 +138,10 @@ def test_other_processes_skipped_notes_and_missed_noise_target():
 
 def test_a_run_after_earlier_runs_in_its_process_is_warned_about_and_a_fresh_one_is_not():
     record = make_record(noise=0.001)
-    assert "earlier-runs" not in [w.code for w in W.record_warnings(record, {}, None)]
+    assert "earlier-runs" not in [w.code for w in W.record_warnings(record, {})]
     later = with_runs(record, dataclasses.replace(
         record.runs[0], environment=Environment(earlier_runs=2)))
-    found = [w for w in W.record_warnings(later, {}, None) if w.code == "earlier-runs"]
+    found = [w for w in W.record_warnings(later, {}) if w.code == "earlier-runs"]
     assert found == [W.Warning("earlier-runs", "run", "measured in a process that had run "
                                "graphbench 2 time(s) before: there the GPU-bound figures of "
                                "small kernels read up to 35% higher than in a fresh process",
@@ -149,25 +149,24 @@ def test_a_run_after_earlier_runs_in_its_process_is_warned_about_and_a_fresh_one
                                "measures in a fresh process")]
     # merged processes: one run measured after others is enough
     merged = with_runs(record, record.runs[0], later.runs[0])
-    assert [w.code for w in W.record_warnings(merged, {}, None)].count("earlier-runs") == 1
+    assert [w.code for w in W.record_warnings(merged, {})].count("earlier-runs") == 1
 
 
 def test_record_warnings_read_every_mode_and_the_records_iters():
     record = make_record(noise=0.001, iters=10)  # 14 us x 10: short rounds
-    found = W.record_warnings(record, {m: record.samples(m, "wall") for m in record.mode_names},
-                              None)
+    found = W.record_warnings(record, {m: record.samples(m, "wall") for m in record.mode_names})
     assert [(w.code, w.subject) for w in found] == [
         ("short-round", "individual"), ("short-round", "graph"), ("short-round", "fused")]
 
 
 def test_record_warnings_see_the_conditions_and_the_devices_maximum_clock():
     record = make_record(noise=0.001, info=device_info(sm_clock_max_mhz=3000))
-    found = W.record_warnings(record, {}, None)
+    found = W.record_warnings(record, {})
     assert [w.code for w in found] == ["clock-below-max"]  # the readings say 1980 MHz
     assert "below their 3000 MHz maximum" in found[0].message
     slow = replace_run(record, conditions=record.runs[0].conditions + (
         Condition(sm_clock_mhz=1000),))
-    assert [w.code for w in W.record_warnings(slow, {}, None)] == ["clock-drop",
+    assert [w.code for w in W.record_warnings(slow, {})] == ["clock-drop",
                                                                    "clock-below-max"]
 
 
@@ -175,7 +174,7 @@ def test_one_earlier_run_in_the_process_is_enough_to_warn():
     record = make_record(noise=0.001)
     second = with_runs(record, dataclasses.replace(
         record.runs[0], environment=Environment(earlier_runs=1)))
-    found = [w.message for w in W.record_warnings(second, {}, None) if w.code == "earlier-runs"]
+    found = [w.message for w in W.record_warnings(second, {}) if w.code == "earlier-runs"]
     assert found == ["measured in a process that had run graphbench 1 time(s) before: there the "
                      "GPU-bound figures of small kernels read up to 35% higher than in a fresh "
                      "process"]
@@ -186,4 +185,4 @@ def test_a_record_of_no_process_runs_draws_no_earlier_runs_warning():
     # accepts it): nothing says its runs came after others
     record = dataclasses.replace(make_record(noise=0.001), runs=(),
                                  legacy_processes=LegacyProcesses(2, {}))
-    assert W.record_warnings(record, {}, None) == []
+    assert W.record_warnings(record, {}) == []

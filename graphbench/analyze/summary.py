@@ -136,7 +136,7 @@ def _summarize_run(record: RunRecord) -> RunSummary:
         update=_summaries(UpdateSummary, record.extra_samples("graph_update")),
         breakdown=breakdowns(record, modes) if floor else {},
         cache=cache_state(working_set(record), record.device.l2_bytes, record.config.flush_l2),
-        warnings=tuple(record_warnings(record, walls, noise)), verified=record.verified,
+        warnings=tuple(record_warnings(record, walls)), verified=record.verified,
         unavailable=record.unavailable, busy_after_checks=after_checks(record, modes),
         node_costs=fit_node_costs(record.node_cost_samples()), host=host_summary(record),
         noise_drift=parts[1] if parts else None)

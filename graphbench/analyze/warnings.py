@@ -83,8 +83,7 @@ def probe_warnings(conditions: Sequence[Condition] | Columns,
     return found
 
 
-def record_warnings(record: RunRecord, walls: Mapping[str, Sequence[float]],
-                    noise: float | None) -> list[Warning]:
+def record_warnings(record: RunRecord, walls: Mapping[str, Sequence[float]]) -> list[Warning]:
     found = []
     for name, wall_us in walls.items():
         found += mode_warnings(name, wall_us, record.config.iters)
