@@ -298,3 +298,14 @@ def test_steadied_brings_rounds_to_the_median_of_the_readings_there_are():
     steady = np.asarray(steadied(list(raw), probes))
     assert np.array_equal(steady[~read], raw[~read])          # rounds without a reading as they are
     assert np.median(steady[read]) == pytest.approx(8.0 + 0.009 * np.median(p[read]), abs=0.02)
+
+
+def test_a_cpu_bound_figure_is_stated_at_the_reference_speed_only_where_every_round_was_read():
+    from graphbench.analyze.host_speed import at_reference_speed
+
+    assert at_reference_speed([12.0, 15.0], [600.0, 1000.0, 700.0]) == pytest.approx((12.0, 9.0))
+    assert at_reference_speed([12.0, 15.0], np.array([300.0, 1200.0])) == pytest.approx(
+        (24.0, 7.5))
+    for unread in ([600.0, None], [600.0, 0.0], [600.0], [600.0, -5.0]):
+        assert at_reference_speed([12.0, 15.0], unread) is None
+    assert at_reference_speed([], []) == ()

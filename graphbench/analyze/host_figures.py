@@ -12,9 +12,9 @@ from statistics import median
 
 import numpy as np
 
-from graphbench.analyze.host_speed import (REFERENCE_PROBE_US, Fit, HostStates, host_states,
-                                           mode_probe_array, moved_to, probe_array, steadied,
-                                           within_fit)
+from graphbench.analyze.host_speed import (REFERENCE_PROBE_US, Fit, HostStates,
+                                           at_reference_speed, host_states, mode_probe_array,
+                                           moved_to, probe_array, steadied, within_fit)
 from graphbench.analyze.launch_gate import Rounds, cpu_bound, over_probe, probe_kinds
 from graphbench.ladder import BASE_SUFFIX, BASELINE, HEADLINE
 from graphbench.record.columns import round_array
@@ -68,27 +68,22 @@ def stated_walls(record: RunRecord) -> tuple[dict[str, tuple[float, ...]], bool]
     mode at its process's own host speed."""
     if any(name + BASE_SUFFIX in record.mode_names for name in record.mode_names):
         return steady_walls(record), False
-    bound = [name for name in record.mode_names if probe_kinds(record) == {LAUNCH_PROBE}
-             and cpu_bound(record, name) and all(_read_throughout(run, name) for run in record.runs
-                                                 if name in run.modes)]
-    if not bound:
+    stated = {}
+    for name in record.mode_names:
+        if probe_kinds(record) == {LAUNCH_PROBE} and cpu_bound(record, name):
+            runs = [at_reference_speed(run.modes[name].wall_us, mode_probe_array(run, name))
+                    for run in record.runs if name in run.modes]
+            if all(values is not None for values in runs):
+                stated[name] = tuple(chain.from_iterable(runs))
+    if not stated:
         return steady_walls(record), False
 
-    def one(run, name):
-        wall = round_array(run.modes[name], "wall")
-        if name not in bound:
-            return wall
-        return wall / mode_probe_array(run, name)[:wall.size] * REFERENCE_PROBE_US
+    def as_measured(name):
+        return tuple(chain.from_iterable(run.modes[name].wall_us for run in record.runs
+                                         if name in run.modes))
 
-    return {name: tuple(chain.from_iterable(one(run, name).tolist() for run in record.runs
-                                            if name in run.modes))
+    return {name: stated[name] if name in stated else as_measured(name)
             for name in record.mode_names}, True
-
-
-def _read_throughout(run, name: str) -> bool:
-    rounds = len(run.modes[name].wall_us)
-    probes = mode_probe_array(run, name)
-    return probes.size >= rounds and bool(np.all(probes[:rounds] > 0))
 
 
 # how far beyond its two states' medians a run's fit may carry a figure, as a

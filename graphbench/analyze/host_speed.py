@@ -73,6 +73,17 @@ def mode_probes(run, mode: str) -> list[float | None]:
 _SET_PROBES, _PROBE_ARRAYS = "_set_probes", "_probe_arrays"
 
 
+def at_reference_speed(values: Sequence[float],
+                       probes: Sequence[float | None] | np.ndarray) -> tuple[float, ...] | None:
+    """A CPU-bound figure's rounds at the reference host speed: each over its
+    own probe reading, times REFERENCE_PROBE_US. None unless every round
+    has a reading (a round without one cannot be stated so)."""
+    readings = probe_array(probes)[:len(values)]
+    if readings.size < len(values) or not np.all(readings > 0):
+        return None
+    return tuple((np.asarray(values, dtype=float) / readings * REFERENCE_PROBE_US).tolist())
+
+
 def mode_probe_array(run, mode: str) -> np.ndarray:
     """mode_probes as a read-only array (probe_array), once per process and mode."""
     cache = run.__dict__.setdefault(_PROBE_ARRAYS, {})

@@ -31,7 +31,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from graphbench.analyze.host_speed import REFERENCE_PROBE_US, steadied
+from graphbench.analyze.host_speed import at_reference_speed, steadied
 from graphbench.analyze.intervals import MIN_ROUNDS, median_interval
 from graphbench.analyze.launch_gate import is_cpu_bound
 from graphbench.analyze.stats import paired_ratios
@@ -115,18 +115,14 @@ def stated_walls(walls: Mapping[str, Sequence[float]], probes: Probes,
     unit) over its probe readings at the reference host speed, the others
     as measured; where no mode is so stated, every mode at the run's own
     host speed, phases in."""
-    bound = [mode for mode, values in walls.items()
-             if busy and mode in busy and values and _read_throughout(probes, mode, len(values))
-             and is_cpu_bound(mode, busy[mode], float(np.median(values)))]
-    if not bound:
+    stated = {mode: at_reference_speed(values, (probes or {}).get(mode) or ())
+              for mode, values in walls.items()
+              if busy and mode in busy and values
+              and is_cpu_bound(mode, busy[mode], float(np.median(values)))}
+    stated = {mode: values for mode, values in stated.items() if values is not None}
+    if not stated:
         return at_run_speed(walls, probes), False
-    return {mode: [v / p * REFERENCE_PROBE_US for v, p in zip(values, probes[mode])]
-            if mode in bound else list(values) for mode, values in walls.items()}, True
-
-
-def _read_throughout(probes: Probes, mode: str, rounds: int) -> bool:
-    readings = (probes or {}).get(mode) or ()
-    return len(readings) >= rounds and all(p and p > 0 for p in readings[:rounds])
+    return {mode: list(stated.get(mode, values)) for mode, values in walls.items()}, True
 
 
 def headline_noise(walls: Mapping[str, Sequence[float]], probes: Probes = None,
