@@ -70,7 +70,8 @@ def measure(config: RunConfig, processes: int = 1, progress: Progress | None = N
     after one run's checks, a second run in the same process measured 10%
     more busy time at 2^20 elements on the H200 (see measure/benchmark.py),
     and its baseline's points ran fresh. It chooses its own iterations
-    (about 10 ms per round, as a sweep does)."""
+    (about 10 ms per round, as a sweep does), and measures only what the
+    gate reads there (graphbench.analyze.stopping.stop_rule; run_benchmark)."""
     from graphbench.analyze.merge import merge_runs
     from graphbench.measure.device import list_devices
     from graphbench.measure.processes import run_processes
@@ -79,7 +80,7 @@ def measure(config: RunConfig, processes: int = 1, progress: Progress | None = N
         list_devices()  # no usable GPU: a DeviceError, as in one process, not a child's failure
     record = measure_one(replace(config, gate_sizes=()), processes, progress, spec)
     points = tuple(merge_runs(run_processes(replace(config, elements=size, gate_sizes=(),
-                                                    iters=None), processes))
+                                                    iters=None, gate_point=True), processes))
                    for size in config.gate_sizes)
     return replace(record, gate_points=points) if points else record
 
@@ -115,15 +116,29 @@ def fresh_process_needed(device: int) -> bool:
     return sessions_opened() > 0 or gpu_in_use(device)
 
 
+def preload() -> None:
+    """Import what run_benchmark runs on, touching no GPU: a process started
+    ahead of its turn does its imports while another measures
+    (graphbench.measure.processes.Child)."""
+    import cupy  # noqa: F401 - the checks' reference; importing it opens no CUDA context
+
+    import graphbench.analyze.attribution  # noqa: F401
+    import graphbench.analyze.stopping  # noqa: F401
+    import graphbench.measure.benchmark  # noqa: F401
+    import graphbench.measure.session  # noqa: F401
+
+
 def run_benchmark(config: RunConfig, on_round: Callable | None = None,
-                  kernels: dict | None = None, spec=None) -> RunRecord:
+                  kernels: dict | None = None, spec=None,
+                  on_timed: Callable[[], object] | None = None) -> RunRecord:
     """Run `config` in this process, on its device, and return the record.
 
     `kernels` replaces the shipped kernels (tests use it to plant a wrong one);
-    `spec`, a pipeline object, replaces config.pipeline's file."""
+    `spec`, a pipeline object, replaces config.pipeline's file; `on_timed` is
+    called once the last figure the host times is taken (then only the checks
+    and the busy time after them, timed on the GPU, follow)."""
     import numpy as np
 
-    from graphbench.analyze.attribution import escape_checks
     from graphbench.analyze.stopping import stop_rule
     from graphbench.measure.benchmark import (busy_after_checks, calibrate_iters,
                                               measure_extras, process_run, run_record, sample,
@@ -132,7 +147,7 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
     from graphbench.measure.verify import all_passed
     from graphbench.pipeline.files import no_hard_exit
 
-    started = time.perf_counter()
+    started, timed = time.perf_counter(), on_timed or (lambda: None)
     with no_hard_exit("the pipeline"), Session(config, kernels, spec) as session:
         rng = np.random.default_rng(config.seed)
         session.pipeline.fill_random(rng)  # time on fresh random data, not the constants
@@ -141,18 +156,28 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
             session.config = replace(config, iters=calibrate_iters(session))
         sampling = sample(session, rng, on_round, stop_rule(session.config))
         extras, checks = measure_extras(session, sampling, rng)
+        if not config.attribute:
+            timed()
         checks = verify_modes(session, rng) + checks
         if all_passed(checks):
             extras = {**extras, "busy_after_checks": busy_after_checks(session)}
-        # last, after every timed figure; also after a failed check: a kernel
-        # that escaped capture is the likeliest cause of a wrong result
         if config.attribute:
-            trace = take_trace(session, fresh=fresh_trace(session, spec, kernels))
-            extras, checks = {**extras, "attribution": trace}, checks + escape_checks(trace)
+            extras, checks = traced(session, spec, kernels, extras, checks)
+            timed()
         if not all_passed(checks):  # no figures for wrong results; a trace shows the escape
             sampling, extras = None, {k: v for k, v in extras.items() if k == "attribution"}
         run = process_run(session, sampling, checks, extras, time.perf_counter() - started)
         return run_record(session, run)
+
+
+def traced(session, spec, kernels, extras: dict, checks: list) -> tuple[dict, list]:
+    """run --attribute's trace and its escape checks, last, after every timed
+    figure; also after a failed check: a kernel that escaped capture is the
+    likeliest cause of a wrong result."""
+    from graphbench.analyze.attribution import escape_checks
+
+    trace = take_trace(session, fresh=fresh_trace(session, spec, kernels))
+    return {**extras, "attribution": trace}, checks + escape_checks(trace)
 
 
 def fresh_trace(session, spec, kernels) -> bool:

@@ -128,3 +128,25 @@ def test_the_parent_process_is_not_another_gpu_user(monkeypatch):
     assert monitor.other_processes() == (4242,)
     monkeypatch.setattr(monitor, "_query", lambda fn: None, raising=False)
     assert monitor.other_processes() is None
+
+
+def test_gate_sizes_are_measured_as_gate_points_in_fresh_processes(monkeypatch, where):
+    used(monkeypatch, 0, False)
+    configs = []
+    monkeypatch.setattr("graphbench.measure.device.list_devices", lambda: [])
+    monkeypatch.setattr("graphbench.measure.processes.run_processes",
+                        lambda config, count, on_done=None:
+                        configs.append(config) or [make_record()] * count)
+    runner.measure(replace(CONFIG, gate_sizes=(2**20, 2**24)))
+    assert where == [("here", None)]  # the run itself, in this unused process
+    assert [(c.elements, c.gate_point, c.gate_sizes, c.iters) for c in configs] == [
+        (2**20, True, (), None), (2**24, True, (), None)]
+
+
+def test_a_gate_point_measures_no_extras():
+    from types import SimpleNamespace
+
+    from graphbench.measure.benchmark import GATE_POINT_SKIPS, measure_extras
+
+    point = SimpleNamespace(config=replace(CONFIG, gate_point=True))  # nothing else is touched
+    assert measure_extras(point, None, None) == ({"skipped": (GATE_POINT_SKIPS,)}, [])

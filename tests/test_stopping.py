@@ -1,12 +1,14 @@
 """graphbench.analyze.stopping: the stop rules and the noise they judge."""
 
 import math
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from graphbench.analyze.intervals import median_interval
+from graphbench.config import RunConfig
 from graphbench.analyze.host_speed import REFERENCE_PROBE_US, steadied
 from graphbench.analyze.stopping import (AB_MIN_ROUNDS, DRIFT_ALLOWANCE, FIXED, NOISE_TARGET,
                                          TIME_BUDGET, FixedRounds, NoiseTarget, drift,
@@ -114,6 +116,15 @@ def test_an_ab_run_samples_at_least_sixty_rounds():
         NoiseTarget(0.02, 75, 3.0)
     assert stop_rule(SimpleNamespace(**{**vars(config), "ab_source": None})) == \
         NoiseTarget(0.02, 10, 3.0)
+
+
+def test_a_gate_size_point_runs_its_least_rounds_unless_rounds_are_given():
+    # the gate reads only its GPU busy time there; the headline a target judges is host-bound
+    config = RunConfig(gate_point=True, min_rounds=25)
+    assert stop_rule(config) == FixedRounds(25)
+    assert stop_rule(replace(config, ab_source="base.cu")) == FixedRounds(AB_MIN_ROUNDS)
+    assert stop_rule(replace(config, rounds=40)) == FixedRounds(40)
+    assert stop_rule(replace(config, gate_point=False)) == NoiseTarget(0.01, 25, 3.0)
 
 
 def test_the_noise_target_is_met_at_equality():

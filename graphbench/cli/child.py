@@ -1,26 +1,41 @@
 """One process of `graphbench run --processes N`: read a RunConfig as JSON,
-run it, write the record. `python -m graphbench.cli.child CONFIG RECORD`."""
+run it, write the record.
+
+`python -m graphbench.cli.child CONFIG RECORD [GO_FD TIMED_FD]`: with the two
+descriptors (graphbench.measure.processes.Child), it imports what a run needs,
+waits for a byte on GO_FD before it touches the GPU (none: the parent gave up,
+and it exits), and writes a byte to TIMED_FD once its last timed figure is
+taken."""
 
 from __future__ import annotations
 
+import os
 import sys
 
-from graphbench.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, GraphbenchError
+from graphbench.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, GraphbenchError
 
 
 def main(argv: list[str]) -> int:
     from graphbench.cli import error_line
     from graphbench.config import RunConfig
-    from graphbench.runner import run_benchmark
+    from graphbench.measure.processes import TIMED
+    from graphbench.runner import preload, run_benchmark
     from graphbench.record.codec import decode, parse_json, write_record
     from graphbench.record.files import read_text
 
-    if len(argv) != 2:
-        print("usage: python -m graphbench.cli.child CONFIG.json RECORD.json", file=sys.stderr)
+    if len(argv) not in (2, 4):
+        print("usage: python -m graphbench.cli.child CONFIG.json RECORD.json [GO_FD TIMED_FD]",
+              file=sys.stderr)
         return EXIT_USAGE
+    go_fd, timed_fd = (int(argv[2]), int(argv[3])) if len(argv) == 4 else (None, None)
     try:
         config = decode(RunConfig, parse_json(read_text(argv[0]), argv[0]), "config")
-        record = run_benchmark(config)
+        if go_fd is not None:
+            preload()
+            if not os.read(go_fd, 1):
+                return EXIT_INTERRUPTED
+        record = run_benchmark(config, on_timed=(lambda: os.write(timed_fd, TIMED))
+                               if timed_fd is not None else None)
         write_record(argv[1], record)  # no summary block: the parent reads only the samples
     except GraphbenchError as exc:
         print(f"graphbench: error: {error_line(exc)}", file=sys.stderr)

@@ -100,6 +100,9 @@ class RunConfig:
                                commands=(RUN,))
     rtol: float = TOLERANCE
     atol: float = TOLERANCE
+    # set by the run, never by a flag: this is one of its --gate-sizes points, whose GPU busy
+    # time is all the gate reads there (graphbench.analyze.specs.default_specs)
+    gate_point: bool = False
     params: dict[str, str] = option(
         None, "--param", "param", "pass NAME=VALUE to the pipeline's pipeline(): a Python "
         "literal (256, 0.5, True, (4,8)) or a bare word, as text; repeatable (default: "

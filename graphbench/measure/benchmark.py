@@ -36,6 +36,9 @@ from graphbench.record.machine import LAUNCH_PROBE
 ROUND_TARGET_S = 0.01   # auto --iters: long against timer resolution, short against drift
 MIN_AUTO_ITERS, MAX_AUTO_ITERS = 10, 1000
 NOT_RUN = "not-run: verification failed"
+# a --gate-sizes point (RunConfig.gate_point) is timed for what the gate reads there
+GATE_POINT_SKIPS = ("launch floor, graph lifecycle, node costs and graph update not measured "
+                    "at a gate size: the gate reads only its GPU busy time there")
 
 
 def run_record(session: Session, run: ProcessRun) -> RunRecord:
@@ -237,7 +240,9 @@ def verify_modes(session: Session, rng) -> list[Check]:
 def measure_extras(session: Session, sampling: Sampling, rng) -> tuple[dict, list[Check]]:
     """Launch floor; each graph rung's lifecycle; with the graph rung of a
     kernels pipeline, capture and instantiate at several node counts and the
-    update costs, with the update's own checks."""
+    update costs, with the update's own checks. None at a gate size's point."""
+    if session.config.gate_point:
+        return {"skipped": (GATE_POINT_SKIPS,)}, []
     stream, pipeline = session.stream, session.pipeline
     skipped = not_measured(session)
     extras: dict = {"launch_floor": time_launch_floor(stream, session.kernels[EMPTY_KERNEL]),

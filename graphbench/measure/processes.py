@@ -7,6 +7,7 @@ it; nothing is rebuilt into command-line flags."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -20,28 +21,90 @@ from graphbench.record.codec import read_run, to_json
 from graphbench.record.model import RunRecord
 
 CHILD_MODULE = "graphbench.cli.child"
+TIMED = b"t"  # a child's word that its timed work is over
 
 
-def child_command(config_path: str, record_path: str) -> list[str]:
-    return [sys.executable, "-m", CHILD_MODULE, config_path, record_path]
+def child_command(config_path: str, record_path: str, go_fd: int | None = None,
+                  timed_fd: int | None = None) -> list[str]:
+    fds = [str(go_fd), str(timed_fd)] if go_fd is not None else []
+    return [sys.executable, "-m", CHILD_MODULE, config_path, record_path, *fds]
+
+
+class Child:
+    """One fresh process of the run, started ahead of its turn: it imports
+    graphbench and its libraries (CPU work, no CUDA) and waits to be told to
+    go. It says when its last timed figure is taken, so the next one can
+    import beside its checks (about a second a process on the H200, mostly
+    Python's start and imports) and never beside its timing."""
+
+    def __init__(self, folder: str, config: RunConfig, index: int):
+        self.index = index
+        self.record_path = Path(folder) / f"process{index}.json"
+        config_path = Path(folder) / f"config{index}.json"
+        config_path.write_text(json.dumps(to_json(config)), encoding="utf-8")
+        go_read, self._go = os.pipe()
+        self._timed, timed_write = os.pipe()
+        self._stderr = open(Path(folder) / f"stderr{index}.txt", "w+", encoding="utf-8")
+        try:
+            self.process = subprocess.Popen(
+                child_command(str(config_path), str(self.record_path), go_read, timed_write),
+                stdout=subprocess.DEVNULL, stderr=self._stderr, pass_fds=(go_read, timed_write))
+        finally:
+            os.close(go_read)
+            os.close(timed_write)
+
+    def go(self) -> None:
+        os.write(self._go, b"g")
+        os.close(self._go)
+        self._go = -1
+
+    def timed(self) -> bool:
+        """Wait until the process's timed work is over: True, or it ended first: False."""
+        return os.read(self._timed, 1) == TIMED
+
+    def finish(self) -> str | None:
+        """Wait for the process to end: None, or the last line it wrote to stderr."""
+        code = self.process.wait()
+        if code in (0, EXIT_FAILED):
+            return None
+        self._stderr.seek(0)
+        return (self._stderr.read().strip().splitlines() or ["no message"])[-1]
+
+    def close(self) -> None:
+        """End the process if it still runs (a child told nothing exits on its own)."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        for fd in (self._go, self._timed):
+            if fd >= 0:
+                os.close(fd)
+        self._go = self._timed = -1
+        self._stderr.close()
 
 
 def run_processes(config: RunConfig, count: int,
                   on_done: Callable[[int], None] | None = None) -> list[RunRecord]:
-    """Each process gets its own seed (fresh inputs) and writes its own record."""
-    records = []
+    """Each process gets its own seed (fresh inputs) and writes its own record.
+    One measures at a time; the next starts when the one before has taken its
+    last timed figure (Child)."""
+    records: list[RunRecord] = []
+    started: list[Child] = []
     with tempfile.TemporaryDirectory(prefix="graphbench-") as folder:
-        for index in range(count):
-            config_path = Path(folder) / f"config{index}.json"
-            record_path = Path(folder) / f"process{index}.json"
-            child = replace(config, seed=config.seed + index)
-            config_path.write_text(json.dumps(to_json(child)), encoding="utf-8")
-            result = subprocess.run(child_command(str(config_path), str(record_path)),
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            if result.returncode not in (0, EXIT_FAILED):
-                last = (result.stderr.strip().splitlines() or ["no message"])[-1]
-                raise GraphbenchError(f"process {index + 1} of {count} failed: {last}")
-            records.append(read_run(record_path))
-            if on_done:
-                on_done(index + 1)
+        try:
+            started.append(Child(folder, replace(config, seed=config.seed), 0))
+            for index in range(count):
+                child = started[index]
+                child.go()
+                if child.timed() and index + 1 < count:
+                    started.append(Child(folder, replace(config, seed=config.seed + index + 1),
+                                         index + 1))
+                failure = child.finish()
+                if failure:
+                    raise GraphbenchError(f"process {index + 1} of {count} failed: {failure}")
+                records.append(read_run(child.record_path))
+                if on_done:
+                    on_done(index + 1)
+        finally:
+            for child in started:
+                child.close()
     return records

@@ -1,0 +1,118 @@
+"""graphbench.measure.processes: fresh processes, one measuring at a time,
+the next started (importing) once the one before has taken its last timed
+figure. The children here are stand-ins that log what they do; no GPU."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from graphbench.config import RunConfig
+from graphbench.errors import EXIT_INTERRUPTED, GraphbenchError
+from graphbench.measure import processes
+from graphbench.record.codec import to_json, write_record
+from conftest import make_record
+
+STAND_IN = textwrap.dedent("""
+    import os, shutil, sys, time
+    config, record, go, timed = sys.argv[1:5]
+    index = int(config.rsplit("config", 1)[1].split(".")[0])
+    log, template, failing = sys.argv[5:8]
+
+    def say(what):
+        with open(log, "a") as out:
+            out.write(f"{what} {index} {os.getpid()}\\n")
+
+    say("spawned")
+    if not os.read(int(go), 1):
+        say("cancelled")
+        sys.exit(130)
+    say("go")
+    time.sleep(0.1)
+    say("timed")
+    os.write(int(timed), b"t")
+    time.sleep(0.5)  # the checks: the next process starts meanwhile
+    if str(index) == failing:
+        print("graphbench: error: boom", file=sys.stderr)
+        sys.exit(2)
+    shutil.copy(template, record)
+    say("exit")
+""")
+
+
+@pytest.fixture
+def stand_in(monkeypatch, tmp_path):
+    """Children that run STAND_IN; returns (log path, failing index setter)."""
+    script, log, template = tmp_path / "child.py", tmp_path / "log.txt", tmp_path / "run.json"
+    script.write_text(STAND_IN)
+    write_record(template, make_record())
+    failing = {"index": "-1"}
+
+    def command(config_path, record_path, go_fd=None, timed_fd=None):
+        return [sys.executable, str(script), config_path, record_path, str(go_fd),
+                str(timed_fd), str(log), str(template), failing["index"]]
+
+    monkeypatch.setattr(processes, "child_command", command)
+    return log, failing
+
+
+def events(log) -> list[tuple[str, int, int]]:
+    return [(what, int(index), int(pid)) for what, index, pid in
+            (line.split() for line in log.read_text().splitlines())]
+
+
+def at(log, what: str, index: int) -> int:
+    return next(i for i, (w, k, _) in enumerate(events(log)) if (w, k) == (what, index))
+
+
+def test_one_process_measures_at_a_time_and_the_next_imports_beside_its_checks(stand_in):
+    log, _ = stand_in
+    done = []
+    records = processes.run_processes(RunConfig(), 3, done.append)
+    assert len(records) == 3 and done == [1, 2, 3]
+    for index in (0, 1):
+        assert at(log, "go", index + 1) > at(log, "exit", index)  # never two measuring at once
+        assert at(log, "timed", index) < at(log, "spawned", index + 1) < at(log, "exit", index)
+
+
+def test_a_failed_process_stops_the_run_and_the_one_waiting_never_starts(stand_in):
+    log, failing = stand_in
+    failing["index"] = "1"
+    with pytest.raises(GraphbenchError, match="process 2 of 3 failed: graphbench: error: boom"):
+        processes.run_processes(RunConfig(), 3)
+    waiting = [pid for what, index, pid in events(log) if (what, index) == ("spawned", 2)]
+    assert waiting and not any(what == "go" and index == 2 for what, index, _ in events(log))
+    with pytest.raises(ProcessLookupError):  # killed and reaped, not left behind
+        os.kill(waiting[0], 0)
+
+
+def test_each_process_gets_its_own_seed(monkeypatch, stand_in):
+    seeds = []
+    started = processes.Child.__init__
+
+    def recording(self, folder, config, index):
+        seeds.append(config.seed)
+        started(self, folder, config, index)
+
+    monkeypatch.setattr(processes.Child, "__init__", recording)
+    processes.run_processes(RunConfig(seed=7), 3)
+    assert seeds == [7, 8, 9]
+
+
+def test_a_child_told_nothing_exits_without_measuring(tmp_path):
+    config, record = tmp_path / "config0.json", tmp_path / "process0.json"
+    config.write_text(__import__("json").dumps(to_json(RunConfig())))
+    go_read, go_write = os.pipe()
+    timed_read, timed_write = os.pipe()
+    child = subprocess.Popen(processes.child_command(str(config), str(record), go_read,
+                                                     timed_write),
+                             pass_fds=(go_read, timed_write), stderr=subprocess.PIPE)
+    for fd in (go_read, timed_write, go_write):
+        os.close(fd)  # the parent gives up before its turn
+    assert child.wait(timeout=60) == EXIT_INTERRUPTED
+    assert os.read(timed_read, 1) == b"" and not record.exists()
+    os.close(timed_read)
