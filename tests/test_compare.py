@@ -12,9 +12,10 @@ from scipy import stats
 from tests_helpers import scaled_busy, with_busy
 
 from graphbench.analyze import decide as decide_module
-from graphbench.analyze.compare import (DEVICE_SPREAD, Z_GATE, Z_POWER, between_processes,
+from graphbench.analyze.compare import (Z_GATE, Z_POWER, between_processes,
                                         compare_records, median_noise, shared_busy_note,
                                         verdict_on)
+from graphbench.analyze.gpu_spread import UNMEASURED, spread_of
 from graphbench.analyze.decide import (CHANGED, FASTER, INCOMPATIBLE, MISSING, NOT_GATEABLE, SAME,
                                        SLOWER, Change, decide, unjudgeable)
 from graphbench.analyze.merge import merge_runs
@@ -474,7 +475,7 @@ def test_a_known_systematic_error_joins_in_quadrature_with_normal_quantiles():
     one_sided = ((stats.t.ppf(0.95, 2) * wide) ** 2 + (1.6449 * 0.01) ** 2) ** 0.5
     assert known.detectable == pytest.approx(4 * one_sided, rel=1e-6)
     # another GPU and the systematic error add in quadrature too
-    both = between_processes(base, [(2.0,) * 5], True, systematic=0.01)
+    both = between_processes(base, [(2.0,) * 5], True, systematic=0.01, gpu_spread=0.0075)
     gpu = 2 ** 0.5 * 0.0075
     assert both.high - both.estimate == pytest.approx(
         ((stats.t.ppf(0.995, 2) * se) ** 2 + 2.5758 ** 2 * (0.01 ** 2 + gpu ** 2)) ** 0.5,
@@ -577,7 +578,7 @@ def test_identical_medians_still_have_the_resolution_floor():
 def test_another_physical_gpu_adds_the_device_spread_with_normal_quantiles():
     base = [(2.0,) * 5] * 3
     same = between_processes(base, [(2.0,) * 5], False)
-    other = between_processes(base, [(2.0,) * 5], True)
+    other = between_processes(base, [(2.0,) * 5], True, gpu_spread=0.0075)  # the H200's
     gpu = math.sqrt(2) * 0.0075
     assert other.high == pytest.approx(math.hypot(same.high, 2.5758 * gpu), rel=1e-9)
     se = same.high / stats.t.ppf(0.995, 2)
@@ -588,7 +589,7 @@ def test_another_physical_gpu_adds_the_device_spread_with_normal_quantiles():
     # two GPUs' spread alone detects 7%: not gateable at 5%, whatever the processes
     assert decide(other, 0.05)[0] == NOT_GATEABLE
     # a 1.3% difference between two H200s is within the noise: not slower at 10%
-    moved = between_processes(base, [(2.0 * 1.013,) * 5], True)
+    moved = between_processes(base, [(2.0 * 1.013,) * 5], True, gpu_spread=0.0075)
     assert moved.low < 0 and decide(moved, 0.10)[0] == SAME
     assert decide(between_processes(base, [(2.0 * 1.013,) * 5], False), 0.05)[0] == CHANGED
 
@@ -824,7 +825,7 @@ def test_between_processes_widens_detectable_and_the_bound_but_not_the_interval(
     assert plain.estimate == pytest.approx(np.mean(c) / np.mean(b) - 1, rel=1e-12)
     assert plain.scope == "between 4 baseline and 3 current process(es)"
     gpus = between_processes(base, cur, other_gpu=True)
-    gpu = math.sqrt(2) * DEVICE_SPREAD
+    gpu = math.sqrt(2) * UNMEASURED.busy  # a model not measured: the largest spread
     half2 = math.hypot(t_quantile(0.995, df) * se, Z_GATE * gpu)
     one_sided = math.hypot(t_quantile(0.95, df) * se * margin, Z_POWER * gpu)
     assert gpus.high - gpus.estimate == pytest.approx(half2, rel=1e-5)
@@ -968,6 +969,26 @@ def test_busy_time_slower_than_the_gpu_reference_on_another_gpu_fails():
     assert not ungated.gated and ungated.verdict == SLOWER
 
 
+@pytest.mark.parametrize("model, detects", [
+    ("NVIDIA H200", 0.0558),             # busy over the copy scatters 0.6% a GPU
+    ("NVIDIA H100 80GB HBM3", 0.0233),   # 0.25%: the copy follows busy's two groups
+    ("NVIDIA A100-SXM4-80GB", 0.0558)])  # not measured: the largest spread
+def test_busy_time_between_two_gpus_carries_the_spread_of_their_model(model, detects):
+    def on(gpu, busy_us, seed):
+        record = _on_gpu_with_reference(gpu, busy_us, 6.0, seed)
+        return dataclasses.replace(record, device=dataclasses.replace(record.device, name=model))
+
+    over_reference = compare_records(on("GPU-a", 3.0, 10), on("GPU-b", 3.18, 20),
+                                     [parse_spec("graph.busy:5%")]).verdicts[0]
+    assert over_reference.detectable == pytest.approx(detects, abs=5e-4)
+    # +6% at a 5% gate: slower on H100s, which detect 2.3%; the H200's 5.6% cannot gate 5%
+    assert over_reference.verdict == (SLOWER if detects < 0.05 else NOT_GATEABLE)
+    plain = [dataclasses.replace(_clocked(busy, 1980.0, seed), device=device_info(
+        name=model, uuid=gpu)) for busy, seed, gpu in ((3.0, 10, "GPU-a"), (3.18, 20, "GPU-b"))]
+    busy = compare_records(*plain, [parse_spec("graph.busy:5%")]).verdicts[0]
+    assert busy.detectable == pytest.approx(6.58 * 2 ** 0.5 * spread_of(model).busy, rel=0.02)
+
+
 def test_the_gpu_reference_judges_busy_time_from_three_sets_a_process():
     """Three sets of readings in every process are enough to judge over the reference;
     with two the busy times are judged as they are (and too few to gate)."""
@@ -1030,7 +1051,7 @@ def test_a_known_error_that_alone_detects_the_threshold_needs_no_count_of_proces
     for threshold in (floor, 0.05):
         assert known(threshold) == ("no number of processes can make it gateable: its known "
                                     "systematic error alone detects 6.6%")
-    gpus = between_processes(base, [(2.0,) * 5], True).advice
+    gpus = between_processes(base, [(2.0,) * 5], True, gpu_spread=0.0075).advice
     assert gpus(0.05) == ("no number of processes can make it gateable: the spread between two "
                           "physical GPUs alone detects 7.0% (compare on the baseline's GPU)")
 

@@ -27,6 +27,7 @@ from conftest import device_info, make_record
 from graphbench.analyze.ab import compare_ab
 from graphbench.analyze.compare import compare_records
 from graphbench.analyze.decide import CHANGED, NOT_GATEABLE, SLOWER
+from graphbench.analyze.gpu_spread import spread_of
 from graphbench.analyze.specs import parse_spec
 from graphbench.record.model import BusyReading, Condition, ModeSamples
 
@@ -40,24 +41,28 @@ AB_TEMPLATE = dataclasses.replace(
 TICK_US = 0.5  # a CUDA event's resolution, per round
 
 
-def run_of(series, seed: int, busy: bool):
-    """One process: `series` as its wall times, or as its busy readings."""
+def run_of(series, seed: int, busy: bool, stream_us: float | None = None):
+    """One process: `series` as its wall times, or as its busy readings, each
+    beside a reading of the GPU reference's stream copy where stream_us is given."""
     values = tuple(float(v) for v in series)
     template = TEMPLATE.runs[0]
     samples = ModeSamples(values, values, values, "stages")
     modes = {"individual": samples, "graph": samples}
     conditions = template.conditions
     if busy:
+        reference = {"stream": BusyReading(stream_us, 100.0, True, 1980.0)} if stream_us else {}
         conditions = tuple(Condition(sm_clock_mhz=1980, host_probe_us=300.0,
-                                     busy={"stages": BusyReading(v, 100.0, True, 1980.0)})
+                                     busy={"stages": BusyReading(v, 100.0, True, 1980.0)},
+                                     reference=reference)
                            for v in values)
     return dataclasses.replace(template, seed=seed, rounds=len(values), modes=modes,
                                conditions=conditions)
 
 
-def record_of(processes, busy=False, uuid="GPU-00000000-test"):
-    runs = tuple(run_of(p, i, busy) for i, p in enumerate(processes))
-    return dataclasses.replace(TEMPLATE, runs=runs, device=device_info(uuid=uuid))
+def record_of(processes, busy=False, uuid="GPU-00000000-test", model="NVIDIA H200",
+              stream_us=None):
+    runs = tuple(run_of(p, i, busy, stream_us) for i, p in enumerate(processes))
+    return dataclasses.replace(TEMPLATE, runs=runs, device=device_info(model, uuid=uuid))
 
 
 def ab_of(base, candidate):
@@ -94,6 +99,7 @@ class Stored:
     current_processes: int = 1
     current_rounds: int | None = None
     other_gpu: bool = False  # the current ran on another GPU, offset by the spread between GPUs
+    model: str = ""          # with other_gpu: both read the GPU reference, on GPUs of this model
     tick: float = 0.0        # relative resolution of a reading
     bursts: float = 0.0      # rate of rounds starting a burst of 3x outliers
     least_gateable: float = 0.9  # the noise is well inside T: this many are gateable
@@ -110,13 +116,17 @@ def stored_process(rng, s: Stored, level: float, rounds: int):
 def stored_verdict(rng, s: Stored, change: float) -> str:
     busy = s.other_gpu or s.tick > 0
     base = record_of([stored_process(rng, s, 10.0, s.rounds) for _ in range(s.base_processes)],
-                     busy)
-    # each GPU of the model sits off the model's mean by the spread between GPUs
-    gpu = 1 + (0.0075 * math.sqrt(2) * rng.standard_normal() if s.other_gpu else 0.0)
+                     busy, model=s.model or "NVIDIA H200", stream_us=4.0 if s.model else None)
+    # each GPU of the model sits off the model's mean by the spread between GPUs; over the
+    # reference's copy, which moves with the GPU, by the smaller spread of that ratio
+    spread = spread_of(s.model or "NVIDIA H200")
+    gpu = 1 + (spread.busy * math.sqrt(2) * rng.standard_normal() if s.other_gpu else 0.0)
+    copy = gpu * (1 + spread.reference * math.sqrt(2) * rng.standard_normal())
     level = 10.0 * (1 + change) * gpu
     current = record_of([stored_process(rng, s, level, s.current_rounds or s.rounds)
                          for _ in range(s.current_processes)], busy,
-                        uuid="GPU-11111111-other" if s.other_gpu else "GPU-00000000-test")
+                        uuid="GPU-11111111-other" if s.other_gpu else "GPU-00000000-test",
+                        model=s.model or "NVIDIA H200", stream_us=4.0 * copy if s.model else None)
     spec = parse_spec(f"graph.{'busy' if busy else 'wall'}:{s.threshold:.0%}")
     return compare_records(base, current, [spec]).verdicts[0].verdict
 
@@ -126,6 +136,10 @@ STORED = {  # least_gateable: the true noise is well inside what the threshold a
     "AR(1) 0.5": Stored(0.05, between=0.002, rho=0.5),
     "AR(1) 0.9": Stored(0.10, within=0.005, between=0.002, rho=0.9),
     "two physical GPUs": Stored(0.10, other_gpu=True),
+    # the pair detects 2.3% and more (the spread alone, then the processes' own noise)
+    "two physical H100s over the GPU reference": Stored(0.03, other_gpu=True,
+                                                        model="NVIDIA H100 80GB HBM3",
+                                                        least_gateable=0.8),
     "timer ticks": Stored(0.10, within=0.0005, tick=0.005),
     "1% outlier bursts": Stored(0.10, within=0.005, rho=0.5, bursts=0.01),
     "3-round current": Stored(0.05, current_rounds=3),

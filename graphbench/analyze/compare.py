@@ -11,8 +11,8 @@ placement, the GPU's state). Each side's process medians give the change and its
   significant and a noisy current process is not trusted as a quiet one; Student's t with the
   pooled degrees of freedom;
 - known systematic errors are added in quadrature with normal quantiles: when the two records
-  ran on different physical GPUs, the spread of GPU time between GPUs of one model
-  (DEVICE_SPREAD, measured on the H200), and whatever the caller passes as `systematic`;
+  ran on different physical GPUs, the spread of GPU time between GPUs of their model
+  (graphbench.analyze.gpu_spread), and whatever the caller passes as `systematic`;
 - a baseline of fewer than MIN_PROCESSES processes cannot estimate the between-process spread,
   and a current process of fewer than MIN_CURRENT_ROUNDS rounds has a median noisier than any
   measure of its own: not gateable.
@@ -30,6 +30,7 @@ import numpy as np
 
 from graphbench.analyze.context import (config_mismatch, device_notes, difference_notes,
                                         measured_clock, same_hardware, same_physical_gpu)
+from graphbench.analyze.gpu_spread import UNMEASURED, Spread, spread_of
 from graphbench.analyze.host_gate import gate_values, is_host_bound
 from graphbench.analyze.decide import (BOUND_LEVEL, GATE_LEVEL, MISSING, NOT_GATEABLE, POWER,
                                        RESOLUTION, Z_BOUND, Z_POWER, Change, INCOMPATIBLE,
@@ -44,16 +45,6 @@ from graphbench.record.model import Comparison, RunRecord, Verdict
 # figure of that process can measure: identical code read from 1-2 round
 # currents was judged slower 5.3% of the time in simulation.
 MIN_CURRENT_ROUNDS = 3
-# Busy time of the same code on two physical H200s differed by up to 1.3% at
-# 2^24 elements (and 0.2-1.2% between five others in committed records):
-# a relative sd of 0.75% per GPU, so 1.06% for the difference of two.
-DEVICE_SPREAD = 0.0075
-# Busy time over the GPU reference's stream copy, one physical H200 against another, at 2^24
-# elements: five GPUs read 2.4862, 2.4868, 2.4905, 2.4965 and 2.5224 (the last GPU's busy time
-# was 1.4% above the others', its copy only 0.4%): a relative sd of 0.6% per GPU, hardly below
-# busy time's own 0.63% over the same five. The copy does not yet follow the pipeline's mix of
-# two reads and a write between parts (results/gpu_reference/).
-REFERENCE_SPREAD = 0.006
 Z_GATE = 2.5758  # the normal quantile at (1 + GATE_LEVEL) / 2
 CLOCK_AGREEMENT = 0.01
 MAX_PROCESSES = 64  # the most processes a note suggests
@@ -89,10 +80,10 @@ def median_noise(values) -> float:
 
 def between_processes(base: list[tuple[float, ...]], cur: list[tuple[float, ...]],
                       other_gpu: bool, systematic: float = 0.0,
-                      medians_only: bool = False) -> Change:
+                      medians_only: bool = False, gpu_spread: float = UNMEASURED.busy) -> Change:
     """The relative change between process medians, as the module docstring says.
-    systematic: the relative sd of a known systematic error of this pair, added
-    in quadrature with normal quantiles as the spread between GPUs is.
+    systematic: the relative sd of a known systematic error of this pair, added in
+    quadrature with normal quantiles as gpu_spread (per GPU) is when other_gpu.
     medians_only: each current value is already a process's median (a
     version-1 record), so the rounds' count says nothing."""
     if len(base) < MIN_PROCESSES:
@@ -118,7 +109,7 @@ def between_processes(base: list[tuple[float, ...]], cur: list[tuple[float, ...]
     se = math.sqrt(per_process[0] / len(b) + per_process[1] / len(c))
     # the spread between GPUs is known from earlier measurements, not estimated
     # from these few processes: normal quantiles for it, Student's t for the rest
-    known = math.hypot(math.sqrt(2) * DEVICE_SPREAD if other_gpu else 0.0, systematic)
+    known = math.hypot(math.sqrt(2) * gpu_spread if other_gpu else 0.0, systematic)
     estimate = c_mean / b_mean - 1
     half = math.hypot(t_quantile(0.5 + GATE_LEVEL / 2, df) * se, Z_GATE * known)
     widths = _widths(se, df, known)
@@ -169,13 +160,15 @@ class Pair:
 
     same_model: bool   # same device model and driver: times are gated
     other_gpu: bool    # different physical GPUs: their spread joins the noise
+    spread: Spread     # that spread, for the baseline's model
 
 
 def compare_records(baseline: RunRecord, current: RunRecord,
                     specs: list[FailSpec] | None = None) -> Comparison:
     specs = check_specs(specs) if specs else default_specs(baseline)
     mismatch = config_mismatch(baseline, current)
-    context = Pair(same_hardware(baseline, current), not same_physical_gpu(baseline, current))
+    context = Pair(same_hardware(baseline, current), not same_physical_gpu(baseline, current),
+                   spread_of(baseline.device.name))
     notes = difference_notes(baseline, current) + device_notes(baseline, current)
     if baseline.process_count < MIN_PROCESSES:
         notes.append(f"the baseline has {baseline.process_count} process(es): nothing can be "
@@ -213,10 +206,13 @@ def verdict_for(spec: FailSpec, baseline: RunRecord, current: RunRecord, mismatc
             base, cur, False, systematic=host.systematic, medians_only=medians_only)
         verdict = verdict_on(spec, change, base, cur, gated)
     elif field == "busy" and context.other_gpu and _relative(base_point, cur_point, spec.metric):
-        verdict = relative_verdict(spec, base_point, cur_point, base, cur, gated)
+        verdict = relative_verdict(spec, base_point, cur_point, base, cur, gated,
+                                   context.spread.reference)
     else:
         verdict = verdict_on(spec, between_processes(base, cur, context.other_gpu,
-                                                     medians_only=medians_only), base, cur, gated)
+                                                     medians_only=medians_only,
+                                                     gpu_spread=context.spread.busy),
+                             base, cur, gated)
     verdict = with_note(verdict, note)
     if not context.same_model and spec.gated:
         verdict = with_note(verdict, "different hardware: shown, not gated")
@@ -242,15 +238,15 @@ def _relative(base_point: RunRecord, cur_point: RunRecord, metric: str) -> bool:
 
 
 def relative_verdict(spec: FailSpec, base_point: RunRecord, cur_point: RunRecord, base, cur,
-                     gated: bool) -> Verdict:
+                     gated: bool, spread: float) -> Verdict:
     """Busy time between two physical GPUs, judged over each set's reading of
     the GPU reference (graphbench.measure.reference): the reference moves
     with the GPU, not with the code, so what remains of the spread between
-    GPUs is REFERENCE_SPREAD, not DEVICE_SPREAD. The verdict shows the busy
-    times themselves."""
+    GPUs is `spread`, that of busy over the reference (Spread.reference), not
+    of busy itself. The verdict shows the busy times themselves."""
     metric = spec.metric.replace(".busy", ".relbusy")
     rb, rc = process_values(base_point, metric), process_values(cur_point, metric)
-    change = between_processes(rb, rc, False, systematic=math.sqrt(2) * REFERENCE_SPREAD,
+    change = between_processes(rb, rc, False, systematic=math.sqrt(2) * spread,
                                medians_only=cur_point.legacy_processes is not None)
     verdict = verdict_on(replace(spec, metric=metric), change, rb, rc, gated)
     b = float(np.median([x for v in base for x in v]))
@@ -284,8 +280,8 @@ def cycles_check(spec: FailSpec, verdict: Verdict, base_point: RunRecord,
     metric = spec.metric.replace(".busy", ".cycles")
     base, cur = process_values(base_point, metric), process_values(cur_point, metric)
     in_cycles = verdict_on(replace(spec, metric=metric), between_processes(
-        base, cur, context.other_gpu, medians_only=cur_point.legacy_processes is not None),
-        base, cur, verdict.gated)
+        base, cur, context.other_gpu, medians_only=cur_point.legacy_processes is not None,
+        gpu_spread=context.spread.busy), base, cur, verdict.gated)
     if in_cycles.verdict == verdict.verdict:
         return verdict
     return with_note(replace(verdict, verdict=NOT_GATEABLE, note=(
