@@ -71,18 +71,23 @@ def measure(config: RunConfig, processes: int = 1, progress: Progress | None = N
     more busy time at 2^20 elements on the H200 (see measure/benchmark.py),
     and its baseline's points ran fresh. It chooses its own iterations
     (about 10 ms per round, as a sweep does), and measures only what the
-    gate reads there (graphbench.analyze.stopping.stop_rule; run_benchmark)."""
-    from graphbench.analyze.merge import merge_runs
+    gate reads there (graphbench.analyze.stopping.stop_rule; run_benchmark).
+    Fresh processes of the run and of its points run as one queue
+    (graphbench.measure.processes.run_sets)."""
     from graphbench.measure.device import list_devices
-    from graphbench.measure.processes import run_processes
 
     if processes > 1 or config.gate_sizes:
         list_devices()  # no usable GPU: a DeviceError, as in one process, not a child's failure
-    record = measure_one(replace(config, gate_sizes=()), processes, progress, spec)
-    points = tuple(merge_runs(run_processes(replace(config, elements=size, gate_sizes=(),
-                                                    iters=None, gate_point=True), processes))
-                   for size in config.gate_sizes)
-    return replace(record, gate_points=points) if points else record
+    main = replace(config, gate_sizes=())
+    if not config.gate_sizes:
+        return measure_one(main, processes, progress, spec)
+    points = [replace(config, elements=size, gate_sizes=(), iters=None, gate_point=True)
+              for size in config.gate_sizes]
+    if processes == 1 and not fresh_process_needed(config.device):
+        record, merged = measure_one(main, 1, progress), fresh_sets(points, processes, progress)
+    else:
+        record, *merged = fresh_sets([main, *points], processes, progress)
+    return replace(record, gate_points=tuple(merged))
 
 
 def measure_one(config: RunConfig, processes: int = 1, progress: Progress | None = None,
@@ -96,16 +101,23 @@ def measure_one(config: RunConfig, processes: int = 1, progress: Progress | None
     and the API's later calls were all such runs. A pipeline object, which
     no other process can rebuild, still runs here; its record counts the
     runs before it (Environment.earlier_runs) and its report warns."""
-    from graphbench.analyze.merge import merge_runs
-    from graphbench.measure.processes import run_processes
-
     shown = progress or (lambda total, unit: nullcontext(None))
     if processes == 1 and not (spec is None and fresh_process_needed(config.device)):
         with shown(config.rounds, "rounds") as on_round:
             return run_benchmark(config, on_round=on_round, spec=spec)
-    with shown(processes, "processes") as on_done:
+    return fresh_sets([config], processes, progress)[0]
+
+
+def fresh_sets(configs: list[RunConfig], processes: int,
+               progress: Progress | None = None) -> list[RunRecord]:
+    """Each config in `processes` fresh processes, merged: one record a config."""
+    from graphbench.analyze.merge import merge_runs
+    from graphbench.measure.processes import run_sets
+
+    shown = progress or (lambda total, unit: nullcontext(None))
+    with shown(len(configs) * processes, "processes") as on_done:
         done = (lambda count: on_done(count, None)) if on_done else None
-        return merge_runs(run_processes(config, processes, done))
+        return [merge_runs(records) for records in run_sets(configs, processes, done)]
 
 
 def fresh_process_needed(device: int) -> bool:

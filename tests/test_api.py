@@ -60,7 +60,7 @@ def test_without_a_gpu_fresh_processes_raise_device_error_before_they_start(monk
         raise AssertionError("a fresh process was started")
 
     monkeypatch.setattr("graphbench.measure.device.list_devices", no_gpu)
-    monkeypatch.setattr("graphbench.measure.processes.run_processes", started)
+    monkeypatch.setattr("graphbench.measure.processes.run_sets", started)
     with pytest.raises(DeviceError, match="no NVIDIA driver"):
         graphbench.run(processes=3)
     with pytest.raises(DeviceError, match="no NVIDIA driver"):

@@ -18,7 +18,7 @@ from graphbench.record.codec import to_json, write_record
 from conftest import make_record
 
 STAND_IN = textwrap.dedent("""
-    import os, shutil, sys, time
+    import json, os, sys, time
     config, record, go, timed = sys.argv[1:5]
     index = int(config.rsplit("config", 1)[1].split(".")[0])
     log, template, failing = sys.argv[5:8]
@@ -39,7 +39,9 @@ STAND_IN = textwrap.dedent("""
     if str(index) == failing:
         print("graphbench: error: boom", file=sys.stderr)
         sys.exit(2)
-    shutil.copy(template, record)
+    document = json.load(open(template))
+    document["runs"][0]["seed"] = index  # which process wrote it
+    json.dump(document, open(record, "w"))
     say("exit")
 """)
 
@@ -72,7 +74,7 @@ def at(log, what: str, index: int) -> int:
 def test_one_process_measures_at_a_time_and_the_next_imports_beside_its_checks(stand_in):
     log, _ = stand_in
     done = []
-    records = processes.run_processes(RunConfig(), 3, done.append)
+    (records,) = processes.run_sets([RunConfig()], 3, done.append)
     assert len(records) == 3 and done == [1, 2, 3]
     for index in (0, 1):
         assert at(log, "go", index + 1) > at(log, "exit", index)  # never two measuring at once
@@ -83,7 +85,7 @@ def test_a_failed_process_stops_the_run_and_the_one_waiting_never_starts(stand_i
     log, failing = stand_in
     failing["index"] = "1"
     with pytest.raises(GraphbenchError, match="process 2 of 3 failed: graphbench: error: boom"):
-        processes.run_processes(RunConfig(), 3)
+        processes.run_sets([RunConfig()], 3)
     waiting = [pid for what, index, pid in events(log) if (what, index) == ("spawned", 2)]
     assert waiting and not any(what == "go" and index == 2 for what, index, _ in events(log))
     with pytest.raises(ProcessLookupError):  # killed and reaped, not left behind
@@ -99,8 +101,16 @@ def test_each_process_gets_its_own_seed(monkeypatch, stand_in):
         started(self, folder, config, index)
 
     monkeypatch.setattr(processes.Child, "__init__", recording)
-    processes.run_processes(RunConfig(seed=7), 3)
-    assert seeds == [7, 8, 9]
+    processes.run_sets([RunConfig(seed=7), RunConfig(seed=0)], 2)
+    assert seeds == [7, 8, 0, 1]
+
+
+def test_several_configs_run_as_one_queue_and_come_back_by_config(stand_in):
+    log, _ = stand_in
+    sets = processes.run_sets([RunConfig(), RunConfig(elements=2**20)], 2)
+    assert [[r.runs[0].seed for r in records] for records in sets] == [[0, 1], [2, 3]]
+    # the first of the second config starts importing beside the last of the first's checks
+    assert at(log, "timed", 1) < at(log, "spawned", 2) < at(log, "exit", 1) < at(log, "go", 2)
 
 
 def test_a_child_told_nothing_exits_without_measuring(tmp_path):

@@ -25,9 +25,9 @@ def where(monkeypatch):
     taken = []
     monkeypatch.setattr(runner, "run_benchmark", lambda config, on_round=None, spec=None:
                         taken.append(("here", spec)) or make_record())
-    monkeypatch.setattr("graphbench.measure.processes.run_processes",
-                        lambda config, count, on_done=None:
-                        taken.append(("fresh", count)) or [make_record()] * count)
+    monkeypatch.setattr("graphbench.measure.processes.run_sets",
+                        lambda configs, count, on_done=None:
+                        taken.append(("fresh", count)) or [[make_record()] * count] * len(configs))
     return taken
 
 
@@ -130,17 +130,27 @@ def test_the_parent_process_is_not_another_gpu_user(monkeypatch):
     assert monitor.other_processes() is None
 
 
-def test_gate_sizes_are_measured_as_gate_points_in_fresh_processes(monkeypatch, where):
-    used(monkeypatch, 0, False)
-    configs = []
+@pytest.mark.parametrize("processes, in_use, queued", [
+    (1, False, [(2**20, True), (2**24, True)]),  # the run itself here, in this unused process
+    (1, True, [(4096, False), (2**20, True), (2**24, True)]),
+    (5, False, [(4096, False), (2**20, True), (2**24, True)])])
+def test_gate_sizes_are_gate_points_queued_with_the_runs_fresh_processes(
+        monkeypatch, where, processes, in_use, queued):
+    used(monkeypatch, 0, in_use)
+    sets = []
     monkeypatch.setattr("graphbench.measure.device.list_devices", lambda: [])
-    monkeypatch.setattr("graphbench.measure.processes.run_processes",
-                        lambda config, count, on_done=None:
-                        configs.append(config) or [make_record()] * count)
-    runner.measure(replace(CONFIG, gate_sizes=(2**20, 2**24)))
-    assert where == [("here", None)]  # the run itself, in this unused process
-    assert [(c.elements, c.gate_point, c.gate_sizes, c.iters) for c in configs] == [
-        (2**20, True, (), None), (2**24, True, (), None)]
+    monkeypatch.setattr("graphbench.measure.processes.run_sets",
+                        lambda configs, count, on_done=None: sets.append((configs, count))
+                        or [[make_record(seed=k)] * count for k in range(len(configs))])
+    record = runner.measure(replace(CONFIG, gate_sizes=(2**20, 2**24)), processes)
+    ((configs, count),) = sets  # one queue of fresh processes
+    assert count == processes
+    assert [(c.elements, c.gate_point) for c in configs] == queued
+    assert all(c.gate_sizes == () for c in configs)
+    assert all(c.iters is None for c in configs if c.gate_point)
+    assert where == ([("here", None)] if len(queued) == 2 else [])
+    assert len(record.gate_points) == 2
+    assert [p.runs[0].seed for p in record.gate_points] == [len(queued) - 2, len(queued) - 1]
 
 
 def test_a_gate_point_measures_no_extras():

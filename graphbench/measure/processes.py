@@ -13,7 +13,7 @@ import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from graphbench.config import RunConfig
 from graphbench.errors import EXIT_FAILED, GraphbenchError
@@ -82,29 +82,32 @@ class Child:
         self._stderr.close()
 
 
-def run_processes(config: RunConfig, count: int,
-                  on_done: Callable[[int], None] | None = None) -> list[RunRecord]:
-    """Each process gets its own seed (fresh inputs) and writes its own record.
-    One measures at a time; the next starts when the one before has taken its
-    last timed figure (Child)."""
+def run_sets(configs: Sequence[RunConfig], count: int,
+             on_done: Callable[[int], None] | None = None) -> list[list[RunRecord]]:
+    """Each config in `count` fresh processes, the records by config. Each
+    process gets its own seed (fresh inputs) and writes its own record. One
+    measures at a time; the next, of the same config or the next one, starts
+    when the one before has taken its last timed figure (Child)."""
+    queue = [replace(config, seed=config.seed + index)
+             for config in configs for index in range(count)]
     records: list[RunRecord] = []
     started: list[Child] = []
     with tempfile.TemporaryDirectory(prefix="graphbench-") as folder:
         try:
-            started.append(Child(folder, replace(config, seed=config.seed), 0))
-            for index in range(count):
+            started.append(Child(folder, queue[0], 0))
+            for index in range(len(queue)):
                 child = started[index]
                 child.go()
-                if child.timed() and index + 1 < count:
-                    started.append(Child(folder, replace(config, seed=config.seed + index + 1),
-                                         index + 1))
+                if child.timed() and index + 1 < len(queue):
+                    started.append(Child(folder, queue[index + 1], index + 1))
                 failure = child.finish()
                 if failure:
-                    raise GraphbenchError(f"process {index + 1} of {count} failed: {failure}")
+                    raise GraphbenchError(f"process {index + 1} of {len(queue)} failed: "
+                                          f"{failure}")
                 records.append(read_run(child.record_path))
                 if on_done:
                     on_done(index + 1)
         finally:
             for child in started:
                 child.close()
-    return records
+    return [records[k * count:(k + 1) * count] for k in range(len(configs))]
