@@ -84,7 +84,7 @@ def measure(config: RunConfig, processes: int = 1, progress: Progress | None = N
     points = [replace(config, elements=size, gate_sizes=(), iters=None, gate_point=True)
               for size in config.gate_sizes]
     if processes == 1 and not fresh_process_needed(config.device):
-        record, merged = measure_one(main, 1, progress), fresh_sets(points, processes, progress)
+        record, merged = measure_one(main, 1, progress, spec), fresh_sets(points, 1, progress)
     else:
         record, *merged = fresh_sets([main, *points], processes, progress)
     return replace(record, gate_points=tuple(merged))

@@ -126,3 +126,17 @@ def test_a_child_told_nothing_exits_without_measuring(tmp_path):
     assert child.wait(timeout=60) == EXIT_INTERRUPTED
     assert os.read(timed_read, 1) == b"" and not record.exists()
     os.close(timed_read)
+
+
+def test_a_process_that_never_says_its_timing_is_over_is_followed_all_the_same(
+        monkeypatch, stand_in):
+    log, _ = stand_in
+    def never_said(self):
+        self.process.wait()  # it ended without a word (as a child that failed would)
+        return False
+
+    monkeypatch.setattr(processes.Child, "timed", never_said)
+    sets = processes.run_sets([RunConfig()], 3)
+    assert [r.runs[0].seed for r in sets[0]] == [0, 1, 2]
+    for index in (0, 1):  # each started only once the one before had ended
+        assert at(log, "exit", index) < at(log, "spawned", index + 1)

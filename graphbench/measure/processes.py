@@ -34,11 +34,10 @@ class Child:
     """One fresh process of the run, started ahead of its turn: it imports
     graphbench and its libraries (CPU work, no CUDA) and waits to be told to
     go. It says when its last timed figure is taken, so the next one can
-    import beside its checks (about a second a process on the H200, mostly
-    Python's start and imports) and never beside its timing."""
+    import beside its checks (Python's start and imports: about a second
+    under cProfile on an H100) and never beside its timing."""
 
     def __init__(self, folder: str, config: RunConfig, index: int):
-        self.index = index
         self.record_path = Path(folder) / f"process{index}.json"
         config_path = Path(folder) / f"config{index}.json"
         config_path.write_text(json.dumps(to_json(config)), encoding="utf-8")
@@ -94,8 +93,9 @@ def run_sets(configs: Sequence[RunConfig], count: int,
     started: list[Child] = []
     with tempfile.TemporaryDirectory(prefix="graphbench-") as folder:
         try:
-            started.append(Child(folder, queue[0], 0))
             for index in range(len(queue)):
+                if len(started) == index:  # not started ahead: the one before never said
+                    started.append(Child(folder, queue[index], index))
                 child = started[index]
                 child.go()
                 if child.timed() and index + 1 < len(queue):
