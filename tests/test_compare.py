@@ -893,6 +893,20 @@ def test_a_clock_check_between_two_gpus_allows_for_their_spread_in_cycles_too():
                                    "same in cycles (+2.0%)")
 
 
+def test_the_clock_check_between_two_h200s_allows_for_the_h200s_spread_not_the_largest():
+    def on(gpu, busy_us, clock, seed):
+        record = _clocked(busy_us, clock, seed)
+        return dataclasses.replace(record, device=device_info("NVIDIA H200", uuid=gpu))
+
+    # time +9%, cycles +7.4% (the clock 1.5% lower): both slower at 7.4% with the H200's
+    # 0.75% a GPU (detects 7.0%); the largest spread of any model would leave cycles short
+    base, cur = on("GPU-a", 3.0, 2000.0, 10), on("GPU-b", 3.0 * 1.09, 1970.0, 20)
+    (busy,) = compare_records(base, cur, [parse_spec("graph.busy:7.4%")]).verdicts
+    (cycles,) = compare_records(base, cur, [parse_spec("graph.cycles:7.4%")]).verdicts
+    assert busy.verdict == SLOWER and "SM clock differs" not in busy.note
+    assert cycles.verdict == SLOWER and cycles.detectable < 0.074
+
+
 def test_every_config_mismatch_is_named_in_the_incompatible_verdict():
     base, cur = _processes(1), _processes(2, elements=1000, depth=16)
     (verdict,) = compare_records(base, cur, [parse_spec("graph.wall:5%")]).verdicts

@@ -5,11 +5,11 @@ from graphbench.analyze.gpu_spread import SPREADS, UNMEASURED, Spread, spread_of
 
 def test_a_measured_model_gets_its_own_spread():
     assert spread_of("NVIDIA H200") == Spread(busy=0.0075, reference=0.006)
-    assert spread_of("NVIDIA H100 80GB HBM3") == Spread(busy=0.0083, reference=0.0025)
+    assert spread_of("NVIDIA H100 80GB HBM3") == Spread(busy=0.009, reference=0.0025)
 
 
 def test_a_model_not_measured_gets_the_largest_of_each():
-    assert spread_of("NVIDIA A100-SXM4-80GB") == UNMEASURED == Spread(0.0083, 0.006)
+    assert spread_of("NVIDIA A100-SXM4-80GB") == UNMEASURED == Spread(0.009, 0.006)
     assert spread_of("") == UNMEASURED
     assert all(UNMEASURED.busy >= s.busy and UNMEASURED.reference >= s.reference
                for s in SPREADS.values())
