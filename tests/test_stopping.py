@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from graphbench.analyze.intervals import median_interval
-from graphbench.config import RunConfig
 from graphbench.analyze.host_speed import REFERENCE_PROBE_US, steadied
 from graphbench.analyze.stopping import (AB_MIN_ROUNDS, DRIFT_ALLOWANCE, FIXED, NOISE_TARGET,
                                          TIME_BUDGET, FixedRounds, NoiseTarget, drift,
                                          excess_drift, headline_noise, headline_noise_parts,
                                          noise_parts, series_noise, stated_noise_parts,
                                          stated_walls, stop_rule, watched_series)
+from graphbench.config import RunConfig
 
 
 def test_series_noise_passes_on_whether_the_phases_are_shared():
