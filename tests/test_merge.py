@@ -83,6 +83,17 @@ def test_a_child_with_an_unreadable_config_exits_2_with_one_line(tmp_path, capsy
     assert len(err) == 1 and "config.elements: expected a whole number" in err[0]
 
 
+@pytest.mark.parametrize("argv", [["c.json"], ["c.json", "r.json", "3"],
+                                  ["c.json", "r.json", "go", "timed"]])
+def test_a_child_called_wrongly_exits_2_with_its_usage(argv, capsys):
+    from graphbench.cli.child import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["usage: python -m graphbench.cli.child CONFIG.json RECORD.json "
+                   "[GO_FD TIMED_FD]"]
+
+
 def test_the_between_process_interval_is_students_t_on_the_process_medians():
     from scipy import stats
 

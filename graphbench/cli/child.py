@@ -23,7 +23,7 @@ def main(argv: list[str]) -> int:
     from graphbench.record.codec import decode, parse_json, write_record
     from graphbench.record.files import read_text
 
-    if len(argv) not in (2, 4):
+    if len(argv) not in (2, 4) or not all(fd.isdigit() for fd in argv[2:]):
         print("usage: python -m graphbench.cli.child CONFIG.json RECORD.json [GO_FD TIMED_FD]",
               file=sys.stderr)
         return EXIT_USAGE
