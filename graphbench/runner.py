@@ -130,7 +130,7 @@ def fresh_process_needed(device: int) -> bool:
 
 def preload() -> None:
     """Import what run_benchmark runs on, touching no GPU: a process started
-    ahead of its turn does its imports while another measures
+    ahead of its turn does its imports while the one before sets up
     (graphbench.measure.processes.Child)."""
     import cupy  # noqa: F401 - the checks' reference; importing it opens no CUDA context
 
@@ -142,18 +142,18 @@ def preload() -> None:
 
 def run_benchmark(config: RunConfig, on_round: Callable | None = None,
                   kernels: dict | None = None, spec=None,
-                  on_timed: Callable[[], object] | None = None) -> RunRecord:
+                  on_timed: Callable[[], object] | None = None,
+                  before_timing: Callable[[], object] | None = None) -> RunRecord:
     """Run `config` in this process, on its device, and return the record.
 
-    `kernels` replaces the shipped kernels (tests use it to plant a wrong one);
-    `spec`, a pipeline object, replaces config.pipeline's file; `on_timed` is
-    called once the last figure the host times is taken (then only the checks
-    and the busy time after them, timed on the GPU, follow)."""
+    `kernels` replaces the shipped kernels (a test plants a wrong one); `spec`,
+    a pipeline object, config.pipeline's file. `before_timing` is called once
+    device, kernels and inputs are ready (a fresh process waits there:
+    graphbench.measure.processes); `on_timed` once the last figure the host
+    times is taken (the checks and the busy time after them follow)."""
     import numpy as np
 
-    from graphbench.analyze.stopping import stop_rule
-    from graphbench.measure.benchmark import (busy_after_checks, calibrate_iters,
-                                              measure_extras, process_run, run_record, sample,
+    from graphbench.measure.benchmark import (busy_after_checks, process_run, run_record,
                                               verify_modes)
     from graphbench.measure.session import Session
     from graphbench.measure.verify import all_passed
@@ -164,10 +164,7 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
         rng = np.random.default_rng(config.seed)
         session.pipeline.fill_random(rng)  # time on fresh random data, not the constants
         session.pipeline.reference()  # a reference that raises or misshapes fails before timing
-        if config.iters is None:
-            session.config = replace(config, iters=calibrate_iters(session))
-        sampling = sample(session, rng, on_round, stop_rule(session.config))
-        extras, checks = measure_extras(session, sampling, rng)
+        sampling, extras, checks = timed_work(session, rng, on_round, before_timing)
         if not config.attribute:
             timed()
         checks = verify_modes(session, rng) + checks
@@ -180,6 +177,20 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
             sampling, extras = None, {k: v for k, v in extras.items() if k == "attribution"}
         run = process_run(session, sampling, checks, extras, time.perf_counter() - started)
         return run_record(session, run)
+
+
+def timed_work(session, rng, on_round: Callable | None, before_timing: Callable | None):
+    """Once `before_timing` has returned: the iterations a round (unless
+    given), the timed rounds, and the extras with their checks."""
+    from graphbench.analyze.stopping import stop_rule
+    from graphbench.measure.benchmark import calibrate_iters, measure_extras, sample
+
+    if before_timing:
+        before_timing()
+    if session.config.iters is None:
+        session.config = replace(session.config, iters=calibrate_iters(session))
+    sampling = sample(session, rng, on_round, stop_rule(session.config))
+    return (sampling, *measure_extras(session, sampling, rng))
 
 
 def traced(session, spec, kernels, extras: dict, checks: list) -> tuple[dict, list]:

@@ -1,6 +1,7 @@
-"""graphbench.measure.processes: fresh processes, one measuring at a time,
-the next started (importing) once the one before has taken its last timed
-figure. The children here are stand-ins that log what they do; no GPU."""
+"""graphbench.measure.processes: fresh processes, one on the GPU at a time,
+the next started (importing) beside the set-up of the one before, which
+times nothing until the next has imported. The children here are stand-ins
+that log what they do; no GPU."""
 
 from __future__ import annotations
 
@@ -28,14 +29,21 @@ STAND_IN = textwrap.dedent("""
             out.write(f"{what} {index} {os.getpid()}\\n")
 
     say("spawned")
-    if not os.read(int(go), 1):
-        say("cancelled")
-        sys.exit(130)
-    say("go")
-    time.sleep(0.1)
+    time.sleep(0.2)  # the imports
+    if str(index) + "i" == failing:
+        print("ImportError: no module named cupy", file=sys.stderr)
+        sys.exit(1)  # as a traceback does
+    say("imported")
+    os.write(int(timed), b"i")
+    for word in ("go", "timing"):
+        if not os.read(int(go), 1):
+            say("cancelled")
+            sys.exit(130)
+        say(word)
+        time.sleep(0.1)  # the set-up; the timed rounds
     say("timed")
     os.write(int(timed), b"t")
-    time.sleep(0.5)  # the checks: the next process starts meanwhile
+    time.sleep(0.2)  # the checks
     if str(index) == failing:
         print("graphbench: error: boom", file=sys.stderr)
         sys.exit(2)
@@ -71,14 +79,27 @@ def at(log, what: str, index: int) -> int:
     return next(i for i, (w, k, _) in enumerate(events(log)) if (w, k) == (what, index))
 
 
-def test_one_process_measures_at_a_time_and_the_next_imports_beside_its_checks(stand_in):
+def test_one_process_uses_the_gpu_at_a_time_and_the_next_imports_beside_its_set_up(stand_in):
     log, _ = stand_in
     done = []
     (records,) = processes.run_sets([RunConfig()], 3, done.append)
     assert len(records) == 3 and done == [1, 2, 3]
     for index in (0, 1):
-        assert at(log, "go", index + 1) > at(log, "exit", index)  # never two measuring at once
-        assert at(log, "timed", index) < at(log, "spawned", index + 1) < at(log, "exit", index)
+        assert at(log, "go", index + 1) > at(log, "exit", index)  # never two on the GPU at once
+        # the next imports while this one sets up, and is done before this one times
+        assert at(log, "spawned", index + 1) < at(log, "timing", index)
+        assert at(log, "imported", index + 1) < at(log, "timing", index)
+    assert at(log, "spawned", 2) > at(log, "exit", 0)  # started only at its predecessor's turn
+    assert at(log, "spawned", 1) < at(log, "go", 0)  # the first two import side by side
+
+
+def test_a_process_whose_imports_fail_lets_the_one_before_finish_then_stops_the_run(stand_in):
+    log, failing = stand_in
+    failing["index"] = "1i"
+    with pytest.raises(GraphbenchError, match="process 2 of 3 failed: ImportError: no module"):
+        processes.run_sets([RunConfig()], 3)
+    assert at(log, "exit", 0)  # the first one's run went on to its end
+    assert not any(index == 2 for _, index, _ in events(log))  # and no third was started
 
 
 def test_a_failed_process_stops_the_run_and_the_one_waiting_never_starts(stand_in):
@@ -109,23 +130,41 @@ def test_several_configs_run_as_one_queue_and_come_back_by_config(stand_in):
     log, _ = stand_in
     sets = processes.run_sets([RunConfig(), RunConfig(elements=2**20)], 2)
     assert [[r.runs[0].seed for r in records] for records in sets] == [[0, 1], [2, 3]]
-    # the first of the second config starts importing beside the last of the first's checks
-    assert at(log, "timed", 1) < at(log, "spawned", 2) < at(log, "exit", 1) < at(log, "go", 2)
+    # the first of the second config imports beside the set-up of the last of the first
+    assert at(log, "exit", 0) < at(log, "spawned", 2) < at(log, "timing", 1)
+    assert at(log, "imported", 2) < at(log, "timing", 1) < at(log, "exit", 1) < at(log, "go", 2)
 
 
-def test_a_child_told_nothing_exits_without_measuring(tmp_path):
+def real_child(tmp_path):
+    """The real child (graphbench.cli.child) with both pipes; returns the
+    process, the record path, the parent's ends (go write, timed read)."""
     config, record = tmp_path / "config0.json", tmp_path / "process0.json"
     config.write_text(__import__("json").dumps(to_json(RunConfig())))
     go_read, go_write = os.pipe()
     timed_read, timed_write = os.pipe()
     child = subprocess.Popen(processes.child_command(str(config), str(record), go_read,
                                                      timed_write),
-                             pass_fds=(go_read, timed_write), stderr=subprocess.PIPE)
-    for fd in (go_read, timed_write, go_write):
-        os.close(fd)  # the parent gives up before its turn
+                             pass_fds=(go_read, timed_write), stderr=subprocess.PIPE, text=True)
+    os.close(go_read)
+    os.close(timed_write)
+    return child, record, go_write, timed_read
+
+
+def test_a_child_told_nothing_says_it_imported_and_exits_without_measuring(tmp_path):
+    child, record, go_write, timed_read = real_child(tmp_path)
+    os.close(go_write)  # the parent gives up before its turn
     assert child.wait(timeout=60) == EXIT_INTERRUPTED
-    assert os.read(timed_read, 1) == b"" and not record.exists()
+    assert os.read(timed_read, 2) == processes.IMPORTED and not record.exists()
+    assert os.read(timed_read, 1) == b""
     os.close(timed_read)
+
+
+def test_a_child_whose_parent_is_gone_before_its_imports_end_exits_quietly(tmp_path):
+    child, record, go_write, timed_read = real_child(tmp_path)
+    os.close(timed_read)  # nobody left to hear it
+    os.close(go_write)
+    assert child.wait(timeout=60) == EXIT_INTERRUPTED
+    assert child.stderr.read() == "" and not record.exists()
 
 
 def test_a_process_that_never_says_its_timing_is_over_is_followed_all_the_same(
@@ -138,5 +177,5 @@ def test_a_process_that_never_says_its_timing_is_over_is_followed_all_the_same(
     monkeypatch.setattr(processes.Child, "timed", never_said)
     sets = processes.run_sets([RunConfig()], 3)
     assert [r.runs[0].seed for r in sets[0]] == [0, 1, 2]
-    for index in (0, 1):  # each started only once the one before had ended
-        assert at(log, "exit", index) < at(log, "spawned", index + 1)
+    for index in (0, 1):  # still one on the GPU at a time
+        assert at(log, "exit", index) < at(log, "go", index + 1)

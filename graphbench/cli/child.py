@@ -2,10 +2,10 @@
 run it, write the record.
 
 `python -m graphbench.cli.child CONFIG RECORD [GO_FD TIMED_FD]`: with the two
-descriptors (graphbench.measure.processes.Child), it imports what a run needs,
-waits for a byte on GO_FD before it touches the GPU (none: the parent gave up,
-and it exits), and writes a byte to TIMED_FD once its last timed figure is
-taken."""
+descriptors (graphbench.measure.processes.Child), it imports what a run needs
+and says so on TIMED_FD, waits for a word on GO_FD before it touches the GPU
+and for another before it times anything (none: the parent gave up, and it
+exits 130), and says on TIMED_FD when its last timed figure is taken."""
 
 from __future__ import annotations
 
@@ -15,10 +15,26 @@ import sys
 from graphbench.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, GraphbenchError
 
 
+class ParentGone(Exception):
+    """The parent closed GO_FD before its word: it gave up on this process."""
+
+
+def wait_for_word(fd: int) -> None:
+    if not os.read(fd, 1):
+        raise ParentGone
+
+
+def say(fd: int, word: bytes) -> None:
+    try:
+        os.write(fd, word)
+    except BrokenPipeError:
+        raise ParentGone from None
+
+
 def main(argv: list[str]) -> int:
     from graphbench.cli import error_line
     from graphbench.config import RunConfig
-    from graphbench.measure.processes import TIMED
+    from graphbench.measure.processes import IMPORTED, TIMED
     from graphbench.runner import preload, run_benchmark
     from graphbench.record.codec import decode, parse_json, write_record
     from graphbench.record.files import read_text
@@ -32,14 +48,18 @@ def main(argv: list[str]) -> int:
         config = decode(RunConfig, parse_json(read_text(argv[0]), argv[0]), "config")
         if go_fd is not None:
             preload()
-            if not os.read(go_fd, 1):
-                return EXIT_INTERRUPTED
-        record = run_benchmark(config, on_timed=(lambda: os.write(timed_fd, TIMED))
-                               if timed_fd is not None else None)
+            say(timed_fd, IMPORTED)
+            wait_for_word(go_fd)
+        record = run_benchmark(config, on_timed=(lambda: say(timed_fd, TIMED))
+                               if timed_fd is not None else None,
+                               before_timing=(lambda: wait_for_word(go_fd))
+                               if go_fd is not None else None)
         write_record(argv[1], record)  # no summary block: the parent reads only the samples
     except GraphbenchError as exc:
         print(f"graphbench: error: {error_line(exc)}", file=sys.stderr)
         return exc.exit_code
+    except ParentGone:
+        return EXIT_INTERRUPTED
     return EXIT_OK if record.verified else EXIT_FAILED
 
 

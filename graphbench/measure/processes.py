@@ -21,7 +21,9 @@ from graphbench.record.codec import read_run, to_json
 from graphbench.record.model import RunRecord
 
 CHILD_MODULE = "graphbench.cli.child"
-TIMED = b"t"  # a child's word that its timed work is over
+# the words on the two pipes between the parent and a child (Child)
+GO, START_TIMING = b"g", b"s"  # parent to child: set up on the GPU; then time
+IMPORTED, TIMED = b"i", b"t"  # child to parent: imports done; timed work over
 
 
 def child_command(config_path: str, record_path: str, go_fd: int | None = None,
@@ -31,11 +33,15 @@ def child_command(config_path: str, record_path: str, go_fd: int | None = None,
 
 
 class Child:
-    """One fresh process of the run, started ahead of its turn: it imports
-    graphbench and its libraries (CPU work, no CUDA) and waits to be told to
-    go. It says when its last timed figure is taken, so the next one can
-    import beside its checks (Python's start and imports: about a second
-    under cProfile on an H100) and never beside its timing."""
+    """One fresh process of the run, started ahead of its turn. Python's start
+    and the imports of graphbench and its libraries (CPU work, no CUDA) took
+    0.6-0.8 s a process on an H100 host, longer than the one before has
+    between its last timed figure and its exit at 4096 and 2^20 elements
+    (0.2-0.4 s), and about as long as its set-up (opening the device,
+    loading kernels, filling inputs: 0.3-0.45 s). So the next one starts
+    when this one is told to go and imports beside its set-up; this one
+    waits, before anything is timed, until the next has imported, so no
+    import runs beside a timed figure (run_sets)."""
 
     def __init__(self, folder: str, config: RunConfig, index: int):
         self.record_path = Path(folder) / f"process{index}.json"
@@ -44,6 +50,7 @@ class Child:
         go_read, self._go = os.pipe()
         self._timed, timed_write = os.pipe()
         self._stderr = open(Path(folder) / f"stderr{index}.txt", "w+", encoding="utf-8")
+        self._imported: bool | None = None
         try:
             self.process = subprocess.Popen(
                 child_command(str(config_path), str(self.record_path), go_read, timed_write),
@@ -53,19 +60,42 @@ class Child:
             os.close(timed_write)
 
     def go(self) -> None:
-        os.write(self._go, b"g")
+        """Let it open the device and set up (once its imports are done)."""
+        self._say(GO)
+
+    def start_timing(self) -> None:
+        """Let it time: nothing the parent starts runs beside it from here."""
+        self._say(START_TIMING)
         os.close(self._go)
         self._go = -1
 
+    def _say(self, word: bytes) -> None:
+        try:
+            os.write(self._go, word)
+        except BrokenPipeError:
+            pass  # it has ended: finish() reads why
+
+    def imported(self) -> bool:
+        """Wait until its imports are done: True, or it ended first: False."""
+        if self._imported is None:
+            self._imported = self._heard(IMPORTED)
+        return self._imported
+
     def timed(self) -> bool:
-        """Wait until the process's timed work is over: True, or it ended first: False."""
-        return os.read(self._timed, 1) == TIMED
+        """Wait until its timed work is over: True, or it ended first: False."""
+        return self._heard(TIMED)
+
+    def _heard(self, word: bytes) -> bool:
+        while True:  # the words come in order; an earlier one nobody waited for is skipped
+            heard = os.read(self._timed, 1)
+            if heard in (word, b""):
+                return heard == word
 
     def finish(self) -> str | None:
         """Wait for the process to end: None, or the last line it wrote to stderr."""
         code = self.process.wait()
-        if code in (0, EXIT_FAILED):
-            return None
+        if code in (0, EXIT_FAILED) and self.record_path.exists():
+            return None  # a Python traceback exits 1 too, and writes no record
         self._stderr.seek(0)
         return (self._stderr.read().strip().splitlines() or ["no message"])[-1]
 
@@ -85,29 +115,39 @@ def run_sets(configs: Sequence[RunConfig], count: int,
              on_done: Callable[[int], None] | None = None) -> list[list[RunRecord]]:
     """Each config in `count` fresh processes, the records by config. Each
     process gets its own seed (fresh inputs) and writes its own record. One
-    measures at a time; the next, of the same config or the next one, starts
-    when the one before has taken its last timed figure (Child)."""
+    uses the GPU at a time; the next, of the same config or the next one,
+    imports beside the set-up of the one before (Child)."""
     queue = [replace(config, seed=config.seed + index)
              for config in configs for index in range(count)]
     records: list[RunRecord] = []
     started: list[Child] = []
     with tempfile.TemporaryDirectory(prefix="graphbench-") as folder:
-        try:
+        try:  # the first two import side by side, before anything uses the GPU
+            started += [Child(folder, config, index) for index, config in enumerate(queue[:2])]
             for index in range(len(queue)):
-                if len(started) == index:  # not started ahead: the one before never said
-                    started.append(Child(folder, queue[index], index))
-                child = started[index]
-                child.go()
-                if child.timed() and index + 1 < len(queue):
-                    started.append(Child(folder, queue[index + 1], index + 1))
-                failure = child.finish()
-                if failure:
-                    raise GraphbenchError(f"process {index + 1} of {len(queue)} failed: "
-                                          f"{failure}")
-                records.append(read_run(child.record_path))
+                records.append(_one_turn(started, folder, queue, index))
                 if on_done:
                     on_done(index + 1)
         finally:
             for child in started:
                 child.close()
     return [records[k * count:(k + 1) * count] for k in range(len(configs))]
+
+
+def _one_turn(started: list[Child], folder: str, queue: list[RunConfig],
+              index: int) -> RunRecord:
+    """Process `index`'s turn: it sets up while the next one imports, times
+    once the next has imported, and its record is read once it has ended."""
+    child = started[index]
+    if child.imported():  # else it ended: finish() reads why
+        child.go()
+        if index + 1 < len(queue):
+            if len(started) == index + 1:
+                started.append(Child(folder, queue[index + 1], index + 1))
+            started[index + 1].imported()  # one that ended instead fails in its own turn
+        child.start_timing()
+        child.timed()
+    failure = child.finish()
+    if failure:
+        raise GraphbenchError(f"process {index + 1} of {len(queue)} failed: {failure}")
+    return read_run(child.record_path)
