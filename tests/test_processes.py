@@ -1,7 +1,7 @@
 """graphbench.measure.processes: fresh processes, one on the GPU at a time,
-the next started (importing) beside the set-up of the one before, which
-times nothing until the next has imported. The children here are stand-ins
-that log what they do; no GPU."""
+each started (importing) two turns ahead, once the one before the one
+before has timed; none times until the next has imported. The children
+here are stand-ins that log what they do; no GPU."""
 
 from __future__ import annotations
 
@@ -79,17 +79,16 @@ def at(log, what: str, index: int) -> int:
     return next(i for i, (w, k, _) in enumerate(events(log)) if (w, k) == (what, index))
 
 
-def test_one_process_uses_the_gpu_at_a_time_and_the_next_imports_beside_its_set_up(stand_in):
+def test_one_process_uses_the_gpu_at_a_time_and_none_imports_beside_a_timing(stand_in):
     log, _ = stand_in
     done = []
-    (records,) = processes.run_sets([RunConfig()], 3, done.append)
-    assert len(records) == 3 and done == [1, 2, 3]
-    for index in (0, 1):
+    (records,) = processes.run_sets([RunConfig()], 4, done.append)
+    assert len(records) == 4 and done == [1, 2, 3, 4]
+    for index in (0, 1, 2):
         assert at(log, "go", index + 1) > at(log, "exit", index)  # never two on the GPU at once
-        # the next imports while this one sets up, and is done before this one times
-        assert at(log, "spawned", index + 1) < at(log, "timing", index)
         assert at(log, "imported", index + 1) < at(log, "timing", index)
-    assert at(log, "spawned", 2) > at(log, "exit", 0)  # started only at its predecessor's turn
+    for index in (0, 1):  # two ahead: beside this one's checks and the next one's set-up
+        assert at(log, "timed", index) < at(log, "spawned", index + 2) < at(log, "exit", index)
     assert at(log, "spawned", 1) < at(log, "go", 0)  # the first two import side by side
 
 
@@ -99,7 +98,11 @@ def test_a_process_whose_imports_fail_lets_the_one_before_finish_then_stops_the_
     with pytest.raises(GraphbenchError, match="process 2 of 3 failed: ImportError: no module"):
         processes.run_sets([RunConfig()], 3)
     assert at(log, "exit", 0)  # the first one's run went on to its end
-    assert not any(index == 2 for _, index, _ in events(log))  # and no third was started
+    waiting = [pid for what, index, pid in events(log) if (what, index) == ("spawned", 2)]
+    assert not any(what == "go" and index == 2 for what, index, _ in events(log))
+    for pid in waiting:  # the third, started beside the first's checks: killed and reaped
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
 
 
 def test_a_failed_process_stops_the_run_and_the_one_waiting_never_starts(stand_in):
@@ -130,8 +133,8 @@ def test_several_configs_run_as_one_queue_and_come_back_by_config(stand_in):
     log, _ = stand_in
     sets = processes.run_sets([RunConfig(), RunConfig(elements=2**20)], 2)
     assert [[r.runs[0].seed for r in records] for records in sets] == [[0, 1], [2, 3]]
-    # the first of the second config imports beside the set-up of the last of the first
-    assert at(log, "exit", 0) < at(log, "spawned", 2) < at(log, "timing", 1)
+    # the first of the second config imports beside the last two of the first
+    assert at(log, "timed", 0) < at(log, "spawned", 2) < at(log, "exit", 0)
     assert at(log, "imported", 2) < at(log, "timing", 1) < at(log, "exit", 1) < at(log, "go", 2)
 
 

@@ -35,13 +35,13 @@ def child_command(config_path: str, record_path: str, go_fd: int | None = None,
 class Child:
     """One fresh process of the run, started ahead of its turn. Python's start
     and the imports of graphbench and its libraries (CPU work, no CUDA) took
-    0.6-0.8 s a process on an H100 host, longer than the one before has
-    between its last timed figure and its exit at 4096 and 2^20 elements
-    (0.2-0.4 s), and about as long as its set-up (opening the device,
-    loading kernels, filling inputs: 0.3-0.45 s). So the next one starts
-    when this one is told to go and imports beside its set-up; this one
-    waits, before anything is timed, until the next has imported, so no
-    import runs beside a timed figure (run_sets)."""
+    0.6-0.9 s a process on H100 hosts: longer than the one before has between
+    its last timed figure and its exit at 4096 and 2^20 elements (0.2-0.4 s),
+    and longer than a set-up (opening the device, loading kernels, filling
+    inputs: 0.3-0.45 s). So a process starts two turns ahead, once the one
+    before the one before has timed, and imports beside that one's checks
+    and the next one's set-up; a process times nothing until the next one
+    has imported, so no import runs beside a timed figure (run_sets)."""
 
     def __init__(self, folder: str, config: RunConfig, index: int):
         self.record_path = Path(folder) / f"process{index}.json"
@@ -115,8 +115,8 @@ def run_sets(configs: Sequence[RunConfig], count: int,
              on_done: Callable[[int], None] | None = None) -> list[list[RunRecord]]:
     """Each config in `count` fresh processes, the records by config. Each
     process gets its own seed (fresh inputs) and writes its own record. One
-    uses the GPU at a time; the next, of the same config or the next one,
-    imports beside the set-up of the one before (Child)."""
+    uses the GPU at a time; the others, of the same config or the next one,
+    import beside the checks and set-ups of those before them (Child)."""
     queue = [replace(config, seed=config.seed + index)
              for config in configs for index in range(count)]
     records: list[RunRecord] = []
@@ -136,18 +136,26 @@ def run_sets(configs: Sequence[RunConfig], count: int,
 
 def _one_turn(started: list[Child], folder: str, queue: list[RunConfig],
               index: int) -> RunRecord:
-    """Process `index`'s turn: it sets up while the next one imports, times
-    once the next has imported, and its record is read once it has ended."""
+    """Process `index`'s turn: it sets up, times once the next one has
+    imported, and its record is read once it has ended. The one after the
+    next starts once this one's timing is over, and imports beside its
+    checks and the next one's set-up."""
     child = started[index]
     if child.imported():  # else it ended: finish() reads why
         child.go()
         if index + 1 < len(queue):
-            if len(started) == index + 1:
-                started.append(Child(folder, queue[index + 1], index + 1))
-            started[index + 1].imported()  # one that ended instead fails in its own turn
+            _start(started, folder, queue, index + 1).imported()  # one that ended fails later
         child.start_timing()
-        child.timed()
+        if child.timed() and index + 2 < len(queue):
+            _start(started, folder, queue, index + 2)
     failure = child.finish()
     if failure:
         raise GraphbenchError(f"process {index + 1} of {len(queue)} failed: {failure}")
     return read_run(child.record_path)
+
+
+def _start(started: list[Child], folder: str, queue: list[RunConfig], index: int) -> Child:
+    """Process `index`, started now unless it was already."""
+    if len(started) == index:
+        started.append(Child(folder, queue[index], index))
+    return started[index]
