@@ -130,8 +130,8 @@ def fresh_process_needed(device: int) -> bool:
 
 def preload() -> None:
     """Import what run_benchmark runs on, touching no GPU: a process started
-    ahead of its turn does its imports while the one before sets up
-    (graphbench.measure.processes.Child)."""
+    ahead of its turn does its imports while those before it check and set
+    up, never while one times (graphbench.measure.processes.Child)."""
     import cupy  # noqa: F401 - the checks' reference; importing it opens no CUDA context
 
     import graphbench.analyze.attribution  # noqa: F401
