@@ -149,9 +149,8 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
     `kernels` replaces the shipped kernels (a test plants a wrong one); `spec`,
     a pipeline object, config.pipeline's file. `before_timing` is called once
     device, kernels and inputs are ready (a fresh process waits there:
-    graphbench.measure.processes); `on_timed` once the last figure is
-    taken (the next process then sets up beside what follows: the checks at
-    a gate point, which reads no busy time after them; the record)."""
+    graphbench.measure.processes); `on_timed` once the last figure the host
+    times is taken (the checks and the busy time after them follow)."""
     import numpy as np
 
     from graphbench.measure.benchmark import (busy_after_checks, process_run, run_record,
@@ -166,13 +165,11 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
         session.pipeline.fill_random(rng)  # time on fresh random data, not the constants
         session.pipeline.reference()  # a reference that raises or misshapes fails before timing
         sampling, extras, checks = timed_work(session, rng, on_round, before_timing)
-        if config.gate_point and not config.attribute:
-            timed()  # a gate point times nothing after its checks: its gate reads only busy
-        checks = verify_modes(session, rng) + checks
-        if all_passed(checks) and not config.gate_point:
-            extras = {**extras, "busy_after_checks": busy_after_checks(session)}
-        if not (config.gate_point or config.attribute):
+        if not config.attribute:
             timed()
+        checks = verify_modes(session, rng) + checks
+        if all_passed(checks):
+            extras = {**extras, "busy_after_checks": busy_after_checks(session)}
         if config.attribute:
             extras, checks = traced(session, spec, kernels, extras, checks)
             timed()

@@ -1,7 +1,7 @@
-"""graphbench.measure.processes: fresh processes, started in batches that
-import side by side; one times at a time, alone, while the next sets up
-beside its checks; none times while another imports. The children here
-are stand-ins that log what they do; no GPU."""
+"""graphbench.measure.processes: fresh processes, one on the GPU at a time,
+each started (importing) two turns ahead, once the one before the one
+before has timed; none times until the next has imported. The children
+here are stand-ins that log what they do; no GPU."""
 
 from __future__ import annotations
 
@@ -79,46 +79,21 @@ def at(log, what: str, index: int) -> int:
     return next(i for i, (w, k, _) in enumerate(events(log)) if (w, k) == (what, index))
 
 
-def timed_alone(log, count: int) -> None:
-    """Each process times once the one before has ended, sets up once it has
-    timed (beside its checks), and no process imports or starts while one times."""
-    for index in range(count - 1):
-        assert at(log, "timed", index) < at(log, "go", index + 1) < at(log, "exit", index)
-        assert at(log, "exit", index) < at(log, "timing", index + 1)
-    for index in range(count):
-        timing, timed = at(log, "timing", index), at(log, "timed", index)
-        assert not [e for e in events(log)[timing:timed] if e[0] in ("spawned", "imported")]
-        spawned = [k for w, k, _ in events(log)[:timing] if w == "spawned"]
-        assert all(at(log, "imported", k) < timing for k in spawned)
-
-
-def test_one_process_times_at_a_time_and_none_imports_beside_a_timing(monkeypatch, stand_in):
+def test_one_process_uses_the_gpu_at_a_time_and_none_imports_beside_a_timing(stand_in):
     log, _ = stand_in
-    monkeypatch.setattr(processes, "AHEAD", 8)
     done = []
     (records,) = processes.run_sets([RunConfig()], 4, done.append)
     assert len(records) == 4 and done == [1, 2, 3, 4]
-    timed_alone(log, 4)
-    assert max(at(log, "spawned", k) for k in range(4)) < at(log, "go", 0)  # one batch
+    for index in (0, 1, 2):
+        assert at(log, "go", index + 1) > at(log, "exit", index)  # never two on the GPU at once
+        assert at(log, "imported", index + 1) < at(log, "timing", index)
+    for index in (0, 1):  # two ahead: beside this one's checks and the next one's set-up
+        assert at(log, "timed", index) < at(log, "spawned", index + 2) < at(log, "exit", index)
+    assert at(log, "spawned", 1) < at(log, "go", 0)  # the first two import side by side
 
 
-def test_processes_start_in_batches_each_before_the_one_before_it_runs_dry(monkeypatch, stand_in):
-    log, _ = stand_in
-    monkeypatch.setattr(processes, "AHEAD", 2)
-    (records,) = processes.run_sets([RunConfig()], 5)
-    assert [r.runs[0].seed for r in records] == [0, 1, 2, 3, 4]
-    timed_alone(log, 5)
-    assert at(log, "spawned", 1) < at(log, "go", 0)
-    # the next batch once none would be left waiting beyond the next one
-    for index in (2, 3):  # together, beside the first one's checks
-        assert at(log, "timed", 0) < at(log, "spawned", index) < at(log, "exit", 0)
-    assert at(log, "timed", 2) < at(log, "spawned", 4) < at(log, "exit", 2)
-
-
-def test_a_process_whose_imports_fail_lets_the_one_before_finish_then_stops_the_run(
-        monkeypatch, stand_in):
+def test_a_process_whose_imports_fail_lets_the_one_before_finish_then_stops_the_run(stand_in):
     log, failing = stand_in
-    monkeypatch.setattr(processes, "AHEAD", 2)
     failing["index"] = "1i"
     with pytest.raises(GraphbenchError, match="process 2 of 3 failed: ImportError: no module"):
         processes.run_sets([RunConfig()], 3)
@@ -129,17 +104,15 @@ def test_a_process_whose_imports_fail_lets_the_one_before_finish_then_stops_the_
         os.kill(waiting, 0)                  # killed and reaped, never told to go
 
 
-def test_a_failed_process_stops_the_run_and_the_next_one_never_times(monkeypatch, stand_in):
+def test_a_failed_process_stops_the_run_and_the_one_waiting_never_starts(stand_in):
     log, failing = stand_in
-    monkeypatch.setattr(processes, "AHEAD", 2)
     failing["index"] = "1"
     with pytest.raises(GraphbenchError, match="process 2 of 3 failed: graphbench: error: boom"):
         processes.run_sets([RunConfig()], 3)
-    logged = [(what, index) for what, index, _ in events(log)]
-    assert ("go", 2) in logged and ("timing", 2) not in logged  # set up beside the checks only
-    (waiting,) = [pid for what, index, pid in events(log) if (what, index) == ("spawned", 2)]
+    waiting = [pid for what, index, pid in events(log) if (what, index) == ("spawned", 2)]
+    assert waiting and not any(what == "go" and index == 2 for what, index, _ in events(log))
     with pytest.raises(ProcessLookupError):  # killed and reaped, not left behind
-        os.kill(waiting, 0)
+        os.kill(waiting[0], 0)
 
 
 def test_each_process_gets_its_own_seed(monkeypatch, stand_in):
@@ -155,12 +128,13 @@ def test_each_process_gets_its_own_seed(monkeypatch, stand_in):
     assert seeds == [7, 8, 0, 1]
 
 
-def test_several_configs_run_as_one_queue_and_come_back_by_config(monkeypatch, stand_in):
+def test_several_configs_run_as_one_queue_and_come_back_by_config(stand_in):
     log, _ = stand_in
-    monkeypatch.setattr(processes, "AHEAD", 2)
     sets = processes.run_sets([RunConfig(), RunConfig(elements=2**20)], 2)
     assert [[r.runs[0].seed for r in records] for records in sets] == [[0, 1], [2, 3]]
-    timed_alone(log, 4)  # the second config's first imports and sets up beside the first's
+    # the first of the second config imports beside the last two of the first
+    assert at(log, "timed", 0) < at(log, "spawned", 2) < at(log, "exit", 0)
+    assert at(log, "imported", 2) < at(log, "timing", 1) < at(log, "exit", 1) < at(log, "go", 2)
 
 
 def real_child(tmp_path):

@@ -37,9 +37,8 @@ ROUND_TARGET_S = 0.01   # auto --iters: long against timer resolution, short aga
 MIN_AUTO_ITERS, MAX_AUTO_ITERS = 10, 1000
 NOT_RUN = "not-run: verification failed"
 # a --gate-sizes point (RunConfig.gate_point) is timed for what the gate reads there
-GATE_POINT_SKIPS = ("launch floor, graph lifecycle, node costs, graph update and busy time "
-                    "after the checks not measured at a gate size: the gate reads only its GPU "
-                    "busy time there")
+GATE_POINT_SKIPS = ("launch floor, graph lifecycle, node costs and graph update not measured "
+                    "at a gate size: the gate reads only its GPU busy time there")
 
 
 def run_record(session: Session, run: ProcessRun) -> RunRecord:

@@ -35,16 +35,13 @@ def child_command(config_path: str, record_path: str, go_fd: int | None = None,
 class Child:
     """One fresh process of the run, started ahead of its turn. Python's start
     and the imports of graphbench and its libraries (CPU work, no CUDA) took
-    0.6-0.9 s a process on H100 hosts, longer than the one before has
-    between its last timed figure and its exit at 4096 and 2^20 elements
-    (0.2-0.3 s): started one at a time, each import waited in the queue's
-    path. So processes start in batches (AHEAD at once, importing side by
-    side on their own CPUs) and wait; a process times nothing until every
-    one started has imported, so no import runs beside a timed figure
-    (run_sets). Each sets up (opens the device, loads kernels, fills inputs:
-    0.3-0.45 s) once the one before has taken its last timed figure, beside
-    that one's checks, and times once that one has ended: one process's
-    timing never shares the GPU or the host with another's work."""
+    0.6-0.9 s a process on H100 hosts: longer than the one before has between
+    its last timed figure and its exit at 4096 and 2^20 elements (0.2-0.4 s),
+    and longer than a set-up (opening the device, loading kernels, filling
+    inputs: 0.3-0.45 s). So a process starts two turns ahead, once the one
+    before the one before has timed, and imports beside that one's checks
+    and the next one's set-up; a process times nothing until the next one
+    has imported, so no import runs beside a timed figure (run_sets)."""
 
     def __init__(self, folder: str, config: RunConfig, index: int):
         self.record_path = Path(folder) / f"process{index}.json"
@@ -54,7 +51,6 @@ class Child:
         self._timed, timed_write = os.pipe()
         self._stderr = open(Path(folder) / f"stderr{index}.txt", "w+", encoding="utf-8")
         self._imported: bool | None = None
-        self._told_go = False
         try:
             self.process = subprocess.Popen(
                 child_command(str(config_path), str(self.record_path), go_read, timed_write),
@@ -64,10 +60,8 @@ class Child:
             os.close(timed_write)
 
     def go(self) -> None:
-        """Let it open the device and set up (once its imports are done); once."""
-        if not self._told_go:
-            self._told_go = True
-            self._say(GO)
+        """Let it open the device and set up (once its imports are done)."""
+        self._say(GO)
 
     def start_timing(self) -> None:
         """Let it time: nothing the parent starts runs beside it from here."""
@@ -121,15 +115,15 @@ def run_sets(configs: Sequence[RunConfig], count: int,
              on_done: Callable[[int], None] | None = None) -> list[list[RunRecord]]:
     """Each config in `count` fresh processes, the records by config. Each
     process gets its own seed (fresh inputs) and writes its own record. One
-    times at a time; the others, of the same config or the next one, wait
-    imported, or set up beside the checks of the one before (Child)."""
+    uses the GPU at a time; the others, of the same config or the next one,
+    import beside the checks and set-ups of those before them (Child)."""
     queue = [replace(config, seed=config.seed + index)
              for config in configs for index in range(count)]
     records: list[RunRecord] = []
     started: list[Child] = []
     with tempfile.TemporaryDirectory(prefix="graphbench-") as folder:
-        try:  # the first batch imports side by side, before anything uses the GPU
-            _start_batch(started, folder, queue)
+        try:  # the first two import side by side, before anything uses the GPU
+            started += [Child(folder, config, index) for index, config in enumerate(queue[:2])]
             for index in range(len(queue)):
                 records.append(_one_turn(started, folder, queue, index))
                 if on_done:
@@ -140,36 +134,28 @@ def run_sets(configs: Sequence[RunConfig], count: int,
     return [records[k * count:(k + 1) * count] for k in range(len(configs))]
 
 
-# processes started at once, each importing on a CPU of its own and then
-# waiting, blocked on its pipe, with its libraries loaded (about 0.3 GB)
-AHEAD = max(2, min(8, os.cpu_count() or 2))
-
-
 def _one_turn(started: list[Child], folder: str, queue: list[RunConfig],
               index: int) -> RunRecord:
-    """Process `index`'s turn: it times once every process started has
-    imported, and its record is read once it has ended. Once its timing is
-    over, the next one sets up (beside its checks), and where none would be
-    left waiting beyond the next, the next batch starts importing."""
-    if len(started) == index:  # the one before ended without saying it had timed
-        _start_batch(started, folder, queue)
+    """Process `index`'s turn: it sets up, times once the next one has
+    imported, and its record is read once it has ended. The one after the
+    next starts once this one's timing is over, and imports beside its
+    checks and the next one's set-up."""
     child = started[index]
     if child.imported():  # else it ended: finish() reads why
-        child.go()  # the first; any other was told when the one before had timed
-        for waiting in started[index + 1:]:
-            waiting.imported()  # one that ended fails in its own turn
+        child.go()
+        if index + 1 < len(queue):
+            _start(started, folder, queue, index + 1).imported()  # one that ended fails later
         child.start_timing()
-        if child.timed() and index + 1 < len(queue):
-            if len(started) < index + 3:
-                _start_batch(started, folder, queue)
-            started[index + 1].go()
+        if child.timed() and index + 2 < len(queue):
+            _start(started, folder, queue, index + 2)
     failure = child.finish()
     if failure:
         raise GraphbenchError(f"process {index + 1} of {len(queue)} failed: {failure}")
     return read_run(child.record_path)
 
 
-def _start_batch(started: list[Child], folder: str, queue: list[RunConfig]) -> None:
-    """The next AHEAD processes of the queue, started now."""
-    for index in range(len(started), min(len(queue), len(started) + AHEAD)):
+def _start(started: list[Child], folder: str, queue: list[RunConfig], index: int) -> Child:
+    """Process `index`, started now unless it was already."""
+    if len(started) == index:
         started.append(Child(folder, queue[index], index))
+    return started[index]
