@@ -65,6 +65,24 @@ def test_busy_probe_grows_its_hold_until_the_replay_is_queued_behind_it():
             hold.close()
 
 
+def test_busy_readings_do_not_wait_out_the_submit_probes_hold():
+    # 64 queued launches need a hold of 400-800 us on H100 hosts; one graph launch far less
+    from graphbench.measure.benchmark import Probes
+
+    with Session(RunConfig(elements=4096, iters=10, rounds=1), None) as session:
+        session.pipeline.fill_random(np.random.default_rng(0))
+        probes = Probes(session, None)
+        try:
+            probes.submit_hold.us = 20_000.0
+            condition = probes.read()
+            readings = [*condition.busy.values(), *condition.reference.values()]
+            assert len(readings) == 4 and all(r.covered for r in readings)
+            assert all(r.hold_us <= probes.hold.us < 20_000.0 for r in readings)
+            assert all(r.covered for r in condition.submit.values())
+        finally:
+            probes.close()
+
+
 def test_a_session_that_fails_while_opening_releases_what_it_opened(monkeypatch):
     import graphbench.measure.session as session_module
     from graphbench.measure.timing import EventTimer

@@ -114,12 +114,18 @@ class Probes:
 
     def __init__(self, session: Session, flush) -> None:
         self.session = session
+        # Two holds, each grown only as far as its own readings need: the
+        # submit probes' covers 64 launches (400-800 us on H100 hosts), a busy
+        # reading's one graph launch. Sharing the longer one, the four busy
+        # readings of a set at 4096 elements (two workloads, the reference's
+        # two) waited it out: a tenth or more of sampling.
         self.hold = Hold(session.device, session.stream, session.kernels[HOLD_KERNEL])
+        self.submit_hold = Hold(session.device, session.stream, session.kernels[HOLD_KERNEL])
         self.busy: dict[str, BusyProbe] = {}
         for mode in session.modes:
             if mode.workload not in self.busy and mode.busy_enqueue is not None:
                 self.busy[mode.workload] = busy_probe(session, mode, self.hold, flush)
-        self.submit = {mode.name: SubmitProbe(session.stream, mode, self.hold)
+        self.submit = {mode.name: SubmitProbe(session.stream, mode, self.submit_hold)
                        for mode in session.modes}
         self.reference = gpu_reference(session, self.hold)
         self.reads = 0
@@ -146,6 +152,7 @@ class Probes:
         if self.reference:
             self.reference.close()
         self.hold.close()
+        self.submit_hold.close()
 
 
 def fast_cpu_seeker(session: Session, probe) -> CpuSeeker | None:
