@@ -70,8 +70,9 @@ def measure(config: RunConfig, processes: int = 1, progress: Progress | None = N
     after one run's checks, a second run in the same process measured 10%
     more busy time at 2^20 elements on the H200 (see measure/benchmark.py),
     and its baseline's points ran fresh. It chooses its own iterations
-    (about 10 ms per round, as a sweep does), and measures only what the
-    gate reads there (graphbench.analyze.stopping.stop_rule; run_benchmark).
+    (about 5 ms per round, half a run's), and measures only what the gate
+    reads there: busy time every set of rounds, the rest thinned or not
+    measured (graphbench.analyze.stopping.stop_rule; measure/benchmark.py).
     Fresh processes of the run and of its points run as one queue
     (graphbench.measure.processes.run_sets)."""
     from graphbench.measure.device import list_devices

@@ -67,7 +67,7 @@ def test_busy_probe_grows_its_hold_until_the_replay_is_queued_behind_it():
 
 def test_busy_readings_do_not_wait_out_the_submit_probes_hold():
     # 64 queued launches need a hold of 400-800 us on H100 hosts; one graph launch far less
-    from graphbench.measure.benchmark import Probes
+    from graphbench.measure.probes import Probes
 
     with Session(RunConfig(elements=4096, iters=10, rounds=1), None) as session:
         session.pipeline.fill_random(np.random.default_rng(0))
@@ -81,6 +81,26 @@ def test_busy_readings_do_not_wait_out_the_submit_probes_hold():
             assert all(r.covered for r in condition.submit.values())
         finally:
             probes.close()
+
+
+def test_a_gate_point_reads_busy_every_set_and_submit_every_few_from_shorter_rounds():
+    # the gate reads a gate size's busy time: its rounds and submit probes are thinned
+    from dataclasses import replace
+
+    from graphbench.measure.benchmark import calibrate_iters
+    from graphbench.measure.probes import GATE_POINT_SUBMIT_EVERY
+
+    point = run_benchmark(RunConfig(elements=1 << 20, gate_point=True))
+    conditions = point.runs[0].conditions
+    assert point.verified and point.runs[0].rounds == len(conditions) >= 8
+    assert all(len(c.busy) == 2 for c in conditions)
+    assert [i for i, c in enumerate(conditions) if c.submit] == \
+        list(range(0, len(conditions), GATE_POINT_SUBMIT_EVERY))
+    assert summarize_run(point).modes["individual"].held_submit.median > 0
+    with Session(RunConfig(elements=1 << 20, iters=10, rounds=1), None) as session:
+        whole = calibrate_iters(session)
+        session.config = replace(session.config, gate_point=True)
+        assert 0.3 < calibrate_iters(session) / whole < 0.7
 
 
 def test_a_session_that_fails_while_opening_releases_what_it_opened(monkeypatch):

@@ -17,26 +17,30 @@ from dataclasses import replace
 
 from graphbench.ladder import HEADLINE, KERNELS
 from graphbench.measure import provenance
-from graphbench.measure.busy import BusyProbe, Hold, SubmitProbe
+from graphbench.measure.busy import Hold
 from graphbench.measure.conditions import LaunchProbe
-from graphbench.measure.reference import gpu_reference
 from graphbench.measure.cpu_seek import CpuSeeker, seeker
 from graphbench.measure.costs import time_launch_floor, time_node_costs
 from graphbench.measure.kernels import (EMPTY_KERNEL, HOLD_KERNEL, L2_FLUSH_KERNEL, PROBE_KERNEL,
                                         load_harness_source, source_digest)
 from graphbench.measure.l2 import L2Flusher
+from graphbench.measure.probes import Probes, busy_per_round, busy_probe
 from graphbench.measure.repoint import graph_update_experiment
 from graphbench.measure.session import Session
-from graphbench.measure.timing import ColdTimer, Sampling, StopRule, round_order, run_rounds
+from graphbench.measure.timing import ColdTimer, Sampling, StopRule, run_rounds
 from graphbench.measure.verify import all_passed, compare_outputs
-from graphbench.record.model import (ROUND_METRICS, Check, Condition, Environment, ModeSamples,
+from graphbench.record.model import (ROUND_METRICS, Check, Environment, ModeSamples,
                                      PipelineInfo, ProcessRun, RunRecord)
 from graphbench.record.machine import LAUNCH_PROBE
 
 ROUND_TARGET_S = 0.01   # auto --iters: long against timer resolution, short against drift
 MIN_AUTO_ITERS, MAX_AUTO_ITERS = 10, 1000
 NOT_RUN = "not-run: verification failed"
-# a --gate-sizes point (RunConfig.gate_point) is timed for what the gate reads there
+# a --gate-sizes point (RunConfig.gate_point) is timed for what the gate reads
+# there, its busy readings (one a set of rounds, as in any run): shorter
+# rounds and a submit reading every few sets (measure/probes.py); the rest is
+# not measured
+GATE_POINT_ROUND_S = 0.005
 GATE_POINT_SKIPS = ("launch floor, graph lifecycle, node costs and graph update not measured "
                     "at a gate size: the gate reads only its GPU busy time there")
 
@@ -81,22 +85,14 @@ def process_run(session: Session, sampling: Sampling | None, checks: list[Check]
 
 
 def calibrate_iters(session: Session) -> int:
-    """Iterations for one round of the slowest mode to last about ROUND_TARGET_S."""
+    """Iterations for one round of the slowest mode to last about ROUND_TARGET_S
+    (GATE_POINT_ROUND_S at a gate size's point)."""
     slowest = session.modes[0]  # individual launches, or the first rung asked for
     session.timer.time_round(slowest.step, 2)  # warm-up
     per_iteration = session.timer.time_round(slowest.step, 5).wall_s / (
         5 * slowest.iterations_per_call)
-    return int(min(MAX_AUTO_ITERS, max(MIN_AUTO_ITERS, ROUND_TARGET_S / per_iteration)))
-
-
-def busy_probe(session: Session, mode, hold, flush=None) -> BusyProbe | None:
-    """A busy probe of `mode`'s GPU workload, captured by its pipeline's
-    backend (an A/B base mode's pipeline runs the base build's kernels);
-    None when the workload cannot be captured (torch-compile's own graphs)."""
-    if mode.busy_enqueue is None:
-        return None
-    return BusyProbe(session.device, session.stream, mode.busy_enqueue, hold, flush,
-                     capture=mode.pipeline.capture)
+    target = GATE_POINT_ROUND_S if session.config.gate_point else ROUND_TARGET_S
+    return int(min(MAX_AUTO_ITERS, max(MIN_AUTO_ITERS, target / per_iteration)))
 
 
 def not_measured(session: Session) -> tuple[str, ...]:
@@ -105,54 +101,6 @@ def not_measured(session: Session) -> tuple[str, ...]:
                  f"{mode.pipeline.framework}'s own and cannot be captured again"
                  for mode in session.modes if mode.busy_enqueue is None) + \
         tuple(getattr(session.pipeline, "notes", ()))
-
-
-class Probes:
-    """What is read after every set of rounds: one busy probe per GPU
-    workload (individual and graph modes run the same kernels, so they share
-    one; fused has its own), one submit probe per mode, NVML and the host."""
-
-    def __init__(self, session: Session, flush) -> None:
-        self.session = session
-        # Two holds, each grown only as far as its own readings need: the
-        # submit probes' covers 64 launches (400-800 us on H100 hosts), a busy
-        # reading's one graph launch. Sharing the longer one, the four busy
-        # readings of a set at 4096 elements (two workloads, the reference's
-        # two) waited it out: 8% of a set on an H100 (24.6 ms against 22.6).
-        self.hold = Hold(session.device, session.stream, session.kernels[HOLD_KERNEL])
-        self.submit_hold = Hold(session.device, session.stream, session.kernels[HOLD_KERNEL])
-        self.busy: dict[str, BusyProbe] = {}
-        for mode in session.modes:
-            if mode.workload not in self.busy and mode.busy_enqueue is not None:
-                self.busy[mode.workload] = busy_probe(session, mode, self.hold, flush)
-        self.submit = {mode.name: SubmitProbe(session.stream, mode, self.submit_hold)
-                       for mode in session.modes}
-        self.reference = gpu_reference(session, self.hold)
-        self.reads = 0
-
-    def read(self, host_probe_before_us: float | None = None,
-             host_probe_us: float | None = None) -> Condition:
-        """One reading of every probe, in the order of the modes' rounds: an
-        A/B run's pairs alternate which build is read first (a fixed order
-        put the base build's busy time 0.02-0.03% above the candidate's for
-        identical builds on the H200). The host probes come from the
-        sampling loop, taken right around the set of rounds."""
-        order = round_order(list(self.busy), self.reads)
-        self.reads += 1
-        busy = {w: self.busy[w].measure() for w in order}
-        return Condition(**self.session.monitor.read(), busy=dict(sorted(busy.items())),
-                         submit={m: probe.measure() for m, probe in self.submit.items()},
-                         reference=self.reference.measure() if self.reference else {},
-                         host_probe_us=host_probe_us,
-                         host_probe_before_us=host_probe_before_us)
-
-    def close(self) -> None:
-        for probe in self.busy.values():
-            probe.close()
-        if self.reference:
-            self.reference.close()
-        self.hold.close()
-        self.submit_hold.close()
 
 
 def fast_cpu_seeker(session: Session, probe) -> CpuSeeker | None:
@@ -189,14 +137,6 @@ def sample(session: Session, rng, on_round, stop: StopRule) -> Sampling:
         if flusher:
             timer.close()
             flusher.release()
-
-
-def busy_per_round(session: Session, probes: Probes, calls: dict) -> dict[str, float]:
-    """Each mode's GPU seconds per timed round, from one busy reading of its
-    workload (a mode whose work cannot be captured has none)."""
-    readings = {w: probe.measure().us for w, probe in probes.busy.items()}
-    return {mode.name: readings[mode.workload] * 1e-6 * calls[mode.name] * mode.iterations_per_call
-            for mode in session.modes if mode.workload in readings}
 
 
 def busy_after_checks(session: Session) -> dict:

@@ -1,0 +1,85 @@
+"""What a run reads after every set of timed rounds, beside the rounds
+themselves: each GPU workload's busy time, each mode's held submit cost, the
+GPU reference, NVML and the host (graphbench.measure.benchmark.sample)."""
+
+from __future__ import annotations
+
+from graphbench.measure.busy import BusyProbe, Hold, SubmitProbe
+from graphbench.measure.kernels import HOLD_KERNEL
+from graphbench.measure.reference import gpu_reference
+from graphbench.measure.session import Session
+from graphbench.measure.timing import round_order
+from graphbench.record.model import Condition
+
+# a gate size's point reads submit every few sets: the gate reads its busy time
+GATE_POINT_SUBMIT_EVERY = 4
+
+
+def busy_probe(session: Session, mode, hold, flush=None) -> BusyProbe | None:
+    """A busy probe of `mode`'s GPU workload, captured by its pipeline's
+    backend (an A/B base mode's pipeline runs the base build's kernels);
+    None when the workload cannot be captured (torch-compile's own graphs)."""
+    if mode.busy_enqueue is None:
+        return None
+    return BusyProbe(session.device, session.stream, mode.busy_enqueue, hold, flush,
+                     capture=mode.pipeline.capture)
+
+
+class Probes:
+    """What is read after every set of rounds: one busy probe per GPU
+    workload (individual and graph modes run the same kernels, so they share
+    one; fused has its own), one submit probe per mode (at a gate size's
+    point, every GATE_POINT_SUBMIT_EVERY-th set), NVML and the host."""
+
+    def __init__(self, session: Session, flush) -> None:
+        self.session = session
+        # Two holds, each grown only as far as its own readings need: the
+        # submit probes' covers 64 launches (400-800 us on H100 hosts), a busy
+        # reading's one graph launch. Sharing the longer one, the four busy
+        # readings of a set at 4096 elements (two workloads, the reference's
+        # two) waited it out: 8% of a set on an H100 (24.6 ms against 22.6).
+        self.hold = Hold(session.device, session.stream, session.kernels[HOLD_KERNEL])
+        self.submit_hold = Hold(session.device, session.stream, session.kernels[HOLD_KERNEL])
+        self.busy: dict[str, BusyProbe] = {}
+        for mode in session.modes:
+            if mode.workload not in self.busy and mode.busy_enqueue is not None:
+                self.busy[mode.workload] = busy_probe(session, mode, self.hold, flush)
+        self.submit = {mode.name: SubmitProbe(session.stream, mode, self.submit_hold)
+                       for mode in session.modes}
+        self.reference = gpu_reference(session, self.hold)
+        self.reads = 0
+        # at 2^24 elements the submit probes' queued launches (11 ms of GPU
+        # time for graph replay) were a third of a gate point's sampling
+        self.submit_every = GATE_POINT_SUBMIT_EVERY if session.config.gate_point else 1
+
+    def read(self, host_probe_before_us: float | None = None,
+             host_probe_us: float | None = None) -> Condition:
+        """One reading of every probe, in the order of the modes' rounds: an
+        A/B run's pairs alternate which build is read first (a fixed order
+        put the base build's busy time 0.02-0.03% above the candidate's for
+        identical builds on the H200). The host probes come from the
+        sampling loop, taken right around the set of rounds."""
+        order, submit = round_order(list(self.busy), self.reads), self.reads % self.submit_every == 0
+        self.reads += 1
+        busy = {w: self.busy[w].measure() for w in order}
+        return Condition(**self.session.monitor.read(), busy=dict(sorted(busy.items())),
+                         submit={m: p.measure() for m, p in self.submit.items()} if submit else {},
+                         reference=self.reference.measure() if self.reference else {},
+                         host_probe_us=host_probe_us,
+                         host_probe_before_us=host_probe_before_us)
+
+    def close(self) -> None:
+        for probe in self.busy.values():
+            probe.close()
+        if self.reference:
+            self.reference.close()
+        self.hold.close()
+        self.submit_hold.close()
+
+
+def busy_per_round(session: Session, probes: Probes, calls: dict) -> dict[str, float]:
+    """Each mode's GPU seconds per timed round, from one busy reading of its
+    workload (a mode whose work cannot be captured has none)."""
+    readings = {w: probe.measure().us for w, probe in probes.busy.items()}
+    return {mode.name: readings[mode.workload] * 1e-6 * calls[mode.name] * mode.iterations_per_call
+            for mode in session.modes if mode.workload in readings}
