@@ -4,7 +4,8 @@ of the record from its sampling."""
 from types import SimpleNamespace
 
 from graphbench.config import RunConfig
-from graphbench.measure.benchmark import fast_cpu_seeker, process_run
+from graphbench.measure.benchmark import (GATE_POINT_ROUND_S, ROUND_TARGET_S, calibrate_iters,
+                                          fast_cpu_seeker, process_run)
 from graphbench.measure.timing import Sample, Sampling
 from graphbench.record.machine import LAUNCH_PROBE
 
@@ -42,3 +43,14 @@ def test_the_record_counts_the_runs_its_process_measured_before_it():
 
 def test_no_seeking_for_a_process_that_is_not_pinned():
     assert fast_cpu_seeker(session(None, [0, 1, 2]), lambda: 600.0) is None
+
+
+def test_auto_iterations_aim_at_a_round_of_10_ms_and_half_that_at_a_gate_point():
+    # 20 us an iteration, read from the timer's rounds of the first mode
+    timer = SimpleNamespace(time_round=lambda step, calls: SimpleNamespace(wall_s=20e-6 * calls))
+    mode = SimpleNamespace(step=lambda: None, iterations_per_call=1)
+    run = SimpleNamespace(config=RunConfig(), modes=[mode], timer=timer)
+    point = SimpleNamespace(config=RunConfig(gate_point=True), modes=[mode], timer=timer)
+    assert ROUND_TARGET_S == 2 * GATE_POINT_ROUND_S == 0.01
+    assert 499 <= calibrate_iters(run) <= 500  # int() of a float quotient
+    assert 249 <= calibrate_iters(point) <= 250

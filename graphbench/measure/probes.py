@@ -11,8 +11,7 @@ from graphbench.measure.session import Session
 from graphbench.measure.timing import round_order
 from graphbench.record.model import Condition
 
-# a gate size's point reads submit every few sets: the gate reads its busy time
-GATE_POINT_SUBMIT_EVERY = 4
+GATE_POINT_SUBMIT_EVERY = 4  # a gate size's point reads submit every 4th set (Probes)
 
 
 def busy_probe(session: Session, mode, hold, flush=None) -> BusyProbe | None:
@@ -60,11 +59,13 @@ class Probes:
         put the base build's busy time 0.02-0.03% above the candidate's for
         identical builds on the H200). The host probes come from the
         sampling loop, taken right around the set of rounds."""
-        order, submit = round_order(list(self.busy), self.reads), self.reads % self.submit_every == 0
+        order = round_order(list(self.busy), self.reads)
+        submit_due = self.reads % self.submit_every == 0
         self.reads += 1
         busy = {w: self.busy[w].measure() for w in order}
+        submit = {m: probe.measure() for m, probe in self.submit.items()} if submit_due else {}
         return Condition(**self.session.monitor.read(), busy=dict(sorted(busy.items())),
-                         submit={m: p.measure() for m, p in self.submit.items()} if submit else {},
+                         submit=submit,
                          reference=self.reference.measure() if self.reference else {},
                          host_probe_us=host_probe_us,
                          host_probe_before_us=host_probe_before_us)
