@@ -196,6 +196,32 @@ def test_two_first_writers_both_make_the_schema(history_url):
         assert run.wait(timeout=60) == 0, run.stderr.read()
 
 
+
+# Four first writers of each of 25 new SQLite files, all four opening a file
+# at the same tick of a shared clock: SQLite refuses a second switch to WAL
+# mode at once, without waiting, so one in six such meetings failed before
+# the switch was retried (graphbench.history.backends._execute_while_busy).
+FIRST_WRITERS = textwrap.dedent("""
+    import sys, time
+    from graphbench.history.store import History
+    folder, start = sys.argv[1], float(sys.argv[2])
+    for n in range(25):
+        time.sleep(max(0.0, start + 0.06 * n - time.time()))
+        History.open(f"{folder}/h{n}.db").close()
+""")
+
+
+def test_first_writers_of_new_sqlite_files_at_the_same_moment_all_open_them(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    start = time.time() + 3.0  # after the four interpreters have started
+    runs = [subprocess.Popen([sys.executable, "-c", FIRST_WRITERS, str(tmp_path), str(start)],
+                             env=env, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    errors = [run.stderr.read() for run in runs if run.wait(timeout=120) != 0]
+    assert not errors, errors[0]
+    for n in range(25):
+        with History.open(str(tmp_path / f"h{n}.db"), create=False) as history:
+            assert history.keys() == []
+
 KILLED = textwrap.dedent("""
     import sys, time
     from graphbench.history.documents import run_from_text

@@ -7,8 +7,10 @@ connect, the driver's error classes and its placeholder style."""
 from __future__ import annotations
 
 import os
+import random
 import re
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,7 @@ ENVIRONMENT = "GRAPHBENCH_HISTORY"  # the location when --history is not given
 DEFAULT_FOLDER, DEFAULT_FILE = ".graphbench", "history.db"
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 BUSY_TIMEOUT_S = 30.0  # how long a SQLite writer waits for another to finish
+BUSY_CODES = (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED (named in sqlite3 from Python 3.11)
 CONNECT_TIMEOUT_S = 10
 POSTGRES_REMEDY = install_command("postgres") + " (psycopg 3)"
 STORE_REMEDY = "store records there with graphbench run --save or graphbench history import"
@@ -97,11 +100,32 @@ def _sqlite(path: Path, create: bool) -> Connection:
     try:
         raw = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
         for statement in SQLITE_SETUP:
-            raw.execute(statement.format(busy_ms=int(BUSY_TIMEOUT_S * 1000)))
+            _execute_while_busy(raw, statement.format(busy_ms=int(BUSY_TIMEOUT_S * 1000)))
     except sqlite3.Error as exc:
         raise HistoryError(f"cannot open the history {path}: {first_line(exc)}",
                            "give a SQLite file graphbench wrote, or a new name") from None
     return Connection(raw, "qmark", sqlite3.Error, str(path))
+
+
+def _execute_while_busy(raw: sqlite3.Connection, statement: str) -> None:
+    """Run a set-up statement, retried while another connection holds the
+    lock. SQLite answers a switch to WAL mode with SQLITE_BUSY at once,
+    without its busy handler, when another connection makes the same switch
+    (two first writers of a new file), so the busy timeout is kept here."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            raw.execute(statement)
+            return
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(random.uniform(0.005, 0.05))  # apart, so the two do not meet again
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11 on; before, only the text
+    return code in BUSY_CODES if code is not None else "locked" in str(exc)
 
 
 def _make_folder(folder: Path) -> None:
