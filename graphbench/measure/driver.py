@@ -14,6 +14,7 @@ import ctypes
 import numpy as np
 
 from graphbench.errors import DeviceError
+from graphbench.measure.steps import written_step
 
 # cuda.core packs a Python int as a pointer-sized value; numpy scalars by their type
 _CTYPES = {np.uint64: ctypes.c_uint64, np.int64: ctypes.c_int64, np.uint32: ctypes.c_uint32,
@@ -59,14 +60,11 @@ def driver_enqueuer(stream, launches):
     calls = [(driver.CUfunction(int(one.kernel.handle)), *_dims(one.config.grid),
               *_dims(one.config.block), int(one.config.shmem_size or 0), handle, p.address, 0)
              for one, p in zip(launches, packed)]
-    names = [f"c{i}" for i in range(len(calls))]
-    body = "".join(f"        if (error := L(*{n})[0]):\n            fail(error)\n" for n in names)
-    source = (f"def make(L, fail, {', '.join(names)}):\n"
-              f"    def enqueue_stages():\n{body or '        pass'}\n"
-              f"    return enqueue_stages\n")
-    namespace: dict = {}
-    exec(compile(source, "<graphbench driver launches>", "exec"), namespace)  # noqa: S102
-    step = namespace["make"](driver.cuLaunchKernel, _launch_failed, *calls)
+    statements = [line for i in range(len(calls))
+                  for line in (f"if (error := L(*c{i})[0]):", "    fail(error)")]
+    step = written_step("driver launches", statements,
+                        {"L": driver.cuLaunchKernel, "fail": _launch_failed,
+                         **{f"c{i}": call for i, call in enumerate(calls)}})
     step.packed = packed  # the argument memory lives as long as the step
     return step
 

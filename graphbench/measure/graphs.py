@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+from graphbench.measure.steps import written_step
+
 Enqueue = Callable[[object], None]  # enqueue one iteration onto a stream or builder
 
 # Every backend's capture returns an object with `iterations`, `launch(stream)`,
@@ -52,8 +54,8 @@ class CapturedGraph:
     def replayer(self, stream):
         """A step that replays the graph, its bound method held in a closure
         so the timing loop measures the launch, not attribute lookups."""
-        launch_graph = self.graph.launch
-        return lambda: launch_graph(stream)
+        return written_step("graph replay", ["launch_graph(stream)"],
+                            {"launch_graph": self.graph.launch, "stream": stream})
 
     def close(self) -> None:
         self.graph.close()

@@ -20,6 +20,7 @@ from graphbench.ladder import KERNELS
 from graphbench.measure.costs import time_graph_lifecycle
 from graphbench.measure.graphs import CapturedGraph
 from graphbench.measure.host_work import SLICE, over_slices, slices
+from graphbench.measure.steps import written_step
 from graphbench.pipeline.files import reference_outputs
 from graphbench.launch_shape import GridRule  # --grid's shape
 from graphbench.pipeline.spec import AUTO
@@ -48,20 +49,17 @@ def grid_size(elements: int, block: int, multiprocessors: int | None) -> int:
 
 
 def unrolled_launches(target, launches):
-    """A function that makes one `launch` call per stage, written out one
-    after another, its configs, kernels and arguments in closure cells: the
-    code a person writes for a bare loop. A Python `for` over the stages
-    cost the individual step 1.5-2.3% over such a loop on the H200, which
-    inflated the graph speedup by as much."""
-    names = [f"c{i}, k{i}, a{i}" for i in range(len(launches))]
-    body = "".join(f"        launch(target, c{i}, k{i}, *a{i})\n" for i in range(len(launches)))
-    source = (f"def make(launch, target, {', '.join(names)}):\n"
-              f"    def enqueue_stages():\n{body or '        pass'}\n"
-              f"    return enqueue_stages\n")
-    namespace: dict = {}
-    exec(compile(source, "<graphbench unrolled launches>", "exec"), namespace)  # noqa: S102
-    flat = [item for one in launches for item in (one.config, one.kernel, one.args)]
-    return namespace["make"](launch, target, *flat)
+    """A step that makes one `launch` call per stage, written out one after
+    another, its configs, kernels and arguments in closure cells: the code a
+    person writes for a bare loop (graphbench.measure.steps). A Python `for`
+    over the stages cost the individual step 1.5-2.3% over such a loop on
+    the H200, which inflated the graph speedup by as much."""
+    bindings: dict = {"launch": launch, "target": target}
+    for i, one in enumerate(launches):
+        bindings |= {f"c{i}": one.config, f"k{i}": one.kernel, f"a{i}": one.args}
+    return written_step("unrolled launches",
+                        [f"launch(target, c{i}, k{i}, *a{i})" for i in range(len(launches))],
+                        bindings)
 
 
 class Pipeline:
@@ -158,9 +156,7 @@ class Pipeline:
         return unrolled_launches(target, self.pdl_launches if pdl else self.stage_launches)
 
     def fused_enqueuer(self, target):
-        config, kernel, args = self.fused_launch.config, self.fused_launch.kernel, \
-            self.fused_launch.args
-        return lambda: launch(target, config, kernel, *args)
+        return unrolled_launches(target, [self.fused_launch])
 
     # --- CuPy side: contents, poison, reference ----------------------------
     def fill_random(self, rng: np.random.Generator) -> None:

@@ -14,8 +14,7 @@ from typing import Callable, Mapping, Protocol, Sequence
 
 from graphbench.ladder import BASE_SUFFIX
 from graphbench.measure.nvtx import RANGES, round_name, warmup_name
-
-Step = Callable[[], None]
+from graphbench.measure.steps import Step, repeat_of
 # each mode's host probe reading per round, where they were read
 Probes = "Mapping[str, Sequence[float | None]] | None"
 
@@ -63,12 +62,11 @@ class EventTimer:
         self._end = device.create_event(options)
 
     def time_round(self, step: Step, iters: int) -> Sample:
-        stream, clock = self._stream, time.perf_counter
+        stream, clock, repeat = self._stream, time.perf_counter, repeat_of(step)
         stream.sync()  # nothing earlier may leak into this round
         stream.record(self._start)
         t0 = clock()
-        for _ in range(iters):
-            step()
+        repeat(iters)  # the step's own loop: no Python call per iteration beyond its launches
         t1 = clock()
         stream.record(self._end)
         stream.sync()
