@@ -211,17 +211,28 @@ def bare_rungs(stream, pipeline, kernels, iters: int, unroll: int) -> dict:
     return rungs
 
 
-def bare_alone(bare: dict, rungs, probe, args) -> None:
+def bare_alone(bare: dict, rungs, probe, args, seek=None) -> None:
     """Every rung's bare round alone, interleaved, its median wall per
     iteration printed as one JSON line (benchmarks/ladder_agreement.py sets
     it beside a `graphbench run --modes all` run right after), with the
     median of graphbench's launch probe read between the rounds: the host's
-    speed, so that a CPU-bound rung can be compared at one host speed."""
+    speed, so that a CPU-bound rung can be compared at one host speed.
+
+    `seek` (graphbench.measure.cpu_seek) starts every pass over the rungs
+    on a CPU in the fast state, as graphbench starts every set of rounds:
+    without it the bare process stayed on the CPU it was pinned to, and on
+    H100 5f8c57c3 read the probe 6-10% slower than the graphbench run right
+    after it in each of 4 pairs while their raw walls agreed within 1%, so
+    stating the bare walls at graphbench's host speed moved them by as much."""
     rungs = [name for name in rungs if name in bare]
     for name in rungs:  # warm-up
         bare[name][0]()
+    if seek:
+        seek.survey()
     walls, readings = {name: [] for name in rungs}, []
     for r in range(args.rounds):
+        if seek:
+            seek()
         for name in rungs if r % 2 == 0 else reversed(rungs):
             run, iterations = bare[name]
             walls[name].append(run() / iterations * 1e6)
@@ -239,7 +250,7 @@ def main() -> None:
     import cupy
 
     from graphbench.ladder import LADDER
-    from graphbench.measure.cpu_seek import interrupt_cpus
+    from graphbench.measure.cpu_seek import interrupt_cpus, seeker
     from graphbench.measure.device import describe, near_cpus, open_device, pin_host_thread
     from graphbench.measure.conditions import LaunchProbe
     from graphbench.measure.kernels import EMPTY_KERNEL, PROBE_KERNEL
@@ -259,12 +270,15 @@ def main() -> None:
                         help="time the bare rounds alone (no graphbench timer) and stop")
     parser.add_argument("--with-modes", action="store_true",
                         help="with --bare-only: build graphbench's modes first, unlaunched")
+    parser.add_argument("--seek-cpu", action="store_true",
+                        help="with --bare-only: start every pass over the rungs on a fast CPU, "
+                             "as graphbench run starts every set of rounds")
     args = parser.parse_args()
 
     # as graphbench run does, on a CPU that does not serve the GPU's
     # interrupts, as graphbench's sampling never runs on one
     quiet = [cpu for cpu in near_cpus(0) if cpu not in interrupt_cpus()]
-    pin_host_thread(quiet or near_cpus(0))
+    pinned = pin_host_thread(quiet or near_cpus(0))
     device = open_device(0)
     info = describe(device)
     stream = device.create_stream()
@@ -278,7 +292,11 @@ def main() -> None:
         # never launched, graphbench's unrolled graph read them 7-16% slower
         # on H100s (docs/measurement.md, "Two speeds of a process's graph replays")
         bare = bare_rungs(stream, pipeline, kernels, args.iters, args.unroll)
-        bare_alone(bare, LADDER, LaunchProbe(stream, kernels[PROBE_KERNEL]), args)
+        probe = LaunchProbe(stream, kernels[PROBE_KERNEL])
+        seek = seeker(pinned, near_cpus(0), probe) if args.seek_cpu else None
+        bare_alone(bare, LADDER, probe, args, seek)
+        if seek:
+            seek.restore()
         return
     modes = {m.name: m for m in build_modes(LADDER, pipeline, stream, kernels=kernels,
                                              unroll=args.unroll)}

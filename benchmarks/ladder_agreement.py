@@ -4,10 +4,11 @@ N times: the bare rounds of every rung (benchmarks/harness_overhead.py
 --bare-only: the same cuda.core and driver calls, no graphbench timer) in
 a fresh process, then `graphbench run --modes all` right after it on the
 same GPU; each rung's graphbench median wall over the bare median (target:
-within 2%). A CPU-bound rung also moves with the host's speed, which may
-differ between the two processes, so both read graphbench's launch probe
-between their rounds and such a rung's ratio is also given at one host
-speed: each side over its median probe reading.
+within 2%). A CPU-bound rung also moves with the host's speed,
+which may differ between the two processes, so both start every set of
+rounds on a CPU in the fast state (graphbench.measure.cpu_seek), both read
+graphbench's launch probe between their rounds, and such a rung's ratio is
+also given at one host speed: each side over its median probe reading.
 
     PYTHONPATH=. python3 benchmarks/ladder_agreement.py --reps 3 --json out.json
 """
@@ -27,7 +28,8 @@ HERE = Path(__file__).resolve().parent
 
 def bare(json_path: Path) -> tuple[dict, float]:
     subprocess.run([sys.executable, str(HERE / "harness_overhead.py"), "--bare-only",
-                    "--json", str(json_path)], check=True, capture_output=True, text=True)
+                    "--seek-cpu", "--json", str(json_path)], check=True, capture_output=True,
+                   text=True)
     found = json.loads(json_path.read_text())
     return found["median_wall_us"], found["median_probe_us"]
 
