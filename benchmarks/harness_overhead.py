@@ -222,7 +222,7 @@ def bare_alone(bare: dict, rungs, probe, args, seek=None) -> None:
     on a CPU in the fast state, as graphbench starts every set of rounds:
     without it the bare process stayed on the CPU it was pinned to, and on
     H100 5f8c57c3 read the probe 6-10% slower than the graphbench run right
-    after it in each of 4 pairs while their raw walls agreed within 1%, so
+    after it in each of 4 pairs while their raw walls agreed within 1-3%, so
     stating the bare walls at graphbench's host speed moved them by as much."""
     rungs = [name for name in rungs if name in bare]
     for name in rungs:  # warm-up
