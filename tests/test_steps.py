@@ -96,3 +96,49 @@ def test_a_timed_round_runs_the_steps_own_loop_once_with_every_iteration():
     sample = EventTimer(_Device(), stream).time_round(step, 7)
     assert seen == [7]
     assert sample.device_s == pytest.approx(0.014)
+
+
+def _launches():
+    from types import SimpleNamespace
+
+    from graphbench.measure.pipeline import Launch
+
+    config = SimpleNamespace(grid=4, block=32, shmem_size=0)
+    return [Launch(SimpleNamespace(handle=11), config, (1, 2)),
+            Launch(SimpleNamespace(handle=12), config, (3,))]
+
+
+def test_the_stage_step_launches_every_stage_in_order_and_its_loop_repeats_them(monkeypatch):
+    import graphbench.measure.pipeline as pipeline
+
+    made: list = []
+    monkeypatch.setattr(pipeline, "launch", lambda target, config, kernel, *args:
+                        made.append((target, kernel.handle, args)))
+    step = pipeline.unrolled_launches("stream", _launches())
+    step()
+    assert made == [("stream", 11, (1, 2)), ("stream", 12, (3,))]
+    step.repeat(2)
+    assert made == [("stream", 11, (1, 2)), ("stream", 12, (3,))] * 3
+
+
+def test_the_driver_step_runs_each_launch_in_its_loop_and_stops_on_a_refused_one(monkeypatch):
+    from types import SimpleNamespace
+
+    from cuda.bindings import driver
+
+    from graphbench.errors import DeviceError
+    from graphbench.measure.driver import driver_enqueuer
+
+    made: list = []
+
+    def launch_kernel(function, *dims_and_more):
+        made.append(int(function))
+        return (5,) if len(made) == 5 else (0,)  # the driver refuses the fifth launch
+
+    monkeypatch.setattr(driver, "cuLaunchKernel", launch_kernel)
+    step = driver_enqueuer(SimpleNamespace(handle=0), _launches())
+    step.repeat(2)
+    assert made == [11, 12, 11, 12]
+    with pytest.raises(DeviceError, match="cuLaunchKernel failed"):
+        step.repeat(3)
+    assert made == [11, 12, 11, 12, 11]
