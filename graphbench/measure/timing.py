@@ -15,6 +15,7 @@ from typing import Callable, Mapping, Protocol, Sequence
 from graphbench.ladder import BASE_SUFFIX
 from graphbench.measure.nvtx import RANGES, round_name, warmup_name
 from graphbench.measure.steps import Step, repeat_of
+
 # each mode's host probe reading per round, where they were read
 Probes = "Mapping[str, Sequence[float | None]] | None"
 
