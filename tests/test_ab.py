@@ -422,7 +422,7 @@ def test_a_ratio_change_s_interval_bound_and_scope_follow_its_paired_location():
     scale = math.exp(location.estimate)
     se, df = location.se * scale, location.effective_n - 1
     half = stats.t.ppf(0.5 + GATE_LEVEL / 2, df) * se
-    upper = float(I._t_quantile(0.5 + GATE_LEVEL / 2, np.array([df]))[0])
+    upper = float(I.hill_t_quantile(0.5 + GATE_LEVEL / 2, np.array([df]))[0])
     assert change.high - change.estimate == pytest.approx(upper * se, rel=1e-12)
     assert change.estimate == pytest.approx(scale - 1, rel=1e-12)
     assert (change.low, change.high) == (pytest.approx(scale - 1 - half, rel=1e-6),
@@ -434,7 +434,7 @@ def test_a_ratio_change_s_interval_bound_and_scope_follow_its_paired_location():
     assert ratio_change(ratios[8:]).scope == "within one process, 52 pairs"
     short = ratio_change(ratios[8:30])  # few pairs: the t quantile's upper tail, exactly
     few = ab.paired_location([math.log(r) for r in ratios[8:30]], ab.RESOLUTION)
-    upper = float(I._t_quantile(0.5 + GATE_LEVEL / 2, np.array([few.effective_n - 1]))[0])
+    upper = float(I.hill_t_quantile(0.5 + GATE_LEVEL / 2, np.array([few.effective_n - 1]))[0])
     assert short.high - short.estimate == pytest.approx(
         upper * few.se * math.exp(few.estimate), rel=1e-12)
     # a coarse timer's tick (quantum / sqrt 12) is the floor of the ratios' spread

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from graphbench.analyze import intervals as I
-from graphbench.analyze.intervals import (_median_intervals, _t_quantile, lag1_autocorrelation,
+from graphbench.analyze.intervals import (_median_intervals, hill_t_quantile, lag1_autocorrelation,
                                           median_interval)
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
@@ -141,7 +141,7 @@ def test_student_quantile_matches_scipy(probability):
     from scipy import stats
 
     df = np.array([2, 2.5, 3, 4, 5, 7.3, 10, 29, 100, 1e4])
-    assert _t_quantile(probability, df) == pytest.approx(stats.t.ppf(probability, df), rel=3e-4)
+    assert hill_t_quantile(probability, df) == pytest.approx(stats.t.ppf(probability, df), rel=3e-4)
 
 
 def test_importing_it_leaves_scipy_out():
@@ -217,7 +217,7 @@ def _reference_interval(x, confidence, own_parts=False, shared_phases=False):
     else:
         effective = 0.0
     df = max(effective - 1, 2.0)
-    t = float(I._t_quantile(1 - (1 - confidence) / 2, np.array([df]))[0]) if own_parts else \
+    t = float(I.hill_t_quantile(1 - (1 - confidence) / 2, np.array([df]))[0]) if own_parts else \
         stats.t.ppf(1 - (1 - confidence) / 2, df)
     offset = t / (2 * np.sqrt(max(effective, 1.0)))
 
@@ -392,7 +392,7 @@ def test_scaling_gives_one_exponent_per_row_even_of_no_values():
 def test_the_t_quantile_is_hills_algorithm():
     dfs = [2.0, 2.0000001, 2.3, 2.5, 3.0, 4.0, 4.6, 5.0, 6.0, 10.0, 50.0, 1000.0]
     for p in (0.55, 0.7, 0.8, 0.85, 0.9, 0.95, 0.975, 0.99, 0.9995):
-        found = I._t_quantile(p, np.array(dfs))
+        found = I.hill_t_quantile(p, np.array(dfs))
         for df, q in zip(dfs, found):
             assert q == pytest.approx(_hill(p, df), rel=1e-12), (p, df)
 
@@ -413,7 +413,7 @@ def test_the_t_quantile_against_scipy():
 
     for p in (0.9, 0.975, 0.995, 0.9995):
         for df in (2.0, 2.5, 3.0, 4.4, 4.6, 5.0, 7.5, 12.0, 40.0, 500.0):
-            assert float(I._t_quantile(p, np.array([df]))[0]) == pytest.approx(
+            assert float(I.hill_t_quantile(p, np.array([df]))[0]) == pytest.approx(
                 stats.t.ppf(p, df), rel=2e-4), (p, df)
 
 

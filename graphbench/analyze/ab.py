@@ -32,7 +32,7 @@ from graphbench.analyze.decide import (BOUND_LEVEL, GATE_LEVEL, MISSING, POWER, 
                                        Change, decide, noise_margin, one_sided_widths,
                                        unjudgeable)
 from graphbench.analyze.intervals import (_R_MAX, MIN_ROUNDS, _invalid_reason, _scaled,
-                                          _t_quantile, _von_neumann, reading_quantum,
+                                          _von_neumann, hill_t_quantile, reading_quantum,
                                           robust_scale)
 from graphbench.analyze.specs import FailSpec, check_specs, first_mode_per_workload, parse_spec
 from graphbench.analyze.stats import median
@@ -93,7 +93,7 @@ def ratio_change(ratios: list[float], quantum: float = 0.0) -> Change:
     se = location.se * scale  # relative, to first order
     df = location.effective_n - 1
     widths = _widths(se, df)
-    half = float(_t_quantile(0.5 + GATE_LEVEL / 2, df)) * se
+    half = float(hill_t_quantile(0.5 + GATE_LEVEL / 2, df)) * se
     dropped = f", {location.dropped} outlier(s) left out" if location.dropped else ""
     return Change(estimate, estimate - half, estimate + half, 2 * sum(widths),
                   scope=f"within one process, {n} pairs{dropped}", bound=widths[0],
@@ -102,8 +102,8 @@ def ratio_change(ratios: list[float], quantum: float = 0.0) -> Change:
 
 def _widths(se: float, df: float) -> tuple[float, float]:
     wide = se * noise_margin(df)
-    return one_sided_widths(wide, float(_t_quantile(BOUND_LEVEL, df)),
-                            float(_t_quantile(POWER, df)))
+    return one_sided_widths(wide, float(hill_t_quantile(BOUND_LEVEL, df)),
+                            float(hill_t_quantile(POWER, df)))
 
 
 def _more_pairs(n: int, effective_n: float, se: float):

@@ -140,7 +140,8 @@ def _median_intervals(matrix: np.ndarray, confidence: float, shared_phases: bool
         tau = np.maximum(tau, phase_tau(n))
     effective = n / tau if n >= 3 else np.zeros(rows)
     df = np.maximum(effective - 1, 2.0)
-    offset = _t_quantile(1 - (1 - confidence) / 2, df) / (2 * np.sqrt(np.maximum(effective, 1.0)))
+    offset = (hill_t_quantile(1 - (1 - confidence) / 2, df)
+              / (2 * np.sqrt(np.maximum(effective, 1.0))))
     middle = _quantile(ordered, np.full(rows, 0.5))
     low = _bound(ordered, middle, 0.5 - offset)
     high = _bound(ordered, middle, 0.5 + offset)
@@ -239,7 +240,7 @@ def _bound(ordered: np.ndarray, middle: np.ndarray, p: np.ndarray) -> np.ndarray
     return np.where(outside, middle + (extreme - middle) * reach, inside)
 
 
-def _t_quantile(probability: float, df: np.ndarray) -> np.ndarray:
+def hill_t_quantile(probability: float, df: np.ndarray) -> np.ndarray:
     """Student's t quantile at `probability` (> 1/2) for real df >= 2: Hill (1970),
     Algorithm 396, as R's qt uses it before its refinement."""
     tail = 2 * (1 - probability)
