@@ -223,23 +223,31 @@ def bare_alone(bare: dict, rungs, probe, args, seek=None) -> None:
     without it the bare process stayed on the CPU it was pinned to, and on
     H100 5f8c57c3 read the probe 6-10% slower than the graphbench run right
     after it in each of 4 pairs while their raw walls agreed within 1-3%, so
-    stating the bare walls at graphbench's host speed moved them by as much."""
+    stating the bare walls at graphbench's host speed moved them by as much.
+
+    Each rung's probe reading is, as graphbench's, the mean of the readings
+    right before and right after its round: the probe reads faster after a
+    CPU-bound round than after one the host waited through (on H100
+    aeab19b0 graphbench's per-rung medians were 644-668 us beside the
+    CPU-bound rungs and 679-741 beside the others), so one median over
+    every rung set the bare CPU-bound rungs at a slower host speed than
+    graphbench's and moved their ratio at one host speed by 9-10%."""
     rungs = [name for name in rungs if name in bare]
     for name in rungs:  # warm-up
         bare[name][0]()
     if seek:
         seek.survey()
-    walls, readings = {name: [] for name in rungs}, []
+    walls, readings = {name: [] for name in rungs}, {name: [] for name in rungs}
     for r in range(args.rounds):
-        if seek:
-            seek()
+        reading = seek() if seek else probe()
         for name in rungs if r % 2 == 0 else reversed(rungs):
             run, iterations = bare[name]
             walls[name].append(run() / iterations * 1e6)
-            readings.append(probe())
+            before, reading = reading, probe()
+            readings[name].append((before + reading) / 2)
     result = {"elements": args.elements, "iters": args.iters, "rounds": args.rounds,
               "median_wall_us": {name: statistics.median(v) for name, v in walls.items()},
-              "median_probe_us": statistics.median(readings)}
+              "median_probe_us": {name: statistics.median(v) for name, v in readings.items()}}
     print(json.dumps(result))
     if args.json:
         with open(args.json, "w") as handle:

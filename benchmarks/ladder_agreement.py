@@ -8,7 +8,9 @@ within 2%). A CPU-bound rung also moves with the host's speed,
 which may differ between the two processes, so both start every set of
 rounds on a CPU in the fast state (graphbench.measure.cpu_seek), both read
 graphbench's launch probe between their rounds, and such a rung's ratio is
-also given at one host speed: each side over its median probe reading.
+also given at one host speed: each side over its median probe reading beside
+that rung (the mean of the readings right before and right after each of
+its rounds, as graphbench's record keeps them).
 
     PYTHONPATH=. python3 benchmarks/ladder_agreement.py --reps 3 --json out.json
 """
@@ -26,7 +28,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def bare(json_path: Path) -> tuple[dict, float]:
+def bare(json_path: Path) -> tuple[dict, dict]:
+    """Each rung's bare median wall and median probe reading beside it."""
     subprocess.run([sys.executable, str(HERE / "harness_overhead.py"), "--bare-only",
                     "--seek-cpu", "--json", str(json_path)], check=True, capture_output=True,
                    text=True)
@@ -67,7 +70,7 @@ def main() -> None:
                          "graphbench_probe_us": probes, "cpu_bound": bound,
                          "ratio": {m: ours[m] / bare_us[m] for m in rungs},
                          "ratio_at_one_host_speed": {
-                             m: ours[m] / probes[m] / (bare_us[m] / bare_probe) if m in bound
+                             m: ours[m] / probes[m] / (bare_us[m] / bare_probe[m]) if m in bound
                              else ours[m] / bare_us[m] for m in rungs}})
             print(json.dumps(reps[-1]["ratio_at_one_host_speed"]), flush=True)
     summary = {m: {key: statistics.median(r[key][m] for r in reps) for key in
