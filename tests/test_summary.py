@@ -4,6 +4,9 @@ from."""
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +18,7 @@ from graphbench.analyze.intervals import lag1_autocorrelation, median_interval
 from graphbench.analyze.stats import paired_ratios, summarize
 from graphbench.analyze.summary import between_process_interval, mode_summary, speedups
 from graphbench.config import RunConfig
+from graphbench.record.codec import write_record
 from graphbench.record.model import BusyReading, LegacyProcesses, LifecycleSamples
 
 
@@ -331,3 +335,18 @@ def test_summarize_run_fits_node_costs_and_keeps_host_and_unavailable_rungs():
     assert summary.node_costs.capture.per_node_us == pytest.approx(0.8)
     assert summary.host is not None and summary.host == host_summary(record)
     assert summary.unavailable == {"loop": "no conditional nodes"}
+
+
+def test_the_report_of_a_three_process_record_leaves_scipy_out(tmp_path):
+    # importing scipy.stats took 1.0 s of the 1.3 s a 5-process run's parent spent
+    # after its last process, and of `graphbench report` on such a record
+    record = with_runs(make_record(), *(make_run(seed=s, noise=0.02) for s in range(3)))
+    assert S.run_speedups(record)["graph"].scope.startswith("between 3 processes")
+    path = tmp_path / "three.json"
+    write_record(str(path), record)
+    code = ("import sys; from graphbench.cli import main; main(['report', sys.argv[1]]); "
+            "print(any(name.startswith('scipy') for name in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                         check=True, cwd=Path(__file__).resolve().parents[1])
+    assert "between 3 processes" in out.stdout
+    assert out.stdout.strip().splitlines()[-1] == "False"
