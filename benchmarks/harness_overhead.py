@@ -231,7 +231,8 @@ def bare_alone(bare: dict, rungs, probe, args, seek=None) -> None:
     aeab19b0 graphbench's per-rung medians were 644-668 us beside the
     CPU-bound rungs and 679-741 beside the others), so one median over
     every rung set the bare CPU-bound rungs at a slower host speed than
-    graphbench's and moved their ratio at one host speed by 9-10%."""
+    graphbench's and moved their ratio at one host speed by 9-12% (fused
+    3-4%) in the two pairs that ran in one host state."""
     rungs = [name for name in rungs if name in bare]
     for name in rungs:  # warm-up
         bare[name][0]()
