@@ -169,6 +169,19 @@ def test_a_child_whose_parent_is_gone_before_its_imports_end_exits_quietly(tmp_p
     assert child.stderr.read() == "" and not record.exists()
 
 
+def test_a_child_ends_with_its_own_exit_code_and_message_skipping_finalization(tmp_path):
+    # the child leaves by os._exit (graphbench.cli.child.exit_now): its code and
+    # its one error line must still reach the parent
+    bad = tmp_path / "config0.json"
+    bad.write_text('{"elements": "many"}')
+    ended = subprocess.run(processes.child_command(str(bad), str(tmp_path / "r.json")),
+                           capture_output=True, text=True, timeout=60)
+    assert ended.returncode == 2 and ended.stdout == ""
+    lines = ended.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("graphbench: error: config.elements: expected a whole number")
+
+
 def test_a_process_that_never_says_its_timing_is_over_is_followed_all_the_same(
         monkeypatch, stand_in):
     log, _ = stand_in
