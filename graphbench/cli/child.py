@@ -69,7 +69,7 @@ def exit_now(code: int) -> NoReturn:
     and CuPy object and module one by one took 0.11-0.19 s a process on an
     H100 host, on the queue's path (the next process sets up only once this
     one has ended); the driver frees the context and its memory when the
-    process ends either way, and the record is written and closed by now.
+    process ends either way, and any record is written and closed by now.
     With it, 0.06-0.10 s: 5-process baselines with two gate sizes took
     19.5 and 20.0 s against 21.7 and 20.5 s, their busy figures within
     0.3% of each other (results/sizes/process_seconds_h100.json)."""
