@@ -112,6 +112,13 @@ def test_run_speedups_between_three_processes():
     assert S.run_speedups(legacy)["graph"].scope.startswith("over the rounds of 3 processes")
 
 
+def test_an_interval_between_fewer_than_three_process_medians_is_refused():
+    # Hill's t quantile is within 4e-4 of Student's only from 2 degrees of freedom
+    # (at 1 it reads 15.0 for 12.7): no caller may get an interval from it there
+    with pytest.raises(ValueError, match="3 or more process medians, not 2"):
+        S.between_process_interval([2.0, 2.5])
+
+
 def test_between_process_interval_is_a_t_interval():
     from scipy import stats
 

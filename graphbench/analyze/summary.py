@@ -206,8 +206,12 @@ def between_process_interval(medians: list[float],
     processes at 2.2x and 3.0x gave "0.00..3.67" on the linear scale. Its t
     quantile is Hill's (graphbench.analyze.intervals), not scipy's: importing
     scipy.stats took 1.0 s of the parent's 1.3 s after a 5-process run's last
-    process (and of `graphbench report` on such a record), and there are
-    always 3 or more processes here, where Hill's is within 4e-4 of it."""
+    process (and of `graphbench report` on such a record), and from 3
+    processes (2 degrees of freedom) Hill's is within 4e-4 of it; below 3
+    it is not, so fewer medians are refused."""
+    if len(medians) < MIN_PROCESS_INTERVAL:
+        raise ValueError(f"an interval between processes takes {MIN_PROCESS_INTERVAL} or more "
+                         f"process medians, not {len(medians)}")
     logs = np.log(np.asarray(medians, dtype=float))
     half = float(hill_t_quantile(0.975, np.array([len(medians) - 1]))[0] * np.std(logs, ddof=1)
                  / np.sqrt(len(medians)))
