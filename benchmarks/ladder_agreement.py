@@ -103,8 +103,8 @@ def main() -> None:
                              else ours[m] / bare_us[m] for m in rungs}})
             print(json.dumps(reps[-1]["ratio_at_one_host_speed"]), flush=True)
     summary = summarize(reps)
-    together = sum(one_state(r) for r in reps)
     for m, row in summary.items():
+        together = row["pairs_in_one_state"]
         print(f"{m:10s} graphbench / bare {row['ratio']:.4f} raw, "
               f"{row['ratio_at_one_host_speed']:.4f} at one host speed "
               f"({min(row['ratios']):.3f}..{max(row['ratios']):.3f}), raw in one host state "
