@@ -38,8 +38,8 @@ def test_a_pair_too_noisy_to_gate_is_judged_where_its_interval_clears_the_zone()
     noisy = dict(detectable=0.12)
     verdict, note = decide(Change(0.23, 0.1001, 0.36, **noisy), 0.10)
     assert verdict == SLOWER
-    assert note == ("not gateable on this pair: it detects 12.0%, the threshold is 10.0%, "
-                    "but this change's 99% interval lies wholly above the threshold")
+    assert note == ("judged though the pair is noisy: it detects 12.0%, the threshold is 10.0%, "
+                    "and this change's 99% interval lies wholly above the threshold")
     assert decide(Change(0.2, 0.10, 0.30, **noisy), 0.10)[0] == NOT_GATEABLE
     verdict, note = decide(Change(-0.23, -0.36, -0.1001, **noisy), 0.10)
     assert verdict == FASTER and note.endswith("beyond the threshold in the good direction")

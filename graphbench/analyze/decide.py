@@ -116,14 +116,13 @@ def decide(change: Change, threshold: float, higher_is_better: bool = False) -> 
     worse = sign * change.estimate
     low, high = sorted((sign * change.low, sign * change.high))
     if not change.detectable <= threshold:
-        note = (f"not gateable on this pair: it detects {change.detectable:.1%}, "
-                f"the threshold is {threshold:.1%}")
+        noise = f"it detects {change.detectable:.1%}, the threshold is {threshold:.1%}"
         clear, where = _clear_of_zone(change, threshold, worse, low, high)
-        if clear:
-            return clear, note + (f", but this change's {GATE_LEVEL:.0%} interval lies wholly "
-                                  f"{where}")
+        if clear:  # the verdict stands, so the note must not open with "not gateable"
+            return clear, (f"judged though the pair is noisy: {noise}, and this change's "
+                           f"{GATE_LEVEL:.0%} interval lies wholly {where}")
         more = change.advice(threshold) if change.advice else ""
-        return NOT_GATEABLE, note + (f"; {more}" if more else "")
+        return NOT_GATEABLE, f"not gateable on this pair: {noise}" + (f"; {more}" if more else "")
     # the bound at the largest noise this pair could have and still be gateable
     share = change.bound / change.detectable if change.detectable > 0 and \
         math.isfinite(change.bound) else Z_BOUND / (Z_BOUND + Z_POWER) / 2
