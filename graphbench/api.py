@@ -8,7 +8,7 @@ Everything is validated by the command line's own checks, before any GPU
 work: text by the CLI's parsers (graphbench.cli.values), the configuration
 by RunConfig, a pipeline and its kernels by graphbench.preflight. A bad
 argument raises a graphbench.errors type naming it, with a remedy. Nothing
-here prints."""
+here prints, and a run leaves the process as it was (graphbench.process_state)."""
 
 from __future__ import annotations
 
@@ -66,9 +66,10 @@ def run(pipeline: PipelineArg = None, *, elements: int | str = 4096,
     from graphbench.cli.values import check_fixed_rounds
     from graphbench.counts import parse_processes
     from graphbench.preflight import check_object
+    from graphbench.process_state import kept
     from graphbench.runner import check_run, measure
 
-    with in_api_words():
+    with in_api_words(), kept():
         spec, path = _pipeline(pipeline)
         settings = run_config(elements=elements, modes=modes, gate_sizes=gate_sizes,
                               pipeline=path, **config)

@@ -32,7 +32,15 @@ WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)  # a full or
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """The command line; a caller's process (a test calling main) is left as
+    it was found: graphbench.process_state."""
+    from graphbench.process_state import kept
+
+    with kept():
+        return _main(sys.argv[1:] if argv is None else argv)
+
+
+def _main(argv: list[str]) -> int:
     from graphbench.cli.progress import route
 
     route(report_to_stderr=False, quiet=False)  # main may run many times in one process

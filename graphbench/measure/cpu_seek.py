@@ -25,6 +25,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from graphbench.process_state import threads, restore_affinities, thread_affinities
+
 # A reading within this ratio of the fastest one seen is the fast state: the
 # two states lie 1.6x apart, and readings inside one state 1.1-1.3x. A
 # stricter 1.1 was no better on H200s (results/host_speed/cpu_seek_threshold.json)
@@ -32,40 +34,11 @@ FAST_WITHIN = 1.3
 MAX_TRIES = 6  # CPUs probed before a set of rounds starts on the best one found
 
 
-def _threads() -> list[int]:
-    try:
-        return [int(t) for t in os.listdir("/proc/self/task")]
-    except OSError:
-        return [0]  # the calling thread alone
-
-
-def thread_affinities() -> dict[int, set[int]]:
-    """Each thread's CPU set now (restore_affinities puts them back)."""
-    saved = {}
-    for thread in _threads():
-        try:
-            saved[thread] = os.sched_getaffinity(thread)
-        except OSError:  # a thread that ended meanwhile
-            continue
-    return saved
-
-
-def restore_affinities(saved: dict[int, set[int]], newcomers: set[int]) -> None:
-    """Put every thread back on its saved CPUs, and a thread started since on
-    `newcomers`: seeking moves the whole process, and a process that called
-    graphbench (a test session, a training script) keeps its threads' CPUs."""
-    for thread in _threads():
-        try:
-            os.sched_setaffinity(thread, saved.get(thread, newcomers))
-        except OSError:
-            continue
-
-
 def move_process(cpu: int) -> bool:
     """Pin every thread of this process to `cpu`; False where it cannot."""
-    threads = _threads()
+    ids = threads()
     moved = False
-    for thread in threads:
+    for thread in ids:
         try:
             os.sched_setaffinity(thread, {cpu})
             moved = True

@@ -19,13 +19,14 @@ class CupyBackend(CallableBackend):
 
         self.cp = cupy
         external = cupy.cuda.ExternalStream(int(stream.handle))
+        self._previous = cupy.cuda.get_current_stream()  # the caller's, put back by _unbind
         external.use()  # once: no stream context inside timed loops
         self.notes = ("CuPy instantiates inside end_capture: the graphs' capture figures "
                       "include instantiation",)
         return external
 
     def _unbind(self) -> None:
-        self.cp.cuda.Stream.null.use()
+        self._previous.use()
 
     @property
     def framework_version(self) -> str:
