@@ -37,9 +37,8 @@ def preflight(configs, arch: str = DEFAULT_ARCH, name=as_flag) -> list:
         where = str(loaded.path)
         sizes = dict.fromkeys((config.elements, *config.gate_sizes))
         plans.append([plan(loaded.spec, size, where) for size in sizes][0])
-        kernel_sets = [_checked_kernels(label, text, plans[-1], where, arch, compiled)
-                       for label, text in sources(config, loaded, name)] \
-            if loaded.source else []  # callables (torch, CuPy): no CUDA source to compile
+        kernel_sets = [_checked_kernels(label, text, build_plan, where, arch, compiled)
+                       for label, text, build_plan in builds(config, loaded, plans[-1], name)]
         check_rungs(config, plans[-1], kernel_sets, where, name)
         check_launch_shape(config, plans[-1], bool(loaded.source), name)
     return plans
@@ -53,9 +52,8 @@ def check_object(settings, spec, name=as_flag) -> None:
 
     loaded = loaded_object(spec)
     found = plan(loaded.spec, settings.elements, WHERE)
-    kernels = [_checked_kernels(label, text, found, WHERE, DEFAULT_ARCH, {})
-               for label, text in sources(settings, loaded, name)] \
-        if loaded.source else []  # callables (torch, CuPy): no CUDA source to compile
+    kernels = [_checked_kernels(label, text, build_plan, WHERE, DEFAULT_ARCH, {})
+               for label, text, build_plan in builds(settings, loaded, found, name)]
     check_rungs(settings, found, kernels, WHERE, name)
     check_launch_shape(settings, found, bool(loaded.source), name)
 
@@ -80,19 +78,30 @@ def check_configs(configs, name=as_flag) -> None:
     preflight(configs, name=name)
 
 
-def sources(config, loaded, name=as_flag) -> list[tuple[str, str]]:
-    """(what to call it in a message, CUDA text) for each build the run
-    compiles; each source file is named by the option that gave it."""
+def builds(config, loaded, found, name=as_flag) -> list[tuple[str, str, object]]:
+    """(what to call it in a message, CUDA text, its plan) for each build the
+    run compiles: the candidate, and the --ab base side where it has CUDA
+    text (graphbench.pipeline.revision reads it: a file, or a revision's
+    copy). Callables (torch, CuPy) have none."""
     from graphbench.measure.kernels import load_source
+    from graphbench.pipeline.revision import load_base
 
-    given = [(name(flag), path) for flag, path in (("--kernel-source", config.kernel_source),
-                                                   ("--ab", getattr(config, "ab_source", None)))]
-    candidate, base = [(f"{option} {path}", load_source(path, option))
-                       if path else None for option, path in given]
-    if candidate is None:
-        candidate = (f"its source {loaded.spec.source[:60]!r}" if "\n" not in loaded.spec.source
-                     else "its source", loaded.source)
-    return [candidate, *([base] if base else [])]
+    out = []
+    if config.kernel_source:
+        flag = name("--kernel-source")
+        out.append((f"{flag} {config.kernel_source}", load_source(config.kernel_source, flag),
+                    found))
+    elif loaded.source:
+        out.append((f"its source {loaded.spec.source[:60]!r}" if "\n" not in loaded.spec.source
+                    else "its source", loaded.source, found))
+    ab = getattr(config, "ab_source", None)
+    if ab:
+        base = load_base(ab, loaded, config.kernel_source, config.depth, config.stages,
+                         config.params)
+        base_plan = plan(base.loaded.spec, found.elements) if base.loaded else found
+        if base.source:
+            out.append((f"{name('--ab')} {ab}", base.source, base_plan))
+    return out
 
 
 def _checked_kernels(label, text, plan_, where, arch, compiled) -> dict:
@@ -163,4 +172,4 @@ def kernels_preflight(pipeline: str | None, kernel_source: str | None, arch: str
                          f"graphbench run --pipeline {pipeline}")
     found = preflight([config], arch)[0]
     required = [s.kernel for s in found.stages] + ([found.fused.kernel] if found.fused else [])
-    return required, sources(config, loaded)[0][1]
+    return required, builds(config, loaded, found)[0][1]

@@ -57,9 +57,12 @@ def check_run(config: RunConfig, processes: int = 1, spec=None, name=None) -> No
         raise UsageError("a pipeline object is already built: depth, stages and params do "
                          "not apply", "build the object with the settings it should have")
     plan(loaded_object(spec).spec, config.elements)
-    for source, flag in ((config.kernel_source, "--kernel-source"), (config.ab_source, "--ab")):
-        if source:
-            load_source(source, name(flag))
+    if config.kernel_source:
+        load_source(config.kernel_source, name("--kernel-source"))
+    if config.ab_source:
+        from graphbench.pipeline.revision import load_base
+
+        load_base(config.ab_source, loaded_object(spec), config.kernel_source)
 
 
 def measure(config: RunConfig, processes: int = 1, progress: Progress | None = None,

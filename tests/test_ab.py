@@ -32,7 +32,22 @@ def test_an_ab_record_gates_each_mode_and_each_workload_once():
     record = ab_record()
     assert is_ab(record)
     assert [s.name for s in default_ab_specs(record)] == [
-        "individual.wall", "graph.wall", "fused.wall", "individual.busy", "fused.busy"]
+        "speedup", "speedup.fused", "individual.wall", "graph.wall", "fused.wall",
+        "individual.busy", "fused.busy"]
+
+
+def test_the_speedup_is_judged_on_paired_rounds():
+    """Identical builds: the speedup is the same. A graph replay 20% slower
+    in the candidate: its speedup is slower, though individual launches
+    did not change."""
+    assert verdicts(ab_record())["speedup"] == SAME
+    walls = {**BUILD, **{f"{m}@base": us for m, us in BUILD.items()}, "graph": BUILD["graph"] * 1.2}
+    record = shared_ab_record(BUILD, seed=1)
+    slower_graph = dataclasses.replace(record, runs=(dataclasses.replace(
+        record.runs[0], modes=make_record(walls, rounds=30, noise=0.005, seed=1).runs[0].modes),))
+    judged = verdicts(slower_graph)
+    assert judged["speedup"] == SLOWER and judged["graph.wall"] == SLOWER
+    assert judged["individual.wall"] == SAME
 
 
 def test_identical_builds_pass():
@@ -167,7 +182,8 @@ def two_rung_ab_record(busy_factor=1.0, rounds=30, noise=0.005):
 def test_default_ab_thresholds_catch_a_3_percent_busy_regression_and_pass_1_percent():
     """Busy at 2%: +3% fails; wall at 5%: the same +3% on the walls would not."""
     specs = {s.name: s.text for s in default_ab_specs(two_rung_ab_record())}
-    assert specs == {"individual.wall": "5%", "graph.wall": "5%", "individual.busy": "2%"}
+    assert specs == {"speedup": "5%", "individual.wall": "5%", "graph.wall": "5%",
+                     "individual.busy": "2%"}
     slow = {v.metric: v for v in compare_ab(two_rung_ab_record(1.03)).verdicts}
     assert slow["individual.busy"].verdict == SLOWER and slow["individual.busy"].gated
     quiet = {v.metric: v for v in compare_ab(two_rung_ab_record(1.0)).verdicts}

@@ -34,13 +34,14 @@ from graphbench.analyze.decide import (BOUND_LEVEL, GATE_LEVEL, MISSING, POWER, 
 from graphbench.analyze.intervals import (_R_MAX, MIN_ROUNDS, _invalid_reason, _scaled,
                                           _von_neumann, hill_t_quantile, reading_quantum,
                                           robust_scale)
-from graphbench.analyze.specs import FailSpec, check_specs, first_mode_per_workload, parse_spec
+from graphbench.analyze.specs import (SPEEDUP_METRICS, FailSpec, check_specs,
+                                      first_mode_per_workload, parse_spec)
 from graphbench.analyze.stats import median
-from graphbench.ladder import BASE_SUFFIX
+from graphbench.ladder import BASE_SUFFIX, BASELINE, HEADLINE
 from graphbench.limits import MIN_EFFECTIVE_ROUNDS
 from graphbench.record.model import Comparison, RunRecord, Verdict
 
-AB_WALL, AB_BUSY = "{mode}.wall:5%", "{mode}.busy:2%"
+AB_WALL, AB_BUSY, AB_SPEEDUP = "{mode}.wall:5%", "{mode}.busy:2%", "{metric}:5%"
 # Below this many independent pairs the autocorrelation behind the standard
 # error is read too roughly: such series are short against their own
 # correlation, and those of them that read as gateable mostly read it low.
@@ -63,7 +64,13 @@ def candidate_modes(record: RunRecord) -> list[str]:
 
 
 def default_ab_specs(record: RunRecord) -> list[FailSpec]:
-    specs = [parse_spec(AB_WALL.format(mode=mode)) for mode in candidate_modes(record)]
+    """Every paired rung's wall, each GPU workload's busy time and every
+    speedup both builds have: a paired speedup needs no host model, so it is
+    gated here as it is nowhere else."""
+    specs = [parse_spec(AB_SPEEDUP.format(metric=metric)) for metric in SPEEDUP_METRICS
+             if paired_speedups(record, metric, "") and paired_speedups(record, metric,
+                                                                        BASE_SUFFIX)]
+    specs += [parse_spec(AB_WALL.format(mode=mode)) for mode in candidate_modes(record)]
     specs += [parse_spec(AB_BUSY.format(mode=mode)) for mode in first_mode_per_workload(record)
               if mode in candidate_modes(record)]
     return specs
@@ -174,9 +181,10 @@ def mean_tau(values: Sequence[float]) -> float:
 
 
 def judge_ratios(spec: FailSpec, ratios: list[float], base_median: float,
-                 candidate_median: float, quantum: float = 0.0) -> Verdict:
+                 candidate_median: float, quantum: float = 0.0,
+                 higher_is_better: bool = False) -> Verdict:
     change = ratio_change(ratios, quantum)
-    verdict, note = decide(change, spec.threshold)
+    verdict, note = decide(change, spec.threshold, higher_is_better=higher_is_better)
     if change.valid:
         note = note or (f"paired ratio {change.estimate + 1:.3f} ({GATE_LEVEL:.0%} interval "
                         f"{change.low + 1:.3f}..{change.high + 1:.3f}, {len(ratios)} pairs)")
@@ -197,19 +205,56 @@ def ratio_quantum(base, candidate) -> float:
     return math.hypot(reading_quantum(base) / abs(b), reading_quantum(candidate) / abs(c))
 
 
+def default_wall_thresholds(walls, pairs: list[str]) -> list[tuple[list[float], float]]:
+    """(paired ratios, threshold) of each default A/B metric that walls alone
+    give: every paired rung's wall, and each speedup both builds have."""
+    wall = parse_spec(AB_WALL.format(mode="graph")).threshold
+    speedup = parse_spec(AB_SPEEDUP.format(metric="speedup")).threshold
+    out = [([c / b if b else math.inf for c, b in zip(walls[m], walls[m + BASE_SUFFIX])], wall)
+           for m in pairs]
+    for other in ("fused", HEADLINE):
+        names = (BASELINE, other, BASELINE + BASE_SUFFIX, other + BASE_SUFFIX)
+        if all(name in walls for name in names):
+            ind, oth, ind_b, oth_b = (walls[name] for name in names)
+            out.append(([i * ob / (o * ib) if o and ib else math.inf
+                         for i, o, ib, ob in zip(ind, oth, ind_b, oth_b)], speedup))
+    return out
+
+
+def paired_speedups(record: RunRecord, metric: str, suffix: str) -> list[float]:
+    """A speedup's per-round values for one build (`suffix`: "" for the
+    candidate, BASE_SUFFIX for the base): individual wall over the other
+    rung's wall of the same round."""
+    other = "fused" if metric == "speedup.fused" else HEADLINE
+    individual = record.samples(BASELINE + suffix, "wall")
+    against = record.samples(other + suffix, "wall")
+    if not individual or len(individual) != len(against):
+        return []
+    return [i / o if o else math.inf for i, o in zip(individual, against)]
+
+
+def paired_series(record: RunRecord, metric: str) -> tuple[list[float], list[float]]:
+    """(candidate, base) per-round values of a metric, in round order."""
+    if metric in SPEEDUP_METRICS:
+        return (paired_speedups(record, metric, ""),
+                paired_speedups(record, metric, BASE_SUFFIX))
+    mode, _, field = metric.partition(".")
+    return list(record.samples(mode, field)), list(record.samples(mode + BASE_SUFFIX, field))
+
+
 def compare_ab(record: RunRecord, specs: list[FailSpec] | None = None) -> Comparison:
     """The candidate build against the base build of one A/B record."""
     verdicts = []
     for spec in check_specs(specs) if specs else default_ab_specs(record):
-        mode, _, field = spec.metric.partition(".")
-        candidate, base = record.samples(mode, field), record.samples(mode + BASE_SUFFIX, field)
+        candidate, base = paired_series(record, spec.metric)
         if not spec.relative or not candidate or len(candidate) != len(base):
             verdicts.append(Verdict(spec.name, MISSING, True, spec.text,
                                     note="not paired in this A/B record (relative specs only)"))
             continue
         ratios = [c / b if b else math.inf for c, b in zip(candidate, base)]
         verdicts.append(judge_ratios(spec, ratios, median(base), median(candidate),
-                                     ratio_quantum(base, candidate)))
+                                     ratio_quantum(base, candidate),
+                                     higher_is_better=spec.metric in SPEEDUP_METRICS))
     notes = (f"A/B in one process: {record.pipeline.kernel_source} against base "
              f"{record.pipeline.ab_source}, rounds alternating on the same buffers",)
     return Comparison(tuple(verdicts), notes, ())

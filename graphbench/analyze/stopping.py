@@ -90,6 +90,20 @@ def _ab_candidates(walls: Mapping[str, Sequence[float]]) -> list[str]:
     return [m for m in walls if not m.endswith(BASE_SUFFIX) and m + BASE_SUFFIX in walls]
 
 
+def ab_gateable(walls: Mapping[str, Sequence[float]]) -> bool:
+    """An A/B run's every paired wall and speedup can be judged at its
+    default threshold (graphbench.analyze.ab): the run is for that verdict,
+    so it samples on until the verdict can be given or the budget ends. A
+    run that is not A/B: True."""
+    from graphbench.analyze.ab import default_wall_thresholds, ratio_change
+
+    pairs = _ab_candidates(walls)
+    if not pairs:
+        return True
+    return all(ratio_change(ratios).detectable <= threshold
+               for ratios, threshold in default_wall_thresholds(walls, pairs))
+
+
 def watched_series(walls: Mapping[str, Sequence[float]]) -> list[list[float]]:
     """What the run is for: each A/B pair's ratios, else the graph speedup's
     ratios, else every mode's wall times."""
@@ -171,7 +185,8 @@ class NoiseTarget:
     def reason_to_stop(self, rounds_done, elapsed_s, walls, probes=None):
         if rounds_done < self.min_rounds:
             return None
-        if headline_noise(walls, probes, self.busy) <= self.max_noise:
+        if headline_noise(walls, probes, self.busy) <= self.max_noise \
+                and ab_gateable(walls):
             return NOISE_TARGET
         if elapsed_s >= self.max_time_s:
             return TIME_BUDGET

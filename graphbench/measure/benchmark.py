@@ -232,8 +232,7 @@ def describe_pipeline(session: Session) -> PipelineInfo:
                         kernel_source_sha256=source_digest(session.source),
                         harness_sha256=source_digest(load_harness_source()),
                         ab_source=config.ab_source,
-                        ab_source_sha256=source_digest(session.base_source)
-                        if session.base_source else None)
+                        ab_source_sha256=session.base.digest if session.base else None)
 
 
 def _dims(value) -> tuple[int, ...]:

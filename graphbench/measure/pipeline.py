@@ -108,10 +108,12 @@ class Pipeline:
         args = tuple(self.buffers[a].data.ptr if isinstance(a, str) else a for a in stage.args)
         return Launch(kernels[name], config, args)
 
-    def with_kernels(self, kernels) -> "Pipeline":
-        """The same buffers, launched with other kernels (an A/B baseline build).
-        Only the original releases the buffers."""
+    def with_build(self, plan, kernels) -> "Pipeline":
+        """The same buffers, launched as `plan` says with other kernels (an
+        A/B base build; graphbench.pipeline.revision checked that the two
+        plans' buffers agree). Only the original releases the buffers."""
         other = copy.copy(self)
+        other.plan, other.stages = plan, plan.stages
         other._set_kernels(kernels)
         return other
 

@@ -19,6 +19,7 @@ from graphbench.measure.backends import backend_for
 from graphbench.measure.pipeline import bytes_needed
 from graphbench.pipeline.files import load_pipeline, plan
 from graphbench.pipeline.objects import OBJECT, loaded_object
+from graphbench.pipeline.revision import load_base
 from graphbench.pipeline.spec import SpecError
 from graphbench.measure.timing import EventTimer
 
@@ -102,10 +103,9 @@ def _argument_count(kernel) -> int | None:
 def callables_only(plan, config: RunConfig) -> None:
     """A callable pipeline has no kernel source to replace or A/B."""
     framework = getattr(plan, "framework", KERNELS)
-    for value, flag in ((config.kernel_source, "--kernel-source"), (config.ab_source, "--ab")):
-        if framework != KERNELS and value:
-            raise SpecError(f"{flag} replaces CUDA kernels; the {plan.name} pipeline is "
-                            f"{framework} callables", f"leave out {flag}")
+    if framework != KERNELS and config.kernel_source:
+        raise SpecError(f"--kernel-source replaces CUDA kernels; the {plan.name} pipeline is "
+                        f"{framework} callables", "leave out --kernel-source")
     if framework != KERNELS and (config.grid != "auto" or config.block is not None):
         raise SpecError(f"--grid and --block shape CUDA kernel launches; the {plan.name} "
                         f"pipeline is {framework} callables", "leave out --grid and --block")
@@ -136,7 +136,14 @@ class Session:
                                                           config.grid, config.block)
         self.source = load_source(config.kernel_source) if config.kernel_source \
             else self.loaded.source
-        self.base_source = load_source(config.ab_source, "--ab") if config.ab_source else None
+        # --ab: the base side, read before the GPU is touched (a revision's files
+        # exist only while it is read: graphbench.pipeline.revision)
+        self.base = load_base(config.ab_source, self.loaded, config.kernel_source, config.depth,
+                              config.stages, config.params) if config.ab_source else None
+        self.base_source = self.base.source if self.base and self.base.source else None
+        self.base_plan = with_launch_shape(plan(self.base.loaded.spec, config.elements),
+                                           config.grid, config.block)[0] \
+            if self.base and self.base.loaded else None
         # before the driver starts its threads, so they inherit the pinning
         self.near_cpus = near_cpus(config.device) if config.pin_cpu else []
         self.pinned_cpu = pin_host_thread(self.near_cpus)
@@ -145,8 +152,8 @@ class Session:
         self.update_skipped = memory_plan(config, self.info, self.plan)
         self.tolerance = (self.plan.rtol, self.plan.atol)
         self.kernels = kernels or load_kernels(self.info.arch, self.source, self.plan)
-        self.base_kernels = load_kernels(self.info.arch, self.base_source, self.plan) \
-            if self.base_source else None
+        self.base_kernels = load_kernels(self.info.arch, self.base_source,
+                                         self.base_plan or self.plan) if self.base_source else None
         self.unavailable = self._available_modes()
         self._exit = ExitStack()
 
@@ -175,7 +182,8 @@ class Session:
         self.timer = EventTimer(self.device, self.stream)
         self._exit.callback(self.timer.close)
         self.pipeline = self.new_pipeline()
-        base = self.pipeline.with_kernels(self.base_kernels) if self.base_kernels else None
+        base = self.pipeline.with_build(self.base_plan or self.plan, self.base_kernels) \
+            if self.base else None
         self.modes = build_modes(self.config.run_modes, self.pipeline, self.stream, base,
                                  self.kernels, self.config.unroll)
         self._exit.callback(close_modes, self.modes)

@@ -203,8 +203,22 @@ def _call(make, path: Path, depth: int, stages, params: dict[str, str]) -> Pipel
 
 def kernel_source_text(source: str, pipeline_file: Path) -> str:
     """CUDA text as given, or read from a path relative to the pipeline file."""
-    if "__global__" in source or "\n" in source:
+    path = kernel_source_path(source, pipeline_file)
+    if path is None:
         return source
+    from graphbench.kernel_files import read_source
+
+    try:
+        return read_source(path, f"kernel source {_short(source)}")
+    except UsageError as exc:
+        raise SpecError(f"{pipeline_file}: {exc.message}", exc.remedy) from None
+
+
+def kernel_source_path(source: str, pipeline_file: Path) -> Path | None:
+    """The .cu file a Pipeline's source names (relative to the pipeline file,
+    else a shipped kernel file of that name); None for CUDA text itself."""
+    if "__global__" in source or "\n" in source:
+        return None
     if len(source) > MAX_PATH or "\0" in source:
         raise SpecError(f"{pipeline_file}: Pipeline source {_short(source)} is neither CUDA "
                         "text nor a file name")
@@ -216,12 +230,7 @@ def kernel_source_text(source: str, pipeline_file: Path) -> str:
             path = kernels
     except (OSError, ValueError):  # a name the OS cannot encode or stat: read_source says why
         pass
-    from graphbench.kernel_files import read_source
-
-    try:
-        return read_source(path, f"kernel source {_short(source)}")
-    except UsageError as exc:
-        raise SpecError(f"{pipeline_file}: {exc.message}", exc.remedy) from None
+    return path
 
 
 def _shipped_kernel(name: str) -> Path | None:

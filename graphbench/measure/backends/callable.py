@@ -7,6 +7,7 @@ counts its memory and captures a graph (see graphbench.measure.backends.torch)."
 
 from __future__ import annotations
 
+import copy
 import time
 from types import MappingProxyType
 
@@ -34,6 +35,18 @@ class CallableBackend:
         self.current = ""
         for _ in range(CHECK_PASSES):
             self.check_stages()
+
+    def with_build(self, plan, kernels=None) -> "CallableBackend":
+        """The same arrays, with `plan`'s stage calls (an A/B base build:
+        graphbench.pipeline.revision checked that the arrays agree), checked
+        as the constructor checks its own. Only the original releases them."""
+        other = copy.copy(self)
+        other.plan, other.stages = plan, plan.stages
+        other._calls = tuple((s.fn, (self.view, self.fstream) if s.takes_stream else (self.view,))
+                             for s in plan.stages)
+        for _ in range(CHECK_PASSES):
+            other.check_stages()
+        return other
 
     # --- arrays ------------------------------------------------------------
     def _arrays(self) -> dict:
