@@ -47,8 +47,9 @@ REMEDIES = ((RecordError, "give a record file graphbench wrote (graphbench.save,
             (GraphbenchError, "see docs/python.md for what each argument takes"))
 # what the API calls an option the shared checks name by its flag
 KEYWORDS = {**{f.metadata["flag"]: name for name, f in SETTINGS.items()},
-            "--processes": "processes", "--fail-on": "fail_on"}
+            "--ab": "ab", "--processes": "processes", "--fail-on": "fail_on"}
 SPEC_REMEDY = "give a spec such as 'graph.wall:10%', a list of them, or None for the default gate"
+AB_FIELD = next(name for name, f in SETTINGS.items() if f.metadata["flag"] == "--ab")
 PipelineArg = Union["Pipeline", "CallablePipeline", str, "os.PathLike[str]", None]
 RecordArg = Union[RunRecord, str, "os.PathLike[str]"]
 FailOn = Union[str, "FailSpec", Sequence[Union[str, "FailSpec"]], None]
@@ -56,13 +57,17 @@ FailOn = Union[str, "FailSpec", Sequence[Union[str, "FailSpec"]], None]
 
 def run(pipeline: PipelineArg = None, *, elements: int | str = 4096,
         modes: str | Sequence[str] | None = None, processes: int = 1,
-        gate_sizes: str | Sequence[int | str] = (), **config: Any) -> RunRecord:
+        gate_sizes: str | Sequence[int | str] = (), ab: str | os.PathLike | None = None,
+        **config: Any) -> RunRecord:
     """Measure `pipeline` (a graphbench.pipeline.spec.Pipeline, a pipeline file's path
     or a shipped name such as "softmax"; None: the built-in add,mul,sub) and
     return the typed record. Every setting the CLI takes is accepted by its
     RunConfig field name; text values are read as the CLI reads them
     ("individual,graph", "2^20", "1%"); params={"cols": 256} is the file's pipeline()'s
-    keyword arguments. Raises graphbench.errors' types (DeviceError: no usable GPU)."""
+    keyword arguments. `ab`: the base side of an A/B run (a git revision such as
+    "main", a pipeline file or a .cu file), alternated round by round with this
+    one and judged by graphbench.compare(record). Raises graphbench.errors'
+    types (DeviceError: no usable GPU)."""
     from graphbench.cli.values import check_fixed_rounds
     from graphbench.counts import parse_processes
     from graphbench.preflight import check_object
@@ -70,6 +75,8 @@ def run(pipeline: PipelineArg = None, *, elements: int | str = 4096,
     from graphbench.runner import check_run, measure
 
     with in_api_words(), kept():
+        if ab is not None:
+            config[AB_FIELD] = _path_text(ab, "ab")
         spec, path = _pipeline(pipeline)
         settings = run_config(elements=elements, modes=modes, gate_sizes=gate_sizes,
                               pipeline=path, **config)
@@ -240,7 +247,14 @@ def _pipeline(pipeline: PipelineArg) -> tuple[Any, str | None]:
     return pipeline, None
 
 
-def keyword(flag: str) -> str:  # a command-line flag as the API names it: --ab is ab_source
+def _path_text(value: Any, name: str) -> str:
+    if not isinstance(value, (str, os.PathLike)):
+        raise UsageError(f"{name} must be a str or a path, got {_short(value)}",
+                         f"e.g. {name}=\"main\" (a git revision) or {name}=\"old.cu\"")
+    return os.fspath(value)
+
+
+def keyword(flag: str) -> str:  # a command-line flag as the API names it: --ab is ab
     return KEYWORDS.get(flag, flag)
 
 

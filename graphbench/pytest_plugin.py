@@ -200,10 +200,11 @@ class GraphbenchFixture:
 
         name, habits = record_name(self.node_id, self.calls + 1), self.options.habits
         api_call(api.fail_specs, fail_on)  # a mistyped spec fails now, not after the measurement
-        if self.options.compare:
+        ab = settings.get("ab") or habits.ab
+        if self.options.compare and not ab:
             self._require_saved(self.options.compare / name)
         chosen = disabled(settings) if habits.disable else self._settings(settings, pipeline)
-        record = api_call(api.run, pipeline, **chosen)
+        record = api_call(api.run, pipeline, **({**chosen, "ab": ab} if ab else chosen))
         self.calls += 1
         if not record.verified:
             pytest.fail(one_line(verification_text(record)), pytrace=False)
@@ -211,7 +212,9 @@ class GraphbenchFixture:
             api_call(api.save, self.options.save / name, record)
         if habits.autosave:
             api_call(autosave, record, habits, why="cannot store the record: ")
-        if self.options.compare:
+        if ab and not habits.disable:  # an A/B record is judged against its own base side
+            self._gate(record, None, fail_on)
+        elif self.options.compare:
             self._gate(record, self.options.compare / name, fail_on)
         return record
 
@@ -250,14 +253,16 @@ class GraphbenchFixture:
         pytest.fail(one_line(f"graphbench: no saved record {saved} for {self.node_id}; make "
                              f"one with {SAVE} {saved.parent}"), pytrace=False)
 
-    def _gate(self, record, saved: Path, fail_on) -> None:
+    def _gate(self, record, saved: Path | None, fail_on) -> None:
+        """Against the saved record, or (None) an A/B record against its base side."""
         from graphbench import api
 
-        comparison = api_call(api.compare, saved, record, fail_on,
-                              why=f"cannot judge {self.node_id} against {saved}: ")
+        against = saved if saved is not None else "its base side"
+        comparison = api_call(api.compare, *((saved, record) if saved else (record, None)),
+                              fail_on, why=f"cannot judge {self.node_id} against {against}: ")
         keep_verdicts(self.node_id, comparison, self.options.habits)
         if not comparison.passed:
-            pytest.fail(verdict_text(comparison, saved), pytrace=False)
+            pytest.fail(verdict_text(comparison, against), pytrace=False)
 
 
 def api_call(call, *args, why: str = "", **kwargs):

@@ -14,6 +14,7 @@ import pytest
 
 SKIP, ONLY, DISABLE = "--graphbench-skip", "--graphbench-only", "--graphbench-disable"
 AUTOSAVE, HISTORY = "--graphbench-autosave", "--graphbench-history"
+AB = "--graphbench-ab"
 FIXTURE = "graphbench"
 
 
@@ -31,6 +32,10 @@ def add_options(group) -> None:
     group.addoption(HISTORY, metavar="URL", default=None,
                     help="the history --graphbench-autosave stores in: a SQLite file or "
                     "postgresql://...")
+    group.addoption(AB, metavar="REF|FILE", default=None,
+                    help="run every graphbench test as an A/B against this base side (a git "
+                    "revision such as origin/main, a pipeline file or a .cu file) and gate "
+                    "it on paired rounds, as graphbench run --ab does")
 
 
 @dataclass
@@ -40,6 +45,7 @@ class Habits:
     disable: bool = False
     autosave: bool = False
     history: str | None = None
+    ab: str | None = None  # --graphbench-ab: every test's base side
     verdicts: list[tuple[str, object]] = field(default_factory=list)  # (test, Verdict)
 
 
@@ -47,7 +53,10 @@ def session_habits(get, saving: bool, comparing: bool) -> Habits:
     """The options read by `get` (pytest's getoption), checked together."""
     habits = Habits(*(bool(get(name)) for name in ("graphbench_skip", "graphbench_only",
                                                    "graphbench_disable", "graphbench_autosave")),
-                    get("graphbench_history"))
+                    get("graphbench_history"), get("graphbench_ab"))
+    if habits.ab is not None and comparing:
+        raise pytest.UsageError(f"{AB} judges each test against its base side in the same "
+                                "process; a saved record is not needed: leave out one of them")
     if habits.skip and habits.only:
         raise pytest.UsageError(f"{SKIP} and {ONLY} together run nothing: give one")
     if habits.disable and (saving or comparing or habits.autosave):
@@ -142,7 +151,7 @@ def verification_text(record) -> str:
     return "graphbench: verification failed: " + "; ".join(map(failure_text, failed))
 
 
-def verdict_text(comparison, saved: Path) -> str:
+def verdict_text(comparison, saved: Path | str) -> str:
     from graphbench.report.compare import comparison_report, decision_line
     from graphbench.report.tables import to_text
 

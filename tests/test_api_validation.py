@@ -402,11 +402,11 @@ def builtin_object():
 
 
 @pytest.mark.parametrize("call, said", [
-    (lambda d: graphbench.run(builtin_object(), ab_source=str(d / "missing.cu")),
-     "cannot read ab_source "),
+    (lambda d: graphbench.run(builtin_object(), ab=str(d / "missing.cu")), "cannot read ab "),
     (lambda d: graphbench.run(builtin_object(), kernel_source=str(d / "missing.cu")),
      "cannot read kernel_source "),
-    (lambda d: graphbench.run(ab_source=str(d / "empty.cu")), "ab_source "),
+    (lambda d: graphbench.run(ab=str(d / "empty.cu")), "ab "),
+    (lambda d: graphbench.run(ab=3), "ab must be a str or a path"),
     (lambda d: graphbench.run(kernel_source=str(d / "missing.cu")), "cannot read kernel_source "),
     (lambda d: graphbench.run(""), "pipeline '' names no file"),
     (lambda d: graphbench.run(str(d)), "is a folder"),

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import make_record
+from tests_helpers import ab_record
 from hypothesis import given, settings, strategies as st
 
 import graphbench.api
@@ -82,7 +83,8 @@ def inner(pytester, monkeypatch, tmp_path):
     records = {"base": merge_runs([make_record(WALLS, rounds=20, seed=s) for s in (1, 5, 6)]),
                "same": make_record(WALLS, rounds=20, seed=2),
                "slow": make_record({**WALLS, "graph": 4.3 * 1.3}, rounds=20, seed=3),
-               "wrong": make_record(WALLS, rounds=20, seed=4, passed=False)}
+               "wrong": make_record(WALLS, rounds=20, seed=4, passed=False),
+               "ab-same": ab_record(WALLS), "ab-slower-gpu": ab_record(WALLS, busy_factor=1.05)}
 
     def run(name: str, *options: str, fail_on: str = "", processes: str = ""):
         path = name if name in ("no-gpu", "real-no-gpu") else str(graphbench.api.save(
@@ -157,6 +159,25 @@ def test_save_then_compare_then_a_slowdown_fails_with_the_verdict_table(inner, p
     # the test's own fail_on gates only what it names
     inner("slow", "--graphbench-compare", str(saved), fail_on="fused.wall:10%"
           ).assert_outcomes(passed=1)
+
+
+def test_graphbench_ab_runs_each_test_against_its_base_side_and_gates_it(inner, tmp_path):
+    """--graphbench-ab REF: every fixture run is an A/B against REF, judged
+    on its paired rounds; no saved record is needed."""
+    inner("ab-same", "--graphbench-ab", "origin/main").assert_outcomes(passed=1)
+    assert seen_settings(tmp_path)["ab"] == "origin/main"
+    result = inner("ab-slower-gpu", "--graphbench-ab", "origin/main")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*graphbench: FAIL*its base side*", "*individual.busy*slower*"])
+
+
+def test_graphbench_ab_with_a_saved_record_to_compare_is_a_usage_error(inner, pytester):
+    saved = pytester.path / "saved"
+    saved.mkdir()
+    graphbench.api.save(saved / "test_inner.py_test_op.json", make_record(WALLS, rounds=20))
+    result = inner("ab-same", "--graphbench-ab", "main", "--graphbench-compare", str(saved))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--graphbench-ab judges each test against its base side*"])
 
 
 def test_a_mistyped_fail_on_is_an_error_before_measuring(inner, tmp_path):

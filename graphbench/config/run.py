@@ -82,10 +82,12 @@ class RunConfig:
     gate_sizes: tuple[int, ...] = option(
         (), "--gate-sizes", "grid", "also run at these sizes, so a gate sees bandwidth, not only "
         "per-kernel cost (e.g. 2^20,2^24: near L2 and far beyond; default none)", commands=(RUN,))
-    ab_source: str | None = option(None, "--ab", "path", "A/B: also build this .cu file as the "
-                                   "baseline and alternate its rounds with the candidate's "
-                                   "(--kernel-source, or the shipped kernels) in this process",
-                                   commands=(RUN,))
+    ab_source: str | None = option(None, "--ab", "path", "A/B: the base side, compiled, "
+                                   "verified and alternated round by round with this one in "
+                                   "this process: a git revision (main, HEAD~1, a commit: its "
+                                   "copy of the pipeline file and kernels), a pipeline .py file "
+                                   "or a .cu file; every wall, busy time and the speedup judged "
+                                   "on paired rounds", commands=(RUN,), metavar="REF|FILE")
     attribute: bool = option(False, "--attribute", "flag", "after the timed rounds and checks, "
                              "trace a few iterations of every rung with CUPTI: per-stage GPU "
                              "time, gaps, capture escapes (needs the cupti extra)",
