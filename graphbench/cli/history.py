@@ -100,8 +100,8 @@ def since(text: str) -> str:
     try:
         return utc(text.strip(), "--since")
     except GraphbenchError:
-        raise UsageError(f"--since {text!r} is not a time",
-                         "e.g. 2026-12-01, 2026-12-01T10:00, 7d or 12h") from None
+        raise UsageError(f"--since {text!r} is not a time between 0001-01-01 and 9999-12-31 "
+                         "UTC", "e.g. 2026-12-01, 2026-12-01T10:00, 7d or 12h") from None
 
 
 def limit(text: str) -> int:

@@ -1,0 +1,51 @@
+"""Inputs that once ended the history's commands in a traceback: each is
+now one line and exit 2. Times whose UTC lies outside the years 1 to 9999."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphbench.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORDS = ROOT / "tests" / "records"
+OUT_OF_RANGE = ["0001-01-01T00:00+01:00", "9999-12-31T23:59-05:00",
+                "0001-01-01T00:00:00+23:59"]
+
+
+def one_error(capsys, code: int) -> str:
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("graphbench: error: "), err
+    return err
+
+
+@pytest.fixture
+def history(tmp_path, monkeypatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GRAPHBENCH_HISTORY", raising=False)
+    assert main(["history", "import", str(RECORDS / "baseline.json"), "--history", "h.db",
+                 "-q"]) == 0
+    return tmp_path / "h.db"
+
+
+@pytest.mark.parametrize("when", OUT_OF_RANGE)
+def test_a_since_outside_the_years_of_utc_is_one_line(history, capsys, when):
+    err = one_error(capsys, main(["history", "list", "--history", "h.db", "--since", when]))
+    assert "--since" in err and "9999-12-31" in err
+
+
+@pytest.mark.parametrize("when", OUT_OF_RANGE)
+def test_a_record_created_outside_the_years_of_utc_is_not_stored(history, tmp_path, capsys,
+                                                                 when):
+    text = (RECORDS / "same_code.json").read_text()
+    document = json.loads(text)
+    document["created"] = when
+    (tmp_path / "odd.json").write_text(json.dumps(document))
+    err = one_error(capsys, main(["history", "import", "odd.json", "--history", "h.db"]))
+    assert "not stored" in err and "outside the years 1 to 9999" in err
+    assert main(["history", "list", "--history", "h.db", "--json", "-"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["records"]) == 1
