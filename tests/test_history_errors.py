@@ -1,9 +1,13 @@
-"""Inputs that once ended the history's commands in a traceback: each is
-now one line and exit 2. Times whose UTC lies outside the years 1 to 9999."""
+"""Inputs that once ended the history's commands in a traceback, or in a
+silent exit: each is now one line and exit 2. Times whose UTC lies outside
+the years 1 to 9999, and a reader of the output that leaves early."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -49,3 +53,25 @@ def test_a_record_created_outside_the_years_of_utc_is_not_stored(history, tmp_pa
     assert "not stored" in err and "outside the years 1 to 9999" in err
     assert main(["history", "list", "--history", "h.db", "--json", "-"]) == 0
     assert len(json.loads(capsys.readouterr().out)["records"]) == 1
+
+
+def reader_gone(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
+    """graphbench with its standard output a pipe whose reader has left."""
+    read, write = os.pipe()
+    os.close(read)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100"}
+    try:
+        return subprocess.run([sys.executable, "-m", "graphbench", *argv], stdout=write,
+                              stderr=subprocess.PIPE, text=True, env=env, cwd=cwd, timeout=120)
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("argv", [["history", "export", "last"],
+                                  ["history", "export", "last", "--json", "-"],
+                                  ["history", "list"], ["history", "list", "--json", "-"]])
+def test_a_reader_that_leaves_is_one_line_and_exit_2(history, tmp_path, argv):
+    done = reader_gone(*argv, "--history", "h.db", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("graphbench: error: ")
+    assert "Traceback" not in done.stderr
