@@ -17,7 +17,8 @@ import pytest
 
 from graphbench.errors import HistoryError, UsageError
 from graphbench.history import sql
-from graphbench.history.backends import location, shown
+from graphbench.history.backends import location
+from graphbench.history.secrets import masked as shown
 from graphbench.history.documents import run_from_text
 from graphbench.history.keys import key_for
 from graphbench.history.refs import Side, resolve

@@ -2,7 +2,8 @@
 default, .graphbench/history.db in the git repository's root, else in the
 working directory) or a PostgreSQL database named by its URL. Both are
 DB-API connections; what differs between them is only here: how to
-connect, the driver's error classes and its placeholder style."""
+connect, the driver's error classes and its placeholder style. Passwords
+are graphbench.history.secrets'."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from graphbench._version import install_command
 from graphbench.errors import HistoryError
 from graphbench.history.sql import SQLITE_SETUP
 from graphbench.history.repo import toplevel
+from graphbench.history.secrets import masked, scrub, secrets_of
 
 ENVIRONMENT = "GRAPHBENCH_HISTORY"  # the location when --history is not given
 DEFAULT_FOLDER, DEFAULT_FILE = ".graphbench", "history.db"
@@ -38,7 +40,12 @@ class Connection:
     raw: Any
     paramstyle: str
     error: type[BaseException]
-    where: str  # the location as shown to users (a URL without its password)
+    where: str  # the location as shown to users (a URL without its passwords)
+    secrets: tuple[str, ...] = ()  # what no message may show (graphbench.history.secrets)
+
+    def said(self, exc: BaseException) -> str:
+        """The driver's first line about `exc`, every password masked."""
+        return scrub(first_line(exc), self.secrets)
 
 
 def location(given: str | None, cwd: str | os.PathLike | None = None) -> str:
@@ -59,18 +66,13 @@ def is_postgres(where: str) -> bool:
     return where.startswith(POSTGRES_SCHEMES)
 
 
-def shown(where: str) -> str:
-    """A location as a message shows it: a URL's password left out."""
-    return re.sub(r"^(postgres(?:ql)?://[^:@/]*):[^@/]*@", r"\1:***@", where)
-
-
 def connect(where: str, create: bool) -> Connection:
     """The connection; `create` False refuses a SQLite file that is not there
     yet (a reader has nothing to read), HistoryError naming the remedy."""
     if is_postgres(where):
         return _postgres(where)
     if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", where):
-        raise HistoryError(f"--history {shown(where)}: graphbench keeps its history in a "
+        raise HistoryError(f"--history {masked(where)}: graphbench keeps its history in a "
                            "SQLite file or a PostgreSQL database",
                            "give a file path or a postgresql://USER@HOST/DB URL")
     return _sqlite(Path(where), create)
@@ -80,14 +82,16 @@ def _postgres(where: str) -> Connection:
     try:
         import psycopg
     except ImportError:
-        raise HistoryError(f"--history {shown(where)} needs psycopg, which is not installed",
+        raise HistoryError(f"--history {masked(where)} needs psycopg, which is not installed",
                            POSTGRES_REMEDY) from None
+    secrets = secrets_of(where)
     try:
         raw = psycopg.connect(where, connect_timeout=CONNECT_TIMEOUT_S)
     except psycopg.Error as exc:
-        raise HistoryError(f"cannot connect to {shown(where)}: {first_line(exc)}",
+        raise HistoryError(f"cannot connect to {masked(where)}: "
+                           f"{scrub(first_line(exc), secrets)}",
                            "check the URL, that the server runs and takes this user") from None
-    return Connection(raw, "format", psycopg.Error, shown(where))
+    return Connection(raw, "format", psycopg.Error, masked(where), secrets)
 
 
 def _sqlite(path: Path, create: bool) -> Connection:

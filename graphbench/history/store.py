@@ -17,7 +17,7 @@ from typing import Any
 
 from graphbench.errors import HistoryError
 from graphbench.history import sql
-from graphbench.history.backends import Connection, connect, first_line, location
+from graphbench.history.backends import Connection, connect, location
 from graphbench.history.keys import SHORT_ID, Key
 
 SCHEMA_RETRIES = 3  # two first writers at once: the loser's CREATE fails, then finds the tables
@@ -101,7 +101,7 @@ class History:
             self._db.raw.commit()
         except self._db.error as exc:
             self._rollback()
-            raise HistoryError(f"cannot {what} the history {self.where}: {first_line(exc)}",
+            raise HistoryError(f"cannot {what} the history {self.where}: {self._db.said(exc)}",
                                "check that it is a graphbench history this user can write"
                                ) from None
         except BaseException:
