@@ -1,17 +1,20 @@
 """Inputs that once ended the history's commands in a traceback, or in a
 silent exit: each is now one line and exit 2. Times whose UTC lies outside
-the years 1 to 9999, and a reader of the output that leaves early."""
+the years 1 to 9999, a schema version that is no whole number, a --history
+name longer than a file's, and a reader of the output that leaves early."""
 
 from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import graphbench.cli.commands as commands
 from graphbench.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,6 +56,34 @@ def test_a_record_created_outside_the_years_of_utc_is_not_stored(history, tmp_pa
     assert "not stored" in err and "outside the years 1 to 9999" in err
     assert main(["history", "list", "--history", "h.db", "--json", "-"]) == 0
     assert len(json.loads(capsys.readouterr().out)["records"]) == 1
+
+
+@pytest.mark.parametrize("version", ["'two'", "1.5", "NULL", "x'01'"])
+def test_a_schema_version_that_is_no_whole_number_is_one_line(history, capsys, version):
+    with sqlite3.connect(history) as db:
+        if version == "NULL":  # NOT NULL in the schema: the row is replaced by a table without it
+            db.execute("DROP TABLE graphbench_schema")
+            db.execute("CREATE TABLE graphbench_schema (id INTEGER PRIMARY KEY, version)")
+            db.execute("INSERT INTO graphbench_schema VALUES (1, NULL)")
+        else:
+            db.execute(f"UPDATE graphbench_schema SET version = {version}")
+    db.close()
+    before = history.read_bytes()
+    for argv in (["history", "list"], ["history", "import", str(RECORDS / "same_code.json")]):
+        err = one_error(capsys, main([*argv, "--history", "h.db"]))
+        assert "schema version" in err and "graphbench did not write it" in err
+    assert history.read_bytes() == before
+
+
+@pytest.mark.parametrize("name", ["h" * 256 + ".db", "h" * 250, "d" * 256 + "/h.db"])
+def test_a_history_name_longer_than_a_files_is_one_line(tmp_path, monkeypatch, capsys, name):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(commands, "measured", lambda *a: pytest.fail("measured"))
+    for argv in (["history", "list"], ["history", "import", str(RECORDS / "same_code.json")],
+                 ["compare", "last", str(RECORDS / "same_code.json")], ["run", "--save"]):
+        err = one_error(capsys, main([*argv, "--history", name]))
+        assert "longer than" in err and len(err) < 400
+    assert list(tmp_path.iterdir()) == []
 
 
 def reader_gone(*argv: str, cwd: Path) -> subprocess.CompletedProcess:

@@ -38,10 +38,14 @@ CREATE = (
     "INSERT INTO graphbench_schema (id, version) VALUES (1, ?) ON CONFLICT (id) DO NOTHING",
 )
 
-# SQLite's own settings, made on each connection (graphbench.history.backends):
-# a writer waits this long for another instead of failing at once, and in WAL
-# mode readers never wait for a writer nor see what it has not committed.
-SQLITE_SETUP = ("PRAGMA busy_timeout = {busy_ms:d}", "PRAGMA journal_mode = WAL")
+TABLES = ("graphbench_schema", "graphbench_records")  # a history holds both
+
+# SQLite's own (graphbench.history.sqlite_file): the tables a file holds, read
+# before anything is written to it; and WAL mode, set once as a history is
+# made and kept in its file: readers never wait for a writer nor see what it
+# has not committed.
+SQLITE_TABLES = "SELECT name FROM sqlite_master WHERE type = 'table'"
+SQLITE_WAL = "PRAGMA journal_mode = WAL"
 
 SELECT_VERSION = "SELECT version FROM graphbench_schema WHERE id = 1"
 

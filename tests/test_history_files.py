@@ -1,0 +1,129 @@
+"""The results history harms no file of the user's: a file that is not a
+graphbench history (another program's SQLite database, an empty file, any
+file) is refused in one line and left byte for byte; reading makes
+nothing; and a --history that names no database file is refused."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import graphbench.cli.commands as commands
+from graphbench.cli import main
+from postgres_server import database_url
+
+RECORDS = Path(__file__).resolve().parent / "records"
+RECORD = str(RECORDS / "baseline.json")
+CURRENT = str(RECORDS / "same_code.json")
+
+
+def one_error(capsys, code: int) -> str:
+    """The one line a refused command said; it must have exited 2."""
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("graphbench: error: "), err
+    return err
+
+
+def contents(folder: Path) -> dict[str, str]:
+    """Every file under `folder` by its path, with its bytes' digest."""
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            if p.is_file() else "dir" for p in sorted(folder.rglob("*"))}
+
+
+@pytest.fixture
+def box(tmp_path, monkeypatch):
+    """An empty working directory outside any repository, with no default history."""
+    folder = tmp_path / "box"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    monkeypatch.delenv("GRAPHBENCH_HISTORY", raising=False)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    monkeypatch.setattr(commands, "measured", lambda *a: pytest.fail("measured"))
+    return folder
+
+
+# --- a file that is not a history is refused and left as it was -----------------------
+
+def sqlite_of_another_program(path: Path, wal: bool) -> None:
+    with sqlite3.connect(path) as db:
+        if wal:
+            db.execute("PRAGMA journal_mode = WAL")
+        db.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, what TEXT)")
+        db.execute("INSERT INTO orders (what) VALUES ('kept')")
+    db.close()
+
+
+FOREIGN = {
+    "another-sqlite": lambda p: sqlite_of_another_program(p, wal=False),
+    "another-sqlite-wal": lambda p: sqlite_of_another_program(p, wal=True),
+    "empty": lambda p: p.write_bytes(b""),
+    "text": lambda p: p.write_bytes(b"my notes, not a database\n" * 40),
+    "fifo": os.mkfifo,  # opening it would wait for a writer
+    "device": lambda p: p.symlink_to(os.devnull),
+}
+COMMANDS = {
+    "list": ["history", "list"],
+    "export": ["history", "export", "last"],
+    "html": ["history", "html", "site"],
+    "import": ["history", "import", RECORD],
+    "compare": ["compare", "last", CURRENT],
+    "run-save": ["run", "--save"],
+}
+
+
+@pytest.mark.parametrize("kind", FOREIGN)
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_file_that_is_not_a_history_is_refused_and_left_byte_for_byte(box, capsys, kind,
+                                                                       command):
+    FOREIGN[kind](box / "app.db")
+    before = contents(box)
+    err = one_error(capsys, main([*COMMANDS[command], "--history", "app.db"]))
+    assert "not a graphbench history" in err
+    assert contents(box) == before  # its bytes, and no table, -wal, -shm or site made
+
+
+def test_reads_of_a_missing_history_make_nothing(box, capsys):
+    for command in ("list", "export", "html", "compare"):
+        err = one_error(capsys, main([*COMMANDS[command], "--history", "none/h.db"]))
+        assert "no history at none/h.db yet" in err
+        err = one_error(capsys, main(COMMANDS[command]))  # the default, .graphbench/history.db
+        assert "no history at" in err
+    assert contents(box) == {}
+
+
+def test_a_read_of_an_empty_postgresql_database_makes_no_tables(postgres_server, box, capsys):
+    import psycopg
+
+    url = database_url(postgres_server)
+    for command in ("list", "export", "html", "compare"):
+        err = one_error(capsys, main([*COMMANDS[command], "--history", url]))
+        assert "no history in" in err and "tables are not there" in err
+    with psycopg.connect(url) as db:
+        tables = db.execute("SELECT table_name FROM information_schema.tables "
+                            "WHERE table_name LIKE 'graphbench%'").fetchall()
+    assert tables == []
+    assert contents(box) == {}
+
+
+# --- names that are no database file -----------------------------------------------------
+
+@pytest.mark.parametrize("name", ["", "-", "newdir/", "newdir/.", "newdir/..", "x" * 300,
+                                  "a/" + "b" * 300 + "/h.db"])
+@pytest.mark.parametrize("command", ["import", "list", "run-save"])
+def test_a_history_name_that_is_no_database_file_is_refused(box, capsys, name, command):
+    err = one_error(capsys, main([*COMMANDS[command], "--history", name]))
+    assert "--history" in err and len(err) < 400
+    assert contents(box) == {}  # no file named - or newdir, no folder
+
+
+@pytest.mark.parametrize("name", ["-", "newdir/"])
+def test_the_environment_names_no_such_history_either(box, monkeypatch, capsys, name):
+    monkeypatch.setenv("GRAPHBENCH_HISTORY", name)
+    err = one_error(capsys, main(COMMANDS["import"]))
+    assert "$GRAPHBENCH_HISTORY" in err
+    assert contents(box) == {}
