@@ -1,7 +1,9 @@
-"""The results history harms no file of the user's: a file that is not a
-graphbench history (another program's SQLite database, an empty file, any
-file) is refused in one line and left byte for byte; reading makes
-nothing; and a --history that names no database file is refused."""
+"""The results history harms no file of the user's: no output of any
+command is the history database or a file SQLite keeps beside it; a file
+that is not a graphbench history (another program's SQLite database, an
+empty file, any file) is refused in one line and left byte for byte;
+reading makes nothing; and a --history that names no database file is
+refused."""
 
 from __future__ import annotations
 
@@ -45,6 +47,44 @@ def box(tmp_path, monkeypatch):
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     monkeypatch.setattr(commands, "measured", lambda *a: pytest.fail("measured"))
     return folder
+
+
+@pytest.fixture
+def history(box) -> Path:
+    """A history holding one record, closed (no -wal or -shm beside it)."""
+    assert main(["history", "import", RECORD, "--history", "h.db", "-q"]) == 0
+    return box / "h.db"
+
+
+# --- no output is the history ----------------------------------------------------
+
+OUTPUTS_ON_THE_HISTORY = [
+    ["history", "export", "last", "--history", "h.db", "--json", "h.db"],
+    ["history", "list", "--history", "h.db", "--json", "h.db"],
+    ["history", "list", "--history", "h.db", "--json", "h.db-wal"],
+    ["history", "list", "--history", "h.db", "--json", "h.db-shm"],
+    ["history", "list", "--history", "h.db", "--json", "./sub/../h.db"],
+    ["history", "list", "--history", "h.db", "--json", "hard.db"],     # a hard link to it
+    ["history", "list", "--history", "h.db", "--json", "soft.db"],     # a symbolic link to it
+    ["history", "export", "last", "--json", "h.db"],                   # $GRAPHBENCH_HISTORY
+    ["compare", "last", CURRENT, "--history", "h.db", "--json", "h.db"],
+    ["compare", "last", CURRENT, "--history", "h.db", "--markdown", "h.db-wal"],
+    ["run", "--save", "--history", "h.db", "--json", "h.db"],          # before the driver
+    ["run", "--save", "--history", "h.db", "--csv", "soft.db"],
+]
+
+
+@pytest.mark.parametrize("argv", OUTPUTS_ON_THE_HISTORY, ids=" ".join)
+def test_no_output_is_the_history_or_a_file_beside_it(history, box, monkeypatch, capsys, argv):
+    (box / "sub").mkdir()
+    os.link(history, box / "hard.db")
+    (box / "soft.db").symlink_to("h.db")
+    monkeypatch.setenv("GRAPHBENCH_HISTORY", "h.db")
+    before = contents(box)
+    err = one_error(capsys, main(argv))
+    assert "results history" in err and "destroy the stored records" in err
+    assert contents(box) == before  # no -wal or -shm made either
+    assert main(["history", "list", "--history", "h.db", "-q"]) == 0
 
 
 # --- a file that is not a history is refused and left as it was -----------------------

@@ -5,11 +5,11 @@ compare takes (graphbench.history.refs says how they are resolved)."""
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 from datetime import datetime, timedelta, timezone
 
+from graphbench.cli.history_files import is_file
 from graphbench.cli.progress import console
 from graphbench.errors import EXIT_OK, EXIT_USAGE, GraphbenchError, UsageError
 from graphbench.history.keys import SHORT_ID, Key, key_for, utc
@@ -261,10 +261,6 @@ def compare_records(args) -> list[tuple[object, str]]:
             key = resolve(history, text, _side(files.get(1 - i)))
             found.append(_stored(history, key, text))
     return found
-
-
-def is_file(text: str) -> bool:
-    return os.path.lexists(text) or text.endswith(".json") or text == "-"
 
 
 def _side(file: tuple | None):
