@@ -2,8 +2,8 @@
 command is the history database or a file SQLite keeps beside it; a file
 that is not a graphbench history (another program's SQLite database, an
 empty file, any file) is refused in one line and left byte for byte;
-reading makes nothing; and a --history that names no database file is
-refused."""
+reading makes nothing; a --history that names no database file is refused;
+and `history html` writes only into a folder that is new, empty or its own."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from graphbench.cli import main
 from postgres_server import database_url
 
 RECORDS = Path(__file__).resolve().parent / "records"
+MARKER = ".graphbench-site"  # graphbench.cli.site_folder.MARKER: the folder is graphbench's
 RECORD = str(RECORDS / "baseline.json")
 CURRENT = str(RECORDS / "same_code.json")
 
@@ -87,6 +88,15 @@ def test_no_output_is_the_history_or_a_file_beside_it(history, box, monkeypatch,
     assert main(["history", "list", "--history", "h.db", "-q"]) == 0
 
 
+def test_the_site_is_never_written_over_the_history(history, box, capsys):
+    assert main(["history", "html", "site", "--history", "h.db", "-q"]) == 0
+    os.replace(history, box / "site" / "index.html")  # a site's own page, now the history
+    before = contents(box)
+    err = one_error(capsys, main(["history", "html", "site", "--history", "site/index.html"]))
+    assert "is the results history" in err
+    assert contents(box) == before
+
+
 # --- a file that is not a history is refused and left as it was -----------------------
 
 def sqlite_of_another_program(path: Path, wal: bool) -> None:
@@ -150,7 +160,7 @@ def test_a_read_of_an_empty_postgresql_database_makes_no_tables(postgres_server,
     assert contents(box) == {}
 
 
-# --- names that are no database file -----------------------------------------------------
+# --- names that are no database file; folders that are the user's ---------------------
 
 @pytest.mark.parametrize("name", ["", "-", "newdir/", "newdir/.", "newdir/..", "x" * 300,
                                   "a/" + "b" * 300 + "/h.db"])
@@ -167,3 +177,46 @@ def test_the_environment_names_no_such_history_either(box, monkeypatch, capsys, 
     err = one_error(capsys, main(COMMANDS["import"]))
     assert "$GRAPHBENCH_HISTORY" in err
     assert contents(box) == {}
+
+
+def test_html_refuses_a_folder_that_holds_the_users_files(history, box, capsys):
+    own = box / "own"
+    own.mkdir()
+    (own / "index.html").write_text("my own page\n")
+    (box / "sub" / "deeper").mkdir(parents=True)
+    before = contents(box)
+    for folder in ("own", "sub"):
+        err = one_error(capsys, main(["history", "html", folder, "--history", "h.db"]))
+        assert "holds files graphbench did not write" in err
+    err = one_error(capsys, main(["history", "html", "", "--history", "h.db"]))
+    assert "an empty folder name" in err
+    err = one_error(capsys, main(["history", "html", ".", "--history", "h.db"]))  # holds h.db
+    assert "h.db" in err
+    assert contents(box) == before
+
+
+def test_html_rewrites_only_a_folder_it_made(history, box, capsys):
+    for _ in range(2):
+        assert main(["history", "html", "site", "--history", "h.db", "-q"]) == 0
+    written = sorted(p.name for p in (box / "site").iterdir())
+    assert written[0] == MARKER and "index.html" in written and len(written) == 3
+    (box / "site" / "notes.txt").write_text("mine\n")
+    before = contents(box)
+    err = one_error(capsys, main(["history", "html", "site", "--history", "h.db"]))
+    assert "notes.txt" in err
+    assert contents(box) == before
+    (box / "site" / "notes.txt").unlink()
+    (box / "site" / MARKER).write_text("forged\nindex.html\n../h.db\n")
+    before = contents(box)
+    err = one_error(capsys, main(["history", "html", "site", "--history", "h.db"]))
+    assert "is not one graphbench wrote" in err
+    assert contents(box) == before
+
+
+def test_html_removes_the_pages_of_its_own_that_the_site_no_longer_has(history, box):
+    assert main(["history", "html", "site", "--history", "h.db", "-q"]) == 0
+    [old] = [p.name for p in (box / "site").glob("trend-*.html")]
+    assert main(["history", "html", "site", "--history", "h.db", "--pipeline", "softmax",
+                 "-q"]) == 0
+    assert sorted(p.name for p in (box / "site").iterdir()) == [MARKER, "index.html"]
+    assert old not in (box / "site" / MARKER).read_text()

@@ -155,16 +155,20 @@ def listing_table(rows: list[tuple[str, ...]]):
     return responsive(table, LIST_COLUMNS, rows)
 
 
-def listing_row(key: Key) -> tuple[str, ...]:
+def listing_row(key: Key) -> tuple:
+    """Every cell as plain text: a stored row is untrusted, so no control
+    character reaches the terminal and no [markup] of rich's is read."""
+    from rich.text import Text
+
     from graphbench.record.printable import printable
 
     pipeline = key.pipeline if key.pipeline_file in ("built-in", "", key.pipeline) \
         else f"{key.pipeline} ({key.pipeline_file})"
     if key.kind != "run":
         pipeline += f" ({key.kind})"
-    return (key.id[:SHORT_ID], key.created[:16].replace("T", " "),
-            (key.git_commit or "-")[:COMMIT_DIGITS], printable(pipeline), key.machine,
-            printable(key.gpu_name or "-"))
+    cells = (key.id[:SHORT_ID], key.created[:16].replace("T", " "),
+             (key.git_commit or "-")[:COMMIT_DIGITS], pipeline, key.machine, key.gpu_name or "-")
+    return tuple(Text(printable(str(cell))) for cell in cells)
 
 
 def history_export(args) -> int:
