@@ -105,7 +105,7 @@ def test_compare_takes_a_commit_or_a_branch(repo, history_url):
                  "--history", history_url, "-q"]) == 0
     git(repo, "commit", "-q", "--allow-empty", "-m", "two")
     assert main(["history", "import", str(RECORDS / "one_process_baseline.json"),
-                 "--history", history_url, "-q"]) == 0  # filed under no commit
+                 "--history", history_url, "-q"]) == 0  # filed under HEAD, the second commit
     slower, same = str(RECORDS / "graph_slower_20.json"), str(RECORDS / "same_code.json")
     for reference in (first, first[:7], "main~1"):
         assert main(["compare", reference, slower, "--history", history_url, "-q"]) == 1
@@ -115,7 +115,7 @@ def test_compare_takes_a_commit_or_a_branch(repo, history_url):
 def test_a_reference_that_names_nothing_is_one_line(repo, history_url, capsys):
     same = str(RECORDS / "same_code.json")
     assert main(["compare", "last", same, "--history", history_url]) == 2
-    assert main(["history", "import", str(RECORDS / "baseline.json"),
+    assert main(["history", "import", str(RECORDS / "baseline.json"), "--commit", "1234abcd",
                  "--history", history_url, "-q"]) == 0
     capsys.readouterr()
     for reference in ("no-such-branch", "deadbeef", "main"):  # main: nothing stored at it
@@ -226,3 +226,29 @@ def test_compare_help_says_how_references_are_resolved(capsys):
     for words in ("A path that exists is always the file", "last", "git rev-parse",
                   "--history"):
         assert words in text
+
+
+# --- history import files its records as run --save does ------------------------------
+
+def test_import_in_a_repository_files_under_head_as_run_save_does(repo, history_url, capsys,
+                                                                   tmp_path):
+    head = git(repo, "rev-parse", "HEAD")
+    assert main(["history", "import", str(RECORDS / "baseline.json"), "--history",
+                 history_url, "-q"]) == 0
+    assert main(["history", "list", "--history", history_url, "--json", "-"]) == 0
+    [stored] = json.loads(capsys.readouterr().out)["records"]
+    assert stored["git_commit"] == head
+    assert main(["history", "html", str(tmp_path / "site"), "--history", history_url,
+                 "-q"]) == 0
+    [page] = (tmp_path / "site").glob("trend-*.html")
+    assert head[:8] in page.read_text() and "no commi" not in page.read_text()
+
+
+def test_a_record_of_no_commit_is_labelled_so_in_full():
+    from graphbench.history.keys import Key
+    from graphbench.report.trend_page import commit_label
+
+    key = Key("0" * 64, "run", "t", "t", None, "p", "built-in", "m", "c", "g", "u", "d")
+    assert commit_label(key) == "no commit"
+    assert commit_label(dataclasses.replace(key, git_commit="ab" * 20)) == "abababab"
+

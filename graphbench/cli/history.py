@@ -81,7 +81,7 @@ def add_history(commands) -> None:
     imports = actions.add_parser("import", help="store existing record files")
     imports.add_argument("files", nargs="+", metavar="FILE", help="records written with --json")
     imports.add_argument("--commit", metavar="SHA", help="the commit to file them under "
-                         "(default: none)")
+                         "(default: git rev-parse HEAD here; none outside a repository)")
     from graphbench.cli.history_html import add_html
 
     html = add_html(actions)
@@ -190,7 +190,7 @@ def history_import(args) -> int:
     from graphbench.record.files import read_text
     from graphbench.record.printable import printable
 
-    commit = run_commit(args.commit) if args.commit else None
+    commit = run_commit(args.commit)  # as run --save: HEAD here unless --commit
     refused = 0
     with History.open(args.history, create=True) as history:
         for path in args.files:

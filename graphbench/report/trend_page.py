@@ -85,7 +85,7 @@ def anchor(metric: str) -> str:
 
 
 def commit_label(key: Key) -> str:
-    return (key.git_commit or "no commit")[:COMMIT_DIGITS]
+    return key.git_commit[:COMMIT_DIGITS] if key.git_commit else "no commit"
 
 
 def trends(runs: Sequence[tuple[Key, RunRecord]]) -> list[Trend]:
