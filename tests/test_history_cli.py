@@ -252,3 +252,34 @@ def test_a_record_of_no_commit_is_labelled_so_in_full():
     assert commit_label(key) == "no commit"
     assert commit_label(dataclasses.replace(key, git_commit="ab" * 20)) == "abababab"
 
+
+# --- a machine named by its GPU's UUID as nvidia-smi prints it --------------------------
+
+NVIDIA_SMI_UUID = "GPU-58b09b3a-1111-2222-3333-444455556666"  # CUDA's is without GPU-
+
+
+@pytest.mark.parametrize("given, count", [
+    (NVIDIA_SMI_UUID, 1), (NVIDIA_SMI_UUID[4:], 1), ("GPU-58b09b3a", 1), ("58b09b3a", 1),
+    ("gpu-58B09B3A-1111", 1), ("GPU-00000000-test", 1), ("00000000-test", 1), ("GPU-0000", 1),
+    ("NVIDIA H200", 2), ("GPU-ffff", 0)])
+def test_a_machine_is_named_by_its_gpus_uuid_as_nvidia_smi_prints_it(repo, history_url,
+                                                                     capsys, given, count):
+    document = json.loads((RECORDS / "same_code.json").read_text())
+    document["device"]["uuid"] = NVIDIA_SMI_UUID[4:]
+    (repo / "cuda.json").write_text(json.dumps(document))
+    assert main(["history", "import", str(RECORDS / "baseline.json"), "cuda.json",
+                 "--history", history_url, "-q"]) == 0
+    capsys.readouterr()
+    assert main(["history", "list", "--history", history_url, "--json", "-", "--machine",
+                 given]) == 0
+    assert len(json.loads(capsys.readouterr().out)["records"]) == count
+
+
+@pytest.mark.parametrize("given", ["", " ", "GPU-", "gpu-"])
+def test_a_machine_that_says_nothing_is_refused(repo, capsys, given):
+    for action in (["list"], ["html", "site"]):
+        assert main(["history", *action, "--machine", given, "--history", "h.db"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--machine" in err and "names no machine" in err
+    assert not (repo / "h.db").exists() and not (repo / "site").exists()
+

@@ -66,9 +66,9 @@ def add_history(commands) -> None:
     actions = history.add_subparsers(dest="history_command", metavar="ACTION",
                                      parser_class=type(history), required=True)
     listing = actions.add_parser("list", help="stored records, newest first")
-    for flag, what in (("--pipeline", "NAME|FILE"), ("--machine", "ID|UUID|GPU"),
-                       ("--commit", "SHA")):
+    for flag, what in (("--pipeline", "NAME|FILE"), ("--commit", "SHA")):
         listing.add_argument(flag, metavar=what, help=f"only records of this {flag[2:]}")
+    add_machine_option(listing)
     listing.add_argument("--since", type=since, metavar="WHEN", help="only records made on or "
                          "after WHEN: 2026-12-01, 2026-12-01T10:00, 7d or 12h ago")
     listing.add_argument("--limit", type=limit, default=20, metavar="N",
@@ -85,9 +85,27 @@ def add_history(commands) -> None:
     from graphbench.cli.history_html import add_html
 
     html = add_html(actions)
+    add_machine_option(html)
     for action in (listing, export, imports, html):
         add_history_option(action)
         action.add_argument("--quiet", "-q", action="store_true", help="print only errors")
+
+
+def add_machine_option(parser) -> None:
+    parser.add_argument("--machine", type=machine, metavar="ID|UUID|GPU",
+                        help="only records of this machine: its id (or its start), its GPU's "
+                        "UUID (or its start, with or without GPU-) or its GPU's model")
+
+
+def machine(text: str) -> str:
+    """--machine as given, unless it says nothing (it would match every machine)."""
+    from graphbench.history.sql import bare_uuid
+
+    if not bare_uuid(text):
+        raise UsageError(f"--machine {text!r} names no machine",
+                         "give its id, its GPU's UUID (or its start) or its GPU's model, as "
+                         "graphbench history list shows them")
+    return text.strip()
 
 
 def since(text: str) -> str:

@@ -23,8 +23,7 @@ def add_html(actions: Any) -> argparse.ArgumentParser:
                       "a new or empty one, or one history html wrote (its index.html links "
                       "every page)")
     html.add_argument("--pipeline", metavar="NAME|FILE", help="only records of this pipeline")
-    html.add_argument("--machine", metavar="ID|UUID|GPU", help="only records of this machine")
-    return html
+    return html  # --machine, as history list's: graphbench.cli.history
 
 
 def history_html(args: argparse.Namespace) -> int:
