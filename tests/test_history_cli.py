@@ -283,3 +283,22 @@ def test_a_machine_that_says_nothing_is_refused(repo, capsys, given):
         assert err.count("\n") == 1 and "--machine" in err and "names no machine" in err
     assert not (repo / "h.db").exists() and not (repo / "site").exists()
 
+
+# --- a reference whose only record is the other side itself -----------------------------
+
+def test_a_commit_whose_record_is_the_other_side_itself_says_so(repo, history_url,
+                                                                monkeypatch, capsys):
+    saved_runs(monkeypatch, record("same_code", 1), record("baseline", 2))
+    assert run_save("--history", history_url, "--json", "current.json") == 0
+    capsys.readouterr()
+    for reference in ("main", "HEAD", git(repo, "rev-parse", "HEAD")[:10], "last"):
+        assert main(["compare", reference, "current.json", "--history", history_url]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "the other side's own record" in err, reference
+        assert "compared with itself" in err
+    assert main(["history", "list", "--history", history_url, "--json", "-"]) == 0
+    [own] = json.loads(capsys.readouterr().out)["records"]
+    assert main(["compare", own["id"][:12], "current.json", "--history", history_url]) == 2
+    assert "the other side's own record" in capsys.readouterr().err
+    assert run_save("--history", history_url) == 0  # a second record at main's tip
+    assert main(["compare", "main", "current.json", "--history", history_url, "-q"]) == 0
