@@ -4,15 +4,17 @@ A case is a dict: `id`, `how` (cli, api, plugin: run in a forked process;
 exec: a fresh interpreter), `argv` or `code`, `bad` (True where no reading
 of the input can be right: it must be refused, before the driver), `outputs`
 (fixture files the case may rewrite), `files` (extra files, written into the
-case's folder first, as text or as a record mutation), `env`/`unset`,
-`stdout`, `nobody` (run as an unprivileged user), `flags` (for the API: the
-CLI's words its messages must not use), `at_start` (plugin: refused at
-session start)."""
+case's folder first, as text, as a record mutation or as a results history
+holding records), `env`/`unset`, `stdout`, `nobody` (run as an unprivileged
+user), `flags` (for the API: the CLI's words its messages must not use),
+`at_start` (plugin: refused at session start), `secret` (text no output of
+the case may show)."""
 
 from __future__ import annotations
 
 import json
 import random
+import sqlite3
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,6 +70,17 @@ DOUBLE_FIELDS = {"NAME": '"double"', "FRAMEWORK": '"cupy"', "STAGES": "[scale]",
 TEST_FILE = "def test_it(graphbench):\n    graphbench.run(BODY)\n"
 
 
+def another_programs_database() -> bytes:
+    """A SQLite database that is not a graphbench history: no command may change it."""
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, what TEXT)")
+    db.execute("INSERT INTO orders (what) VALUES ('kept')")
+    db.commit()
+    data = db.serialize()
+    db.close()
+    return data
+
+
 def fill(template: str, fields: dict, **changes: str) -> str:
     text = template
     for key, value in {**fields, **changes}.items():
@@ -86,6 +99,7 @@ FIXTURES = {
     "pipe.py": fill(SAXPY, SAXPY_FIELDS), "call.py": fill(DOUBLE, DOUBLE_FIELDS),
     "test_gb.py": TEST_FILE.replace("BODY", '"pipe.py", modes="individual,graph"'),
     "sub/.keep": "",
+    "app.db": another_programs_database(), "empty.db": "",
 }
 RECORDS = ("base.json", "cur.json", "ab.json", "sweep.json", "v1.json")
 
@@ -575,11 +589,65 @@ def exec_cases() -> list[dict]:
     return cases
 
 
+SECRET = "S3cr3t-p4ss"
+HISTORY_COMMANDS = {"list": ["history", "list"], "export": ["history", "export", "last"],
+                    "html": ["history", "html", "site"],
+                    "import": ["history", "import", "cur.json"],
+                    "compare": ["compare", "last", "cur.json"],
+                    "run-save": ["run", "--save", *BASE_ARGS["run"]]}
+READS = ("list", "export", "html", "compare")
+# (--history, bad for a reader, bad for a writer): files that are no history,
+# names that are no database file's, and URLs whose password no line may show
+HISTORIES = [("app.db", True, True), ("empty.db", True, True), ("keep.txt", True, True),
+             ("cur.json", True, True), ("-", True, True), ("sub", True, True),
+             ("newdir/", True, True), ("", True, True), ("h" * 300, True, True),
+             ("missing.db", True, None), ("/proc/version", True, True), ("fifo", True, True),
+             ("/dev/null", True, True), ("link", True, True), ("ro.txt", True, True),
+             (f"postgresql://u@127.0.0.1:1/x?password={SECRET}", True, True),
+             (f"postgresql://u:{SECRET}@127.0.0.1:1/x", True, True),
+             (f"mysql://u:{SECRET}@h/db", True, True)]
+STORED = {"h.db": {"history": ["base.json", "cur.json"]}}  # a history of two records
+# (argv beside the history h.db, bad): outputs on the history, odd folders for
+# the site, times outside the years of UTC, a machine that says nothing
+WITH_HISTORY = [
+    (["history", "list", "--json", "h.db"], True),
+    (["history", "list", "--json", "h.db-wal"], True),
+    (["history", "export", "last", "--json", "h.db"], True),
+    (["compare", "last", "cur.json", "--json", "h.db"], True),
+    (["run", "--save", *BASE_ARGS["run"], "--json", "h.db"], True),
+    (["history", "html", "sub"], True), (["history", "html", ""], True),
+    (["history", "html", "."], True), (["history", "html", "keep.txt"], True),
+    (["history", "html", "open"], None), (["history", "html", "site"], None),
+    (["history", "list", "--since", "0001-01-01T00:00+01:00"], True),
+    (["history", "list", "--since", "9999-12-31T23:59-05:00"], True),
+    (["history", "list", "--machine", "GPU-"], True),
+    (["history", "list", "--machine", ""], True),
+    (["history", "list", "--machine", "GPU-00000000-test"], None),
+    (["history", "export", "last"], None), (["history", "list"], None)]
+
+
+def history_cases() -> list[dict]:
+    """The results history: every command with a --history that is no
+    graphbench history, and odd inputs beside one that is."""
+    cases = []
+    for i, (where, bad_read, bad_write) in enumerate(HISTORIES):
+        for name, argv in HISTORY_COMMANDS.items():
+            if name == "run-save" and bad_write is None:
+                continue  # a new history is made before the driver is asked: not a failure's
+            bad = bad_read if name in READS else bad_write
+            cases.append(case(f"history/{name}/history{i}", "cli", bad=bad, secret=SECRET,
+                              argv=[*argv, "--history", where]))
+    for i, (argv, bad) in enumerate(WITH_HISTORY):
+        cases.append(case(f"history/stored/{i}", "cli", files=STORED, bad=bad,
+                          argv=[*argv, "--history", "h.db"]))
+    return cases
+
+
 def all_cases() -> list[dict]:
     rng = random.Random(SEED)
     cases = (cli_option_cases() + cli_path_cases() + cli_combination_cases(rng)
              + pipeline_cases() + record_cases(rng) + api_cases() + plugin_cases()
-             + exec_cases())
+             + exec_cases() + history_cases())
     ids = [c["id"] for c in cases]
     assert len(ids) == len(set(ids)), "case ids must be unique"
     return cases

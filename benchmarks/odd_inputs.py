@@ -10,7 +10,9 @@ pipeline files (kernel and callable), mutated record files (truncated,
 wrong types, huge numbers, control characters, deep nesting, other
 versions), the Python API with odd argument types and values, the pytest
 plugin's options and fixture, odd environments (no HOME, an unwritable
-cache folder) and odd standard streams (closed, full, a reader gone).
+cache folder), odd standard streams (closed, full, a reader gone) and the
+results history (files that are no history, an output on it, a URL with a
+password, odd folders for its site).
 
 Each case runs in its own folder of fixture files, with a timeout, two at a
 time at most: in a forked copy of a process that has imported graphbench
@@ -18,9 +20,9 @@ time at most: in a forked copy of a process that has imported graphbench
 An outcome is mishandled when it shows a traceback, exits with a code the
 entry point does not use, says more than one line (or one of more than
 4,000 characters), writes control
-characters, damages or removes a file that was there, leaves a file behind
-after a failure, hangs, accepts an input that cannot be right, or reaches
-the driver check with one; from the API, when it raises anything but a
+characters, shows a password it was given, damages or removes a file that
+was there, leaves a file behind after a failure, hangs, accepts an input
+that cannot be right, or reaches the driver check with one; from the API, when it raises anything but a
 graphbench error, a chained one, one without a remedy or one that names a
 command-line flag instead of the argument. The summary goes to stdout (and
 to --summary FILE), every case's details to --json FILE.
@@ -189,9 +191,24 @@ def write_files(box: Path, files: dict) -> None:
     from odd_input_cases import mutate
 
     for name, content in files.items():
+        if isinstance(content, dict) and "history" in content:
+            stored_history(box / name, [box / record for record in content["history"]])
+            continue
         data = mutate(box, content) if isinstance(content, dict) else content.encode(
             "utf-8", "surrogatepass")
         (box / name).write_bytes(data)
+
+
+def stored_history(path: Path, records: list[Path]) -> None:
+    """A results history holding `records`, made by the graphbench judged."""
+    from graphbench.history.documents import record_from_text
+    from graphbench.history.keys import key_for
+    from graphbench.history.store import History
+
+    with History.open(str(path)) as history:
+        for record in records:
+            text = record.read_text()
+            history.save(key_for(record_from_text(text, record.name), text, None), text)
 
 
 def read(path: Path, limit: int | None = 20000) -> str:
@@ -423,6 +440,8 @@ def judge_exit(case: dict, o: dict) -> list[str]:
     err = o["err"] if not compile_log else "\n".join(lines[:1])
     if any(ord(c) < 32 and c not in "\n\t" or 0x7f <= ord(c) < 0xa0 for c in err):
         classes.append("control characters")
+    if case.get("secret") and case["secret"] in o["out"] + o["err"]:
+        classes.append("secret shown")
     if case.get("bad"):
         if any(d in o["err"] for d in DRIVER):
             classes.append("bad input reached the driver")

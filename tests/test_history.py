@@ -17,7 +17,8 @@ import pytest
 
 from graphbench.errors import HistoryError, UsageError
 from graphbench.history import sql
-from graphbench.history.backends import location, shown
+from graphbench.history.backends import location
+from graphbench.history.secrets import masked as shown
 from graphbench.history.documents import run_from_text
 from graphbench.history.keys import key_for
 from graphbench.history.refs import Side, resolve
@@ -198,9 +199,11 @@ def test_two_first_writers_both_make_the_schema(history_url):
 
 
 # Four first writers of each of 25 new SQLite files, all four opening a file
-# at the same tick of a shared clock: SQLite refuses a second switch to WAL
-# mode at once, without waiting, so one in six such meetings failed before
-# the switch was retried (graphbench.history.backends._execute_while_busy).
+# at the same tick of a shared clock: SQLite refused a second switch to WAL
+# mode at once, without waiting (one in six such meetings failed), and a
+# writer could find the empty file another had just made. Each now makes its
+# history whole under a name of its own and links it into place
+# (graphbench.history.sqlite_file), so the others find nothing or all of it.
 FIRST_WRITERS = textwrap.dedent("""
     import sys, time
     from graphbench.history.store import History

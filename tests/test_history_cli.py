@@ -105,7 +105,7 @@ def test_compare_takes_a_commit_or_a_branch(repo, history_url):
                  "--history", history_url, "-q"]) == 0
     git(repo, "commit", "-q", "--allow-empty", "-m", "two")
     assert main(["history", "import", str(RECORDS / "one_process_baseline.json"),
-                 "--history", history_url, "-q"]) == 0  # filed under no commit
+                 "--history", history_url, "-q"]) == 0  # filed under HEAD, the second commit
     slower, same = str(RECORDS / "graph_slower_20.json"), str(RECORDS / "same_code.json")
     for reference in (first, first[:7], "main~1"):
         assert main(["compare", reference, slower, "--history", history_url, "-q"]) == 1
@@ -115,7 +115,7 @@ def test_compare_takes_a_commit_or_a_branch(repo, history_url):
 def test_a_reference_that_names_nothing_is_one_line(repo, history_url, capsys):
     same = str(RECORDS / "same_code.json")
     assert main(["compare", "last", same, "--history", history_url]) == 2
-    assert main(["history", "import", str(RECORDS / "baseline.json"),
+    assert main(["history", "import", str(RECORDS / "baseline.json"), "--commit", "1234abcd",
                  "--history", history_url, "-q"]) == 0
     capsys.readouterr()
     for reference in ("no-such-branch", "deadbeef", "main"):  # main: nothing stored at it
@@ -226,3 +226,79 @@ def test_compare_help_says_how_references_are_resolved(capsys):
     for words in ("A path that exists is always the file", "last", "git rev-parse",
                   "--history"):
         assert words in text
+
+
+# --- history import files its records as run --save does ------------------------------
+
+def test_import_in_a_repository_files_under_head_as_run_save_does(repo, history_url, capsys,
+                                                                   tmp_path):
+    head = git(repo, "rev-parse", "HEAD")
+    assert main(["history", "import", str(RECORDS / "baseline.json"), "--history",
+                 history_url, "-q"]) == 0
+    assert main(["history", "list", "--history", history_url, "--json", "-"]) == 0
+    [stored] = json.loads(capsys.readouterr().out)["records"]
+    assert stored["git_commit"] == head
+    assert main(["history", "html", str(tmp_path / "site"), "--history", history_url,
+                 "-q"]) == 0
+    [page] = (tmp_path / "site").glob("trend-*.html")
+    assert head[:8] in page.read_text() and "no commi" not in page.read_text()
+
+
+def test_a_record_of_no_commit_is_labelled_so_in_full():
+    from graphbench.history.keys import Key
+    from graphbench.report.trend_page import commit_label
+
+    key = Key("0" * 64, "run", "t", "t", None, "p", "built-in", "m", "c", "g", "u", "d")
+    assert commit_label(key) == "no commit"
+    assert commit_label(dataclasses.replace(key, git_commit="ab" * 20)) == "abababab"
+
+
+# --- a machine named by its GPU's UUID as nvidia-smi prints it --------------------------
+
+NVIDIA_SMI_UUID = "GPU-58b09b3a-1111-2222-3333-444455556666"  # CUDA's is without GPU-
+
+
+@pytest.mark.parametrize("given, count", [
+    (NVIDIA_SMI_UUID, 1), (NVIDIA_SMI_UUID[4:], 1), ("GPU-58b09b3a", 1), ("58b09b3a", 1),
+    ("gpu-58B09B3A-1111", 1), ("GPU-00000000-test", 1), ("00000000-test", 1), ("GPU-0000", 1),
+    ("NVIDIA H200", 2), ("GPU-ffff", 0)])
+def test_a_machine_is_named_by_its_gpus_uuid_as_nvidia_smi_prints_it(repo, history_url,
+                                                                     capsys, given, count):
+    document = json.loads((RECORDS / "same_code.json").read_text())
+    document["device"]["uuid"] = NVIDIA_SMI_UUID[4:]
+    (repo / "cuda.json").write_text(json.dumps(document))
+    assert main(["history", "import", str(RECORDS / "baseline.json"), "cuda.json",
+                 "--history", history_url, "-q"]) == 0
+    capsys.readouterr()
+    assert main(["history", "list", "--history", history_url, "--json", "-", "--machine",
+                 given]) == 0
+    assert len(json.loads(capsys.readouterr().out)["records"]) == count
+
+
+@pytest.mark.parametrize("given", ["", " ", "GPU-", "gpu-"])
+def test_a_machine_that_says_nothing_is_refused(repo, capsys, given):
+    for action in (["list"], ["html", "site"]):
+        assert main(["history", *action, "--machine", given, "--history", "h.db"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--machine" in err and "names no machine" in err
+    assert not (repo / "h.db").exists() and not (repo / "site").exists()
+
+
+# --- a reference whose only record is the other side itself -----------------------------
+
+def test_a_commit_whose_record_is_the_other_side_itself_says_so(repo, history_url,
+                                                                monkeypatch, capsys):
+    saved_runs(monkeypatch, record("same_code", 1), record("baseline", 2))
+    assert run_save("--history", history_url, "--json", "current.json") == 0
+    capsys.readouterr()
+    for reference in ("main", "HEAD", git(repo, "rev-parse", "HEAD")[:10], "last"):
+        assert main(["compare", reference, "current.json", "--history", history_url]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "the other side's own record" in err, reference
+        assert "compared with itself" in err
+    assert main(["history", "list", "--history", history_url, "--json", "-"]) == 0
+    [own] = json.loads(capsys.readouterr().out)["records"]
+    assert main(["compare", own["id"][:12], "current.json", "--history", history_url]) == 2
+    assert "the other side's own record" in capsys.readouterr().err
+    assert run_save("--history", history_url) == 0  # a second record at main's tip
+    assert main(["compare", "main", "current.json", "--history", history_url, "-q"]) == 0

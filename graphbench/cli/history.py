@@ -5,11 +5,11 @@ compare takes (graphbench.history.refs says how they are resolved)."""
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 from datetime import datetime, timedelta, timezone
 
+from graphbench.cli.history_files import is_file
 from graphbench.cli.progress import console
 from graphbench.errors import EXIT_OK, EXIT_USAGE, GraphbenchError, UsageError
 from graphbench.history.keys import SHORT_ID, Key, key_for, utc
@@ -66,9 +66,9 @@ def add_history(commands) -> None:
     actions = history.add_subparsers(dest="history_command", metavar="ACTION",
                                      parser_class=type(history), required=True)
     listing = actions.add_parser("list", help="stored records, newest first")
-    for flag, what in (("--pipeline", "NAME|FILE"), ("--machine", "ID|UUID|GPU"),
-                       ("--commit", "SHA")):
+    for flag, what in (("--pipeline", "NAME|FILE"), ("--commit", "SHA")):
         listing.add_argument(flag, metavar=what, help=f"only records of this {flag[2:]}")
+    add_machine_option(listing)
     listing.add_argument("--since", type=since, metavar="WHEN", help="only records made on or "
                          "after WHEN: 2026-12-01, 2026-12-01T10:00, 7d or 12h ago")
     listing.add_argument("--limit", type=limit, default=20, metavar="N",
@@ -81,13 +81,31 @@ def add_history(commands) -> None:
     imports = actions.add_parser("import", help="store existing record files")
     imports.add_argument("files", nargs="+", metavar="FILE", help="records written with --json")
     imports.add_argument("--commit", metavar="SHA", help="the commit to file them under "
-                         "(default: none)")
+                         "(default: git rev-parse HEAD here; none outside a repository)")
     from graphbench.cli.history_html import add_html
 
     html = add_html(actions)
+    add_machine_option(html)
     for action in (listing, export, imports, html):
         add_history_option(action)
         action.add_argument("--quiet", "-q", action="store_true", help="print only errors")
+
+
+def add_machine_option(parser) -> None:
+    parser.add_argument("--machine", type=machine, metavar="ID|UUID|GPU",
+                        help="only records of this machine: its id (or its start), its GPU's "
+                        "UUID (or its start, with or without GPU-) or its GPU's model")
+
+
+def machine(text: str) -> str:
+    """--machine as given, unless it says nothing (it would match every machine)."""
+    from graphbench.history.sql import bare_uuid
+
+    if not bare_uuid(text):
+        raise UsageError(f"--machine {text!r} names no machine",
+                         "give its id, its GPU's UUID (or its start) or its GPU's model, as "
+                         "graphbench history list shows them")
+    return text.strip()
 
 
 def since(text: str) -> str:
@@ -100,8 +118,8 @@ def since(text: str) -> str:
     try:
         return utc(text.strip(), "--since")
     except GraphbenchError:
-        raise UsageError(f"--since {text!r} is not a time",
-                         "e.g. 2026-12-01, 2026-12-01T10:00, 7d or 12h") from None
+        raise UsageError(f"--since {text!r} is not a time between 0001-01-01 and 9999-12-31 "
+                         "UTC", "e.g. 2026-12-01, 2026-12-01T10:00, 7d or 12h") from None
 
 
 def limit(text: str) -> int:
@@ -155,16 +173,20 @@ def listing_table(rows: list[tuple[str, ...]]):
     return responsive(table, LIST_COLUMNS, rows)
 
 
-def listing_row(key: Key) -> tuple[str, ...]:
+def listing_row(key: Key) -> tuple:
+    """Every cell as plain text: a stored row is untrusted, so no control
+    character reaches the terminal and no [markup] of rich's is read."""
+    from rich.text import Text
+
     from graphbench.record.printable import printable
 
     pipeline = key.pipeline if key.pipeline_file in ("built-in", "", key.pipeline) \
         else f"{key.pipeline} ({key.pipeline_file})"
     if key.kind != "run":
         pipeline += f" ({key.kind})"
-    return (key.id[:SHORT_ID], key.created[:16].replace("T", " "),
-            (key.git_commit or "-")[:COMMIT_DIGITS], printable(pipeline), key.machine,
-            printable(key.gpu_name or "-"))
+    cells = (key.id[:SHORT_ID], key.created[:16].replace("T", " "),
+             (key.git_commit or "-")[:COMMIT_DIGITS], pipeline, key.machine, key.gpu_name or "-")
+    return tuple(Text(printable(str(cell))) for cell in cells)
 
 
 def history_export(args) -> int:
@@ -186,7 +208,7 @@ def history_import(args) -> int:
     from graphbench.record.files import read_text
     from graphbench.record.printable import printable
 
-    commit = run_commit(args.commit) if args.commit else None
+    commit = run_commit(args.commit)  # as run --save: HEAD here unless --commit
     refused = 0
     with History.open(args.history, create=True) as history:
         for path in args.files:
@@ -261,10 +283,6 @@ def compare_records(args) -> list[tuple[object, str]]:
             key = resolve(history, text, _side(files.get(1 - i)))
             found.append(_stored(history, key, text))
     return found
-
-
-def is_file(text: str) -> bool:
-    return os.path.lexists(text) or text.endswith(".json") or text == "-"
 
 
 def _side(file: tuple | None):

@@ -23,6 +23,7 @@ from pathlib import Path
 from graphbench.cli.progress import console, route
 from graphbench.errors import OutputError, UsageError
 from graphbench.record.printable import printable
+from graphbench.cli.history_files import check_not_history, history_files
 from graphbench.cli.paths import check_input_kind, check_name_length, check_output_kind
 from graphbench.record.files import (check_path_text, check_writable, existing, is_stream,
                                      write_failed, write_text_atomic)
@@ -42,6 +43,7 @@ def start(args) -> None:
     quiet = getattr(args, "quiet", False)
     route(report_to_stderr=to_stdout, quiet=quiet)
     check_given(outputs, input_paths(args))
+    check_not_history(outputs, history_files(args))
     if sys.stdout is None and not quiet and not to_stdout:
         raise OutputError("standard output is closed, so the report has nowhere to go",
                           "give --quiet, or send it to /dev/null (>/dev/null)")
@@ -128,6 +130,7 @@ def check_outputs(args, devices: list[int] | None = None) -> None:
                   for option, path in outputs for device in devices or [0]]
     if count > 1:
         check_distinct(per_device, input_paths(args))
+        check_not_history(per_device, history_files(args))
     for option, path in per_device:
         if standard_stream(path) is None:
             check_writable(path, option.split(" ")[0])

@@ -4,6 +4,9 @@ terminal, or with --no-progress or --quiet)."""
 
 from __future__ import annotations
 
+import errno
+import functools
+import os
 import sys
 from contextlib import contextmanager
 
@@ -21,10 +24,22 @@ def quiet() -> bool:
 
 
 def console(stderr: bool = False):
+    return _console_class()(stderr=stderr or _ROUTE["report_to_stderr"], quiet=_ROUTE["quiet"],
+                            highlight=False)
+
+
+@functools.cache
+def _console_class():
+    """rich's Console (imported on first use), but for a reader that left:
+    rich's own ending is exit 1, which says "regression", without a word;
+    the CLI says it in one line and exits 2 (graphbench.cli.main)."""
     from rich.console import Console
 
-    return Console(stderr=stderr or _ROUTE["report_to_stderr"], quiet=_ROUTE["quiet"],
-                   highlight=False)
+    class ReportConsole(Console):
+        def on_broken_pipe(self) -> None:
+            raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+    return ReportConsole
 
 
 def show_progress(no_progress: bool) -> bool:

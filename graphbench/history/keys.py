@@ -58,7 +58,11 @@ def utc(stamp: str, source: str = "record") -> str:
         raise RecordError(f"{source}: created {stamp!r} is not an ISO 8601 time") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
+    try:
+        return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
+    except OverflowError:  # its UTC falls in year 0 or 10000: 0001-01-01T00:00+01:00
+        raise RecordError(f"{source}: created {stamp!r} is outside the years 1 to 9999 in UTC",
+                          "give a time between 0001-01-01 and 9999-12-31 UTC") from None
 
 
 def now() -> str:

@@ -58,6 +58,8 @@ def resolve(history: History, ref: str, other: Side | None = None, kind: str | N
     if HEX.fullmatch(text.lower()):
         found = _by_id(history, text.lower(), kind) or _by_stored_commit(history, text.lower(),
                                                                           other, kind)
+        if found and other is not None and found.id == other.id:
+            raise _itself(f"{text!r}", other)
         if found:
             return found
     commit = revision(text, cwd)
@@ -101,5 +103,16 @@ def _newest(history: History, named: str, other: Side | None, kind: str | None,
         return found[0]
     where = "" if other is None else \
         f" of pipeline {other.pipeline} on machine {other.machine} (the other side's)"
+    if other is not None and other.id and history.keys(limit=1, **{**filters, "exclude": None,
+                                                                    "id": other.id}):
+        raise _itself(named, other)
     raise HistoryError(f"{named}: no {kind or ''} record stored{where} in {history.where}"
                        .replace("  ", " "), LIST_REMEDY)
+
+
+def _itself(named: str, other: Side) -> HistoryError:
+    """The one record a reference finds is the other side's own text."""
+    return HistoryError(f"{named} names only the other side's own record (the same text, "
+                        f"stored as {(other.id or '')[:SHORT_ID]}): a record compared with "
+                        "itself shows no change", "name an earlier record: a commit before "
+                        "(main~1), or an id graphbench history list shows")

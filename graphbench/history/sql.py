@@ -38,10 +38,14 @@ CREATE = (
     "INSERT INTO graphbench_schema (id, version) VALUES (1, ?) ON CONFLICT (id) DO NOTHING",
 )
 
-# SQLite's own settings, made on each connection (graphbench.history.backends):
-# a writer waits this long for another instead of failing at once, and in WAL
-# mode readers never wait for a writer nor see what it has not committed.
-SQLITE_SETUP = ("PRAGMA busy_timeout = {busy_ms:d}", "PRAGMA journal_mode = WAL")
+TABLES = ("graphbench_schema", "graphbench_records")  # a history holds both
+
+# SQLite's own (graphbench.history.sqlite_file): the tables a file holds, read
+# before anything is written to it; and WAL mode, set once as a history is
+# made and kept in its file: readers never wait for a writer nor see what it
+# has not committed.
+SQLITE_TABLES = "SELECT name FROM sqlite_master WHERE type = 'table'"
+SQLITE_WAL = "PRAGMA journal_mode = WAL"
 
 SELECT_VERSION = "SELECT version FROM graphbench_schema WHERE id = 1"
 
@@ -55,12 +59,15 @@ SELECT_DOCUMENT = "SELECT document FROM graphbench_records WHERE id = ?"
 
 # The filters of a listing, each with its placeholders' values made from one
 # given text (see `select`): a pipeline by name or file, a machine by its
-# hash's prefix or its GPU's UUID or name, a commit by prefix, a time on or
+# hash's prefix, its GPU's UUID or the start of it (with or without the GPU-
+# that nvidia-smi writes and CUDA does not) or its GPU's model name, a
+# commit by prefix, a time on or
 # after, a kind, a record id by prefix, a record to leave out; and the exact
 # pipeline and machine of another record (refs: `last`).
 FILTERS = {
     "pipeline": ("(pipeline = ? OR pipeline_file = ?)", 2),
-    "machine": ("(substr(machine, 1, ?) = ? OR gpu_uuid = ? OR gpu_name = ?)", 0),
+    "machine": ("(substr(machine, 1, ?) = ? OR substr(lower(gpu_uuid), 1, ?) = ?"
+                " OR substr(lower(gpu_uuid), 1, ?) = ? OR gpu_name = ?)", 0),
     "commit": ("substr(git_commit, 1, ?) = ?", 0),
     "since": ("created >= ?", 1),
     "kind": ("kind = ?", 1),
@@ -71,6 +78,7 @@ FILTERS = {
     "machine_id": ("machine = ?", 1),
 }
 
+UUID_PREFIX = "gpu-"  # nvidia-smi's GPU-58b09b3a-..., lower-cased as the column is compared
 NEWEST_FIRST = " ORDER BY created DESC, saved DESC, id"
 
 
@@ -96,10 +104,18 @@ def select(filters: dict[str, str | None], limit: int | None = None) -> tuple[st
 
 def _values(name: str, value: str, copies: int) -> list:
     if name == "machine":
-        return [len(value), value, value, value]
+        uuid = bare_uuid(value)
+        return [len(value), value, len(uuid), uuid, len(uuid) + len(UUID_PREFIX),
+                UUID_PREFIX + uuid, value]
     if name in ("commit", "id"):  # a prefix: its length, then the text
         return [len(value), value]
     return [value] * copies
+
+
+def bare_uuid(text: str) -> str:
+    """A GPU UUID, or its start, as CUDA writes it: lower case, without GPU-."""
+    text = text.strip().lower()
+    return text[len(UUID_PREFIX):] if text.startswith(UUID_PREFIX) else text
 
 
 def translate(statement: str, paramstyle: str) -> str:

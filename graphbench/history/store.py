@@ -17,8 +17,9 @@ from typing import Any
 
 from graphbench.errors import HistoryError
 from graphbench.history import sql
-from graphbench.history.backends import Connection, connect, first_line, location
+from graphbench.history.backends import Connection, connect, location
 from graphbench.history.keys import SHORT_ID, Key
+from graphbench.history.sqlite_file import STORE_REMEDY
 
 SCHEMA_RETRIES = 3  # two first writers at once: the loser's CREATE fails, then finds the tables
 
@@ -34,10 +35,11 @@ class History:
     def open(cls, given: str | None = None, create: bool = True,
              cwd: str | os.PathLike | None = None) -> History:
         """The history at --history `given` (None: the default), its schema
-        made on first use; `create` False refuses a SQLite file not yet there."""
+        made on first use; `create` False (a reader) makes nothing: a
+        SQLite file or PostgreSQL tables not yet there are refused."""
         history = cls(connect(location(given, cwd), create))
         try:
-            history._ensure_schema()
+            history._ensure_schema(create)
         except BaseException:
             history.close()
             raise
@@ -101,7 +103,7 @@ class History:
             self._db.raw.commit()
         except self._db.error as exc:
             self._rollback()
-            raise HistoryError(f"cannot {what} the history {self.where}: {first_line(exc)}",
+            raise HistoryError(f"cannot {what} the history {self.where}: {self._db.said(exc)}",
                                "check that it is a graphbench history this user can write"
                                ) from None
         except BaseException:
@@ -114,11 +116,14 @@ class History:
         except self._db.error:
             pass  # the connection is gone: the server rolls back what it held
 
-    def _ensure_schema(self) -> None:
+    def _ensure_schema(self, create: bool) -> None:
         version = self._version()
         for attempt in range(SCHEMA_RETRIES):
             if version is not None:
                 break
+            if not create:
+                raise HistoryError(f"no history in {self.where} yet: graphbench's tables are "
+                                   "not there", STORE_REMEDY)
             try:
                 with self._transaction("make the tables of"):
                     for statement in sql.CREATE[:-1]:
@@ -134,10 +139,19 @@ class History:
                                "upgrade graphbench to the version that wrote it")
 
     def _version(self) -> int | None:
-        """The stored schema version; None where the tables are not made yet."""
+        """The stored schema version; None where the tables are not made yet.
+        A version that is no whole number was not written by graphbench."""
         try:
             with self._transaction("read"):
                 row = self._execute(sql.SELECT_VERSION).fetchone()
         except HistoryError:
             return None
-        return None if row is None else int(row[0])
+        if row is None:
+            return None
+        if type(row[0]) is not int:  # bool is an int too; a text '1' is not
+            shown = repr(row[0])
+            raise HistoryError(f"the history {self.where} has schema version "
+                               f"{shown if len(shown) <= 40 else shown[:37] + '...'}, which is "
+                               "no whole number: graphbench did not write it",
+                               "give the history graphbench made")
+        return row[0]

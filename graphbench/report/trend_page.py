@@ -38,6 +38,8 @@ from graphbench.record.printable import printable
 from graphbench.report.figures import nice_ticks, tick_text
 
 INDEX = "index.html"
+PAGE_DIGITS = 16  # of the hash that names a page: 2^64 names, no two pages on one
+PAGE_NAME = re.compile(rf"trend-[0-9a-f]{{{PAGE_DIGITS}}}\.html")  # every page's, and only
 COMMIT_DIGITS = 8
 MAX_LABELS = 14  # commits named under a chart; every commit where a regression starts too
 Scale = Callable[[float], float]
@@ -83,7 +85,7 @@ def anchor(metric: str) -> str:
 
 
 def commit_label(key: Key) -> str:
-    return (key.git_commit or "no commit")[:COMMIT_DIGITS]
+    return key.git_commit[:COMMIT_DIGITS] if key.git_commit else "no commit"
 
 
 def trends(runs: Sequence[tuple[Key, RunRecord]]) -> list[Trend]:
@@ -262,10 +264,11 @@ def document(title: str, body: list[str]) -> str:
 
 
 def page_name(key: Key) -> str:
-    """A file name that is safe anywhere and unique per pipeline and machine."""
-    stem = re.sub(r"[^A-Za-z0-9_-]+", "_", key.pipeline)[:40].strip("_") or "pipeline"
-    digest = hashlib.sha256(f"{key.pipeline}\x1f{key.pipeline_file}".encode()).hexdigest()
-    return f"{stem}-{key.machine}-{digest[:6]}.html"
+    """The file name of a pipeline's and machine's page, from a hash alone:
+    a stored key's text (a machine of /../../x) never names a path."""
+    named = "\x1f".join((key.pipeline, key.pipeline_file, key.machine))
+    digest = hashlib.sha256(named.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"trend-{digest[:PAGE_DIGITS]}.html"
 
 
 def site(runs: Sequence[tuple[Key, RunRecord]]) -> dict[str, str]:
