@@ -44,9 +44,9 @@ step_stability() {  # the default run in 5 fresh processes, one after another
   local d; d=$(in_dir stability)
   for i in 1 2 3 4 5; do timed gb run --no-progress --json "$d/repeat_$i.json" | grep -E "speedup|host:"; done
 }
-step_hostspeed() {  # 10 fresh default runs: raw figures and figures at the reference host speed
+step_hostspeed() {  # 10 fresh default runs: their figures and the host CPU probe beside them
   local d; d=$(in_dir host_speed)
-  for i in $(seq 0 9); do timed gb run --no-progress --json "$d/default_4096_$i.json" | grep -E "speedup|reference"; done
+  for i in $(seq 0 9); do timed gb run --no-progress --json "$d/default_4096_$i.json" | grep -E "speedup|host:"; done
 }
 step_processes() {  # 10 processes merged, and how often k of them cover the 10-process median
   local d; d=$(in_dir stability)

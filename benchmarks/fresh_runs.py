@@ -1,7 +1,7 @@
 """Fresh default runs, one process each, and how much their figures move
-between runs: individual wall, graph wall and the speedup, raw and at the
-reference host speed; how many ended on their noise target; the share of
-rounds whose host probe read the fast state; seconds per process.
+between runs: individual wall, graph wall and the speedup, as measured; the
+host CPU probe's median in each; how many ended on their noise target;
+seconds per process.
 
 --alternate NAME=VALUE runs every other process with that environment
 variable set, and summarises the two groups apart (for example
@@ -23,7 +23,6 @@ from pathlib import Path
 
 import numpy as np
 
-from graphbench.analyze.host_speed import REFERENCE_PROBE_US, host_states, mode_probe_array
 from graphbench.analyze.summary import summarize_run
 from graphbench.ladder import BASELINE, HEADLINE
 from graphbench.record.codec import read_record
@@ -43,28 +42,17 @@ def one_run(record, extra: list[str], env: dict) -> dict:
 def figures(path: Path) -> dict:
     record = read_record(path)
     summary = summarize_run(record)
-    probes = np.concatenate([mode_probe_array(run, m) for run in record.runs for m in run.modes])
-    probes = probes[probes != 0]
-    states = host_states(probes)
-    fast = float(np.mean(probes < 1.3 * REFERENCE_PROBE_US)) if probes.size else None
     graph = np.asarray(record.samples(HEADLINE, "wall"), dtype=float)
-    host = summary.host
-    at_ref = host.at_reference if host else {}
     return {"gpu": record.device.uuid, "rounds": len(record.runs[0].conditions),
             "stop": record.runs[0].stop_reason, "noise": summary.noise,
             "individual_wall_us": summary.modes[BASELINE].wall.median,
             "graph_wall_us": summary.modes[HEADLINE].wall.median,
             "speedup": summary.speedup[HEADLINE].stats.median,
-            "host_states_probe_us": list(states.medians) if states else [],
-            "fast_round_share": fast,
+            "cpu_probe_us": summary.cpu_probe_us,
             # graph launches slowed 2-3x for stretches of rounds (the launching
             # thread's cross-CPU wake-ups, docs/measurement.md)
             "slow_graph_round_share": float(np.mean(graph > 1.5 * np.percentile(graph, 10)))
-            if graph.size else None,
-            "at_reference": {"individual_wall_us": at_ref.get(BASELINE),
-                             "graph_wall_us": at_ref.get(HEADLINE),
-                             "speedup": host.speedup_at_reference()} if at_ref else None,
-            "why_no_reference": host.why_not if host else "no probe readings"}
+            if graph.size else None}
 
 
 def spread(rows: list[dict], target: float) -> dict:
@@ -76,18 +64,14 @@ def spread(rows: list[dict], target: float) -> dict:
         values = [v for v in values if v]
         return max(values) / min(values) if values else None
 
-    ref = [r["at_reference"] for r in rows if r.get("at_reference")]
     return {"runs": len(rows),
-            "raw_individual_cv": cv([r["individual_wall_us"] for r in rows]),
-            "raw_graph_cv": cv([r["graph_wall_us"] for r in rows]),
-            "reference_individual_cv": cv([r["individual_wall_us"] for r in ref]),
-            "with_reference": len(ref),
-            "speedup_raw_max_over_min": ratio([r["speedup"] for r in rows]),
-            "speedup_reference_max_over_min": ratio([r["speedup"] for r in ref]),
+            "individual_cv": cv([r["individual_wall_us"] for r in rows]),
+            "graph_cv": cv([r["graph_wall_us"] for r in rows]),
+            "speedup_max_over_min": ratio([r["speedup"] for r in rows]),
+            "cpu_probe_us_range": [min(r["cpu_probe_us"] or 0 for r in rows),
+                                   max(r["cpu_probe_us"] or 0 for r in rows)],
             "on_noise_target": sum(r["noise"] is not None and r["noise"] <= target
                                    for r in rows),
-            "fast_round_share_median": statistics.median(r["fast_round_share"] or 0
-                                                         for r in rows),
             "seconds_max": max(r["seconds"] for r in rows)}
 
 
@@ -117,7 +101,6 @@ def main() -> None:
         groups = {"default": [r for r in measured if not r["env"]],
                   args.alternate: [r for r in measured if r["env"]]}
     summary = {key: spread(rows, args.max_noise) for key, rows in groups.items() if rows}
-    summary["reference_probe_us"] = REFERENCE_PROBE_US
     (out / "summary.json").write_text(json.dumps({"summary": summary, "runs": rows}, indent=1))
     print(json.dumps(summary, indent=1))
 

@@ -6,12 +6,10 @@ a fresh process, then `graphbench run --modes all` right after it on the
 same GPU; each rung's graphbench median wall over the bare median (target:
 within 2%). A CPU-bound rung also moves with the host's speed,
 which may differ between the two processes, so both start every set of
-rounds on a CPU in the fast state (graphbench.measure.cpu_seek), both read
-graphbench's launch probe between their rounds, and such a rung's ratio is
-also given at one host speed: each side over its median probe reading beside
-that rung (the mean of the readings right before and right after each of
-its rounds, as graphbench's record keeps them). And raw again over the pairs
-whose two processes ran in one host speed state (one_state).
+rounds on a CPU in the fast state (graphbench.measure.cpu_seek) and both
+read graphbench's launch probe between their rounds; the ratios are given
+over every pair and over the pairs whose two processes ran in one host
+speed state (one_state), never moved to a host speed.
 
     PYTHONPATH=. python3 benchmarks/ladder_agreement.py --reps 3 --json out.json
 """
@@ -38,12 +36,8 @@ def bare(json_path: Path) -> tuple[dict, dict]:
     return found["median_wall_us"], found["median_probe_us"]
 
 
-def graphbench(record_path: Path) -> tuple[dict, dict, list]:
-    """Each rung's median wall and median probe reading, and the CPU-bound rungs."""
-    import numpy as np
-
-    from graphbench.analyze.host_speed import mode_probe_array
-    from graphbench.analyze.launch_gate import cpu_bound
+def graphbench(record_path: Path) -> tuple[dict, dict]:
+    """Each rung's median wall and median probe reading beside it."""
     from graphbench.record.codec import read_record
 
     subprocess.run([sys.executable, "-m", "graphbench", "run", "--modes", "all", "--no-progress",
@@ -51,9 +45,9 @@ def graphbench(record_path: Path) -> tuple[dict, dict, list]:
                    text=True)
     record = read_record(record_path)
     walls = {name: statistics.median(record.samples(name, "wall")) for name in record.mode_names}
-    probes = {name: float(np.median(mode_probe_array(record.runs[0], name)))
+    probes = {name: statistics.median(record.runs[0].modes[name].round_probes)
               for name in record.mode_names}
-    return walls, probes, [name for name in record.mode_names if cpu_bound(record, name)]
+    return walls, probes
 
 
 # Two processes ran in one host speed state where their probe readings beside
@@ -72,15 +66,14 @@ def one_state(rep: dict) -> bool:
 
 
 def summarize(reps: list[dict]) -> dict:
-    """Each rung's median ratio raw, at one host speed (each side over its
-    probe: a CPU-bound rung whose wall is not proportional to the probe, as
-    the fused rung's, is moved by it), and raw over the pairs in one state."""
+    """Each rung's median ratio as measured, over every pair and over the
+    pairs whose two processes ran in one host state (nothing is moved to a
+    host speed: a pair in two states is told apart, not adjusted)."""
     together = [r for r in reps if one_state(r)]
-    return {m: {key: statistics.median(r[key][m] for r in reps) for key in
-                ("ratio", "ratio_at_one_host_speed")} | {
-                    "ratios": [r["ratio_at_one_host_speed"][m] for r in reps],
-                    "ratio_in_one_state": statistics.median(r["ratio"][m] for r in together)
-                    if together else None, "pairs_in_one_state": len(together)}
+    return {m: {"ratio": statistics.median(r["ratio"][m] for r in reps),
+                "ratios": [r["ratio"][m] for r in reps],
+                "ratio_in_one_state": statistics.median(r["ratio"][m] for r in together)
+                if together else None, "pairs_in_one_state": len(together)}
             for m in reps[0]["ratio"]}
 
 
@@ -93,21 +86,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         for i in range(args.reps):
             bare_us, bare_probe = bare(Path(folder) / f"bare_{i}.json")
-            ours, probes, bound = graphbench(Path(folder) / f"run_{i}.json")
+            ours, probes = graphbench(Path(folder) / f"run_{i}.json")
             rungs = [m for m in ours if m in bare_us]
             reps.append({"bare_us": bare_us, "bare_probe_us": bare_probe, "graphbench_us": ours,
-                         "graphbench_probe_us": probes, "cpu_bound": bound,
-                         "ratio": {m: ours[m] / bare_us[m] for m in rungs},
-                         "ratio_at_one_host_speed": {
-                             m: ours[m] / probes[m] / (bare_us[m] / bare_probe[m]) if m in bound
-                             else ours[m] / bare_us[m] for m in rungs}})
-            print(json.dumps(reps[-1]["ratio_at_one_host_speed"]), flush=True)
+                         "graphbench_probe_us": probes,
+                         "ratio": {m: ours[m] / bare_us[m] for m in rungs}})
+            print(json.dumps(reps[-1]["ratio"]), flush=True)
     summary = summarize(reps)
     for m, row in summary.items():
         together = row["pairs_in_one_state"]
-        print(f"{m:10s} graphbench / bare {row['ratio']:.4f} raw, "
-              f"{row['ratio_at_one_host_speed']:.4f} at one host speed "
-              f"({min(row['ratios']):.3f}..{max(row['ratios']):.3f}), raw in one host state "
+        print(f"{m:10s} graphbench / bare {row['ratio']:.4f} "
+              f"({min(row['ratios']):.3f}..{max(row['ratios']):.3f}), in one host state "
               + (f"{row['ratio_in_one_state']:.4f}" if together else "-")
               + f" ({together} of {len(reps)} pairs)")
     if args.json:

@@ -79,7 +79,7 @@ def synthetic_conditions(wall_us: dict[str, float], rounds: int, host_probe_us: 
     workloads = sorted({workload(mode) for mode in wall_us})
     scatter = 1 + 0.001 * np.random.default_rng(1000 + seed).standard_normal((rounds, len(workloads)))
     return tuple(Condition(
-        sm_clock_mhz=1980, host_probe_us=host_probe_us,
+        sm_clock_mhz=1980, host_probe_us=host_probe_us, cpu_probe_us=host_probe_us,
         busy={w: BusyReading(busy_us * float(scatter[i, j]), 100.0, True, 1980.0)
               for j, w in enumerate(workloads)},
         submit={m: SubmitReading(0.55 * us, True) for m, us in wall_us.items()})
@@ -87,8 +87,8 @@ def synthetic_conditions(wall_us: dict[str, float], rounds: int, host_probe_us: 
 
 
 EXTRAS = {
-    "launch_floor": LaunchFloorSamples(kernel_launch_us=(4.1, 4.2, 4.0),
-                                       graph_replay_us=(5.9, 6.0, 5.8)),
+    "launch_floor": LaunchFloorSamples(kernel_launch_us=(4.10, 4.12, 4.08, 4.11, 4.09),
+                                       graph_replay_us=(5.90, 5.93, 5.88, 5.91, 5.89)),
     "lifecycles": {"graph": LifecycleSamples(capture_us=(40.0,) * 3, instantiate_us=(30.0,) * 3,
                                              upload_us=(10.0,) * 3, first_launch_us=(12.0,) * 3)},
     "graph_update": UpdateSamples(node_update_us=(6.0,) * 3, whole_graph_update_us=(50.0,) * 3,
@@ -110,7 +110,7 @@ def make_run(wall_us=None, rounds: int = 10, noise: float = 0.005, seed: int = 0
     return ProcessRun(seed=seed, rounds=rounds, stop_reason="fixed-rounds", elapsed_s=1.0,
                       sampling_s=0.5, modes=synthetic_modes(wall_us, rounds, noise, seed),
                       conditions=conditions, checks=checks,
-                      environment=Environment(other_gpu_processes=()),
+                      environment=Environment(other_gpu_processes=(), host_probe="launch"),
                       **(EXTRAS if extras and "graph" in wall_us else
                          {"launch_floor": EXTRAS["launch_floor"]} if extras else {}))
 

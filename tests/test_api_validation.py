@@ -434,7 +434,9 @@ def test_a_verdict_note_in_a_gate_error_names_processes_as_the_api_does(files):
     base, current = (REPO / "results/gate/baseline.json", REPO / "results/gate/same_1.json")
     with pytest.raises(RecordError) as caught:
         graphbench.compare(base, current)
-    assert "(processes)" in caught.value.message and "--processes" not in caught.value.message
+    message = caught.value.message
+    assert "processes" in message and "--processes" not in message and "--ab" not in message
+    assert "gate it with ab" in message  # the A/B pointer in the API's words
     assert "run --ab" in caught.value.remedy  # a command stays a command
 
 

@@ -271,8 +271,9 @@ def test_default_gate_covers_modes_workloads_and_gate_sizes():
     point = make_record(elements=2**20, rounds=20, seed=5)
     baseline = dataclasses.replace(read_record(path("baseline")), gate_points=(point,))
     names = [s.name for s in default_specs(baseline)]
-    assert names == ["speedup", "individual.wall", "graph.wall", "fused.wall", "individual.busy",
-                     "fused.busy", "individual.busy@2^20", "fused.busy@2^20"]
+    assert names == ["speedup", "individual.wall", "graph.wall", "fused.wall", "floor.launch",
+                     "floor.replay", "individual.busy", "fused.busy", "individual.busy@2^20",
+                     "fused.busy@2^20"]
 
 
 def test_a_bandwidth_regression_fails_naming_the_size():
@@ -288,13 +289,14 @@ def test_a_bandwidth_regression_fails_naming_the_size():
 
 def test_host_speed_difference_makes_host_bound_changes_not_gateable():
     baseline, current = read_record(path("baseline")), read_record(path("graph_slower_20"))
-    run = current.runs[0]  # host ran 33% slower than for the baseline
-    slower_host = tuple(dataclasses.replace(c, host_probe_us=400.0) for c in run.conditions)
+    run = current.runs[0]  # host's CPUs ran 33% slower than for the baseline
+    slower_host = tuple(dataclasses.replace(c, cpu_probe_us=400.0) for c in run.conditions)
     current = dataclasses.replace(current, runs=(dataclasses.replace(run, conditions=slower_host),))
     comparison = compare_records(baseline, current)
     by_metric = {v.metric: v for v in comparison.verdicts}
     assert by_metric["graph.wall"].verdict == NOT_GATEABLE
-    assert "host CPU speed" in by_metric["graph.wall"].note
+    assert "ran at another speed" in by_metric["graph.wall"].note
+    assert "--ab" in by_metric["graph.wall"].note
     assert by_metric["individual.busy"].verdict == SAME  # GPU time does not depend on the host
     assert comparison.passed
 
@@ -391,7 +393,7 @@ def test_every_host_bound_figure_is_not_gateable_when_the_host_speed_differs(fie
     current = make_record(walls, rounds=20, runs=[make_run(walls, rounds=20, seed=40,
                                                            host_probe_us=400.0)])
     verdict = gate(baseline, current, f"graph.{field}:10%")[f"graph.{field}"]
-    assert verdict.verdict == NOT_GATEABLE and "host CPU speed" in verdict.note
+    assert verdict.verdict == NOT_GATEABLE and "ran at another speed" in verdict.note
     assert gate(baseline, current, "graph.busy:5%")["graph.busy"].verdict != NOT_GATEABLE
 
 
@@ -769,14 +771,15 @@ def test_verdict_on_an_unjudgeable_change_still_shows_the_raw_change():
 def test_a_slow_host_makes_host_bound_figures_not_gateable():
     base = record_of(3)
     cur = record_of(1, seed=50)
-    slow_host = tuple(dataclasses.replace(c, host_probe_us=c.host_probe_us * 2)
+    slow_host = tuple(dataclasses.replace(c, cpu_probe_us=c.cpu_probe_us * 2)
                       for c in cur.runs[0].conditions)
     cur = dataclasses.replace(cur, runs=(dataclasses.replace(cur.runs[0],
                                                              conditions=slow_host),))
     comparison = compare_records(base, cur)
     verdicts = by_metric(comparison)
     assert verdicts["graph.wall"].verdict == NOT_GATEABLE
-    assert verdicts["graph.wall"].note.startswith("host CPU speed differs")
+    assert verdicts["graph.wall"].note.startswith("host-bound: the host's CPUs ran at another "
+                                                  "speed (probe 300 vs 600 us)")
     assert verdicts["individual.busy"].verdict != NOT_GATEABLE
 
 
@@ -803,10 +806,10 @@ def _clocked(busy_us, clock, seed, rounds=10):
     return with_runs(base, *runs)
 
 
-def _processes(seed, host_probe_us=300.0, **config):
+def _processes(seed, host_probe_us=300.0, count=3, **config):
     record = make_record({"individual": 14.0, "graph": 4.3}, rounds=10, **config)
     runs = [make_run({"individual": 14.0, "graph": 4.3}, rounds=10, seed=seed + p,
-                     host_probe_us=host_probe_us, config=record.config) for p in range(3)]
+                     host_probe_us=host_probe_us, config=record.config) for p in range(count)]
     return with_runs(record, *runs)
 
 
@@ -923,8 +926,8 @@ def test_a_speedup_is_gated_on_other_hardware_and_refused_when_the_host_speed_di
     slow_host = _processes(2, host_probe_us=400.0)
     (speedup,) = compare_records(base, slow_host, [parse_spec("speedup:5%")]).verdicts
     assert speedup.verdict == NOT_GATEABLE
-    assert speedup.note.startswith("host CPU speed differs (probe about 300 and 400 us) and no "
-                                   "process saw both speeds")
+    assert speedup.note.startswith("host-bound: the host's CPUs ran at another speed (probe 300 "
+                                   "vs 400 us)")
 
 
 def _on_gpu_with_reference(gpu, busy_us, stream_us, seed, rounds=10):
@@ -1113,9 +1116,11 @@ def test_version_1_records_are_judged_from_their_process_medians():
     v1 = read_record(str(Path(__file__).resolve().parents[1] / "results" / "v1" / "baseline.json"))
     assert v1.legacy_processes is not None
     verdicts = by_metric(compare_records(v1, v1))
-    for metric in ("graph.wall", "individual.busy", "fused.busy"):
+    for metric in ("individual.busy", "fused.busy"):
         assert verdicts[metric].verdict == SAME, metric
         assert verdicts[metric].scope == "between 5 baseline and 5 current process(es)"
+    # it read no probe of its host's CPU speed, so no host state can be matched
+    assert verdicts["graph.wall"].verdict == NOT_GATEABLE
 
 
 def test_a_not_gateable_verdict_states_no_resolution():
@@ -1127,51 +1132,74 @@ def test_a_not_gateable_verdict_states_no_resolution():
     assert judged.verdict == SAME and judged.resolution == pytest.approx(1e-4)
 
 
-# --- host-bound figures: the host gate's note, and no clock check ----------------------
+# --- host-bound figures: like with like, as measured (graphbench.analyze.host_match) ---
 
-def _host_record(*probes_us, seed=0):
-    """Processes of 30 rounds each, at a host probe about probes_us: individual wall
-    follows the probe as on the H200 (8.05 + 0.0091 x probe us), graph wall does not."""
-    rng = np.random.default_rng(seed)
+def _slower_launches(record, factor: float, cpu: float = 1.0):
+    """The record with every launch slower by `factor` (individual wall and the
+    launch probe) and the host's CPUs `cpu` times slower, as measured."""
     runs = []
-    for i, centre in enumerate(probes_us):
-        probes = centre * rng.uniform(0.95, 1.05, 30)
-        run = make_run({"individual": 14.0, "graph": 5.8}, rounds=30, seed=seed + i)
-        around = {"probe_before_us": tuple(map(float, probes)),
-                  "probe_after_us": tuple(map(float, probes))}
-        individual = 8.05 + 0.0091 * probes + rng.normal(0, 0.05, 30)
-        graph = 5.8 + rng.normal(0, 0.03, 30)
-        runs.append(dataclasses.replace(run, modes={
-            "individual": dataclasses.replace(run.modes["individual"], **around,
-                                              wall_us=tuple(map(float, individual))),
-            "graph": dataclasses.replace(run.modes["graph"], **around,
-                                         wall_us=tuple(map(float, graph)))}))
-    return make_record({"individual": 14.0, "graph": 5.8}, rounds=30, runs=runs)
+    for run in record.runs:
+        modes = {**run.modes, "individual": dataclasses.replace(
+            run.modes["individual"],
+            wall_us=tuple(w * factor for w in run.modes["individual"].wall_us))}
+        conditions = tuple(dataclasses.replace(c, host_probe_us=c.host_probe_us * factor,
+                                               cpu_probe_us=c.cpu_probe_us * cpu)
+                           for c in run.conditions)
+        runs.append(dataclasses.replace(run, modes=modes, conditions=conditions))
+    return dataclasses.replace(record, runs=tuple(runs))
 
 
-MATCHED = "judged against the 3 of 5 baseline processes in the current's host speed state"
+def test_a_slower_launch_path_reads_slower_on_its_walls_and_the_launch_floor():
+    """A delay inside every launch slows the launch probe too: judged as measured on
+    the same host in the same CPU state, nothing divides it away."""
+    base = _processes(1)
+    cur = _slower_launches(_processes(9, count=1), 1.2)
+    verdicts = by_metric(compare_records(base, cur))
+    assert verdicts["individual.wall"].verdict == SLOWER
+    assert verdicts["floor.launch"].verdict == SLOWER
+    assert verdicts["graph.wall"].verdict == SAME
 
 
-def test_the_host_gate_s_note_is_shown_after_the_verdict_s_own():
-    """A current at the slow host state, judged against the baseline's slow processes:
-    the verdict says so; where the verdict has a note of its own (not gateable at 0.1%),
-    that note comes first and the host gate's follows it."""
-    baseline, current = _host_record(600, 1000, 1000, 600, 1000), _host_record(1000, seed=9)
-    verdict = gate(baseline, current, "individual.wall:10%")["individual.wall"]
-    assert verdict.verdict == SAME and verdict.note.startswith(MATCHED)
-    tight = gate(baseline, current, "individual.wall:0.1%")["individual.wall"]
-    assert tight.verdict == NOT_GATEABLE
-    assert tight.note.startswith("not gateable on this pair: it detects")
-    assert "; " + MATCHED in tight.note and tight.note.count(MATCHED) == 1
+def test_a_slower_launch_path_on_a_slower_host_state_is_never_same():
+    """The same delay while the host's CPUs also ran slower: not judged (another
+    state), and never `same`."""
+    cur = _slower_launches(_processes(9, count=1), 1.2, cpu=1.5)
+    verdicts = by_metric(compare_records(_processes(1), cur))
+    for metric in ("individual.wall", "floor.launch"):
+        assert verdicts[metric].verdict == NOT_GATEABLE, metric
+        assert "--ab" in verdicts[metric].note
 
 
-def test_a_clock_change_is_checked_in_cycles_for_busy_time_only():
-    """The SM clock moved 5% between the records: a host-bound figure's verdict and note
-    stay the host gate's, with no cycles to agree with."""
-    baseline = _host_record(600, 1000, 1000, 600, 1000)
-    current = with_busy(_host_record(1000, seed=9), clock=1980.0 * 0.95)
-    verdict = gate(baseline, current, "individual.wall:10%")["individual.wall"]
-    assert verdict.verdict == SAME and verdict.note.startswith(MATCHED)
+@pytest.mark.parametrize("change, said", [
+    (dict(device=device_info(uuid="GPU-11111111-other")), "different machines"),
+    (dict(host=dataclasses.replace(make_record().host, hostname="other")), "different hosts"),
+])
+def test_another_machine_makes_host_bound_figures_not_gateable_and_gpu_time_judged(change, said):
+    cur = dataclasses.replace(_processes(9, count=1), **change)
+    verdicts = by_metric(compare_records(_processes(1), cur))
+    assert verdicts["individual.wall"].verdict == NOT_GATEABLE
+    assert said in verdicts["individual.wall"].note
+    assert "host-bound" not in verdicts["individual.busy"].note  # GPU time: judged by its own rule
+
+
+def test_a_record_without_a_cpu_probe_cannot_judge_host_bound_figures():
+    cur = _processes(9, count=1)
+    run = cur.runs[0]
+    unread = tuple(dataclasses.replace(c, cpu_probe_us=None) for c in run.conditions)
+    cur = dataclasses.replace(cur, runs=(dataclasses.replace(run, conditions=unread),))
+    verdict = by_metric(compare_records(_processes(1), cur))["graph.wall"]
+    assert verdict.verdict == NOT_GATEABLE and "no reading of its host's CPU speed" in verdict.note
+
+
+def test_medians_beyond_the_threshold_are_never_same():
+    """Fail closed both ways: a model of the noise that says `same` is overruled
+    where the medians themselves differ by more than the threshold."""
+    spec = parse_spec("graph.wall:10%")
+    quiet = Change(0.0, -0.01, 0.01, 0.02, scope="test")  # says: no change at all
+    verdict = verdict_on(spec, quiet, [(4.0,) * 5] * 3, [(4.8,) * 5], True)
+    assert verdict.verdict == NOT_GATEABLE and "+20.0% the worse way" in verdict.note
+    within = verdict_on(spec, quiet, [(4.0,) * 5] * 3, [(4.2,) * 5], True)
+    assert within.verdict == SAME
 
 
 def test_cycles_from_fewer_than_three_clocked_sets_a_process_cannot_confirm_a_verdict():
@@ -1188,25 +1216,6 @@ def test_cycles_from_fewer_than_three_clocked_sets_a_process_cannot_confirm_a_ve
     assert verdict.verdict == NOT_GATEABLE
     assert verdict.note.startswith("SM clock differs (1980 vs 1886 MHz): same in time but "
                                    "not gateable in cycles (")
-
-
-def test_a_host_bound_verdict_with_a_note_of_its_own_keeps_the_host_note_beside_it():
-    """Why it is not gateable, and how the CPU-bound figure was judged: both."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    from host_gate_calibration import record
-
-    base, cur = (record(np.random.default_rng(seed), n, launch=True) for seed, n in ((0, 5), (1, 3)))
-    host_note = ("CPU-bound (individual's GPU busy at most 35% of its wall in the baseline): "
-                 "judged at the reference host speed, each round over the launch probe read "
-                 "beside it times 600 us")
-    (tight,) = compare_records(base, cur, [parse_spec("individual.wall:0.1%")]).verdicts
-    assert tight.verdict == NOT_GATEABLE
-    assert tight.note.startswith("not gateable on this pair: it detects ")
-    assert tight.note.endswith("; " + host_note) and tight.note.count(host_note) == 1
-    (loose,) = compare_records(base, cur, [parse_spec("individual.wall:10%")]).verdicts
-    assert loose.verdict == SAME and loose.note == host_note
 
 
 def test_a_note_joins_the_verdict_s_own_once():

@@ -23,7 +23,8 @@ def test_the_default_gate_catches_a_6_percent_busy_regression_and_a_12_percent_w
         make_run({"individual": 14.0, "graph": 4.3}, seed=i) for i in range(3)])
     specs = {s.name: (s.text, s.gated) for s in default_specs(base)}
     assert specs == {"speedup": ("5%", False), "individual.wall": ("10%", True),
-                     "graph.wall": ("10%", True), "individual.busy": ("5%", True)}
+                     "graph.wall": ("10%", True), "floor.launch": ("10%", True),
+                     "floor.replay": ("10%", True), "individual.busy": ("5%", True)}
 
 
 def test_spec_errors_say_what_is_wrong():
@@ -93,7 +94,8 @@ def test_each_spec_error_says_how_to_write_it_right():
         assert refusal(parse_spec, text)[1] == (
             "e.g. graph.wall:10%, individual.wall:0.5us, speedup:5%")
     assert refusal(parse_spec, "graph.speed:5%")[1] == (
-        "use speedup, speedup.fused or MODE.{wall,submit,device,busy,cycles} with MODE one of "
+        "use speedup, speedup.fused, floor.launch, floor.replay or "
+        "MODE.{wall,submit,device,busy,cycles} with MODE one of "
         "individual, driver, pdl, graph, graph-pdl, unrolled, loop, fused, torch-compile")
     assert refusal(check_specs, [parse_spec("graph.wall:5%"), parse_spec("graph.wall:10%")]) == (
         "--fail-on gates graph.wall twice (5% and 10%)", "give each metric once")

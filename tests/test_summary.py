@@ -152,8 +152,8 @@ def test_summarize_run_figures_and_caching():
     assert set(summary.modes) == {"individual", "graph", "fused"}
     assert summary.modes["graph"] == S.mode_summary(record, "graph")
     assert summary.speedup == S.run_speedups(record)
-    assert summary.launch_floor.kernel_launch_us == summarize((4.1, 4.2, 4.0))
-    assert summary.launch_floor.graph_replay_us == summarize((5.9, 6.0, 5.8))
+    assert summary.launch_floor.kernel_launch_us == summarize((4.10, 4.12, 4.08, 4.11, 4.09))
+    assert summary.launch_floor.graph_replay_us == summarize((5.90, 5.93, 5.88, 5.91, 5.89))
     assert summary.update.node_update_us == summarize((6.0,) * 3)
     assert summary.update.recapture_instantiate_us == summarize((70.0,) * 3)
     assert summary.cache.working_set_bytes == record.pipeline.working_set_bytes
@@ -297,29 +297,26 @@ def test_run_speedups_use_the_walls_they_are_given():
     assert S.run_speedups(record)["graph"].stats.median != 4.0  # the record's own walls
 
 
-def test_summarize_run_steadies_the_walls_once(monkeypatch):
-    calls = []
-    steady_walls = S.steady_walls
-
-    def counted(record):
-        calls.append(record)
-        return steady_walls(record)
-
-    monkeypatch.setattr(S, "steady_walls", counted)
+def test_summarize_run_states_the_walls_as_measured():
+    """No probe moves a round: the speedup is that of the rounds as measured,
+    however the probe read beside them."""
     record = make_record(noise=0.01)
-    summary = S._summarize_run(record)
-    assert len(calls) == 1
-    assert summary.speedup == S.speedups({m: np.asarray(w, dtype=float)
-                                          for m, w in steady_walls(record).items()})
+    run = record.runs[0]
+    probes = tuple(float(300 + 200 * (i % 2)) for i in range(len(run.modes["individual"].wall_us)))
+    moved = replace_run(record, modes={name: dataclasses.replace(
+        mode, probe_before_us=probes, probe_after_us=probes) for name, mode in run.modes.items()})
+    summary = S._summarize_run(moved)
+    assert summary.speedup == S.speedups({m: np.asarray(record.samples(m, "wall"), dtype=float)
+                                          for m in record.mode_names})
+    assert summary.speedup == S._summarize_run(record).speedup
 
 
 def test_summarize_run_noise_drift_is_the_headline_series_drift():
-    from graphbench.analyze.host_figures import steady_walls
     from graphbench.analyze.stopping import headline_noise_parts
 
     record = make_record(noise=0.01)
     parts = headline_noise_parts({m: np.asarray(w, dtype=float)
-                                  for m, w in steady_walls(record).items()})
+                                  for m, w in S.measured_walls(record).items()})
     summary = S.summarize_run(record)
     assert summary.noise_drift is not None and summary.noise_drift == parts[1]
     assert summary.noise == max(parts)
@@ -327,7 +324,6 @@ def test_summarize_run_noise_drift_is_the_headline_series_drift():
 
 
 def test_summarize_run_fits_node_costs_and_keeps_host_and_unavailable_rungs():
-    from graphbench.analyze.host_figures import host_summary
     from graphbench.analyze.node_costs import fit_node_costs
     from graphbench.record.graph_costs import NodeCostSamples
 
@@ -340,7 +336,7 @@ def test_summarize_run_fits_node_costs_and_keeps_host_and_unavailable_rungs():
     assert summary.node_costs is not None
     assert summary.node_costs == fit_node_costs(record.node_cost_samples())
     assert summary.node_costs.capture.per_node_us == pytest.approx(0.8)
-    assert summary.host is not None and summary.host == host_summary(record)
+    assert summary.cpu_probe_us == 300.0  # the synthetic host's CPU probe
     assert summary.unavailable == {"loop": "no conditional nodes"}
 
 

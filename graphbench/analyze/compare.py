@@ -31,10 +31,11 @@ import numpy as np
 from graphbench.analyze.context import (config_mismatch, device_notes, difference_notes,
                                         measured_clock, same_hardware, same_physical_gpu)
 from graphbench.analyze.gpu_spread import UNMEASURED, Spread, spread_of
-from graphbench.analyze.host_gate import gate_values, is_host_bound
-from graphbench.analyze.decide import (BOUND_LEVEL, GATE_LEVEL, MISSING, NOT_GATEABLE, POWER,
-                                       RESOLUTION, Z_BOUND, Z_POWER, Change, INCOMPATIBLE,
-                                       decide, noise_margin, one_sided_widths, unjudgeable)
+from graphbench.analyze.host_match import host_mismatch, is_host_bound
+from graphbench.analyze.decide import (BOUND_LEVEL, FASTER, GATE_LEVEL, INCOMPATIBLE, MISSING,
+                                       NOT_GATEABLE, POWER, RESOLUTION, SAME, Z_BOUND, Z_POWER,
+                                       Change, decide, noise_margin, one_sided_widths,
+                                       unjudgeable)
 from graphbench.analyze.intervals import lag1_autocorrelation, reading_quantum, robust_scale
 from graphbench.analyze.metrics import process_values
 from graphbench.analyze.specs import FailSpec, check_specs, default_specs
@@ -199,11 +200,10 @@ def verdict_for(spec: FailSpec, baseline: RunRecord, current: RunRecord, mismatc
     field = spec.metric.split(".")[-1]
     medians_only = cur_point.legacy_processes is not None
     note = ""
-    if is_host_bound(spec.metric):
-        host = gate_values(base_point, cur_point, spec.metric)
-        base, cur, note = host.base, host.cur, host.note
-        change = unjudgeable(host.reason) if host.reason else between_processes(
-            base, cur, False, systematic=host.systematic, medians_only=medians_only)
+    if is_host_bound(spec.metric):  # like with like, as measured (graphbench.analyze.host_match)
+        reason = host_mismatch(base_point, cur_point)
+        change = unjudgeable(reason) if reason else between_processes(
+            base, cur, False, medians_only=medians_only)
         verdict = verdict_on(spec, change, base, cur, gated)
     elif field == "busy" and context.other_gpu and _relative(base_point, cur_point, spec.metric):
         verdict = relative_verdict(spec, base_point, cur_point, base, cur, gated,
@@ -262,13 +262,30 @@ def verdict_on(spec: FailSpec, change: Change, base, cur, gated: bool) -> Verdic
     b = float(np.median([x for v in base for x in v]))
     c = float(np.median([x for v in cur for x in v]))
     limit = spec.threshold if spec.relative else spec.threshold / abs(b) if b else math.inf
-    verdict, note = decide(change, limit, higher_is_better=spec.metric.startswith("speedup"))
+    higher_is_better = spec.metric.startswith("speedup")
+    verdict, note = decide(change, limit, higher_is_better=higher_is_better)
+    verdict, note = raw_check(verdict, note, b, c, limit, higher_is_better)
     finite = change.valid and math.isfinite(change.low)
     return Verdict(spec.name, verdict, gated, spec.text, b, c,
                    change.estimate if change.valid else (c - b) / b if b else None, None,
                    change.detectable if math.isfinite(change.detectable) else None, note,
                    change.low if finite else None, change.high if finite else None,
                    change.scope, change.floor if finite else None)
+
+
+def raw_check(verdict: str, note: str, base: float, current: float, limit: float,
+              higher_is_better: bool) -> tuple[str, str]:
+    """Fail closed both ways: where the figures themselves (the medians of
+    every round) differ by more than the threshold in the worse direction,
+    the verdict is never `same` or `faster`, whatever the model of the
+    noise says."""
+    if verdict not in (SAME, FASTER) or not base:
+        return verdict, note
+    worse = (current / base - 1) * (-1 if higher_is_better else 1)
+    if worse <= limit:
+        return verdict, note
+    return NOT_GATEABLE, (f"the medians differ by {worse:+.1%} the worse way, beyond the "
+                          f"threshold {limit:.1%}, though the processes read {verdict}")
 
 
 def cycles_check(spec: FailSpec, verdict: Verdict, base_point: RunRecord,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from graphbench.analyze.host_match import FLOOR_METRICS, floor_values
 from graphbench.analyze.summary import speedups
 from graphbench.ladder import BASELINE, HEADLINE
 from graphbench.record.model import RunRecord
@@ -29,5 +30,7 @@ def metric_values(record: RunRecord, metric: str) -> tuple[float, ...]:
                  if m in record.mode_names}
         entry = speedups(walls).get(other)
         return entry.per_round if entry else ()
+    if metric in FLOOR_METRICS and len(record.runs) == 1:
+        return floor_values(record.runs[0], metric)
     mode, _, field = metric.partition(".")
     return record.samples(mode, field) if mode in record.mode_names else ()

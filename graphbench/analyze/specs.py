@@ -2,9 +2,13 @@
 
 A spec is METRIC[@SIZE]:THRESHOLD, e.g. graph.wall:10%, individual.busy@2^24:5%,
 individual.wall:0.5us, speedup:5%. The default gate judges the components,
-each mode's wall time and each GPU workload's busy time (at the run's size and
-at every --gate-sizes size both records have); the speedup is shown but not
-gated unless asked for, since it falls when individual launches get faster.
+each mode's wall time, the launch floor (floor.launch: an empty kernel's
+launch; floor.replay: a one-node graph's replay) and each GPU workload's busy
+time (at the run's size and at every --gate-sizes size both records have);
+the speedup is shown but not gated unless asked for, since it falls when
+individual launches get faster. Host-bound figures are judged only like with
+like (graphbench.analyze.host_match); an A/B run gates them all, the speedup
+too (graphbench.analyze.ab).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import dataclass
 
 from graphbench.config import ALL_MODES, MAX_ELEMENTS
 from graphbench.counts import parse_count, power_label
+from graphbench.analyze.host_match import FLOOR_METRICS, floor_values
 from graphbench.errors import UsageError
 from graphbench.record.model import TIME_METRICS, RunRecord
 
@@ -22,6 +27,8 @@ GATE_FIELDS = TIME_METRICS + ("cycles",)  # cycles: busy x SM clock
 SPEEDUP_METRICS = ("speedup", "speedup.fused")
 DEFAULT_SHOWN = ("speedup:5%",)  # shown, not gated
 DEFAULT_WALL, DEFAULT_BUSY = "{mode}.wall:10%", "{mode}.busy{size}:5%"
+# the launch path alone: a slower driver, interpreter or cuda-core shows here
+DEFAULT_FLOOR = tuple(f"{metric}:10%" for metric in FLOOR_METRICS)
 _SPEC = re.compile(r"^([a-z_.-]+)(?:@([0-9^e]+))?:(\d+(?:\.\d+)?)(%|us|x)$", re.ASCII)
 
 
@@ -76,12 +83,13 @@ def parse_spec(text: str, gated: bool = True, option: str = "--fail-on") -> Fail
 
 
 def check_metric_name(metric: str) -> None:
-    if metric in SPEEDUP_METRICS:
+    if metric in SPEEDUP_METRICS or metric in FLOOR_METRICS:
         return
     mode, _, field = metric.partition(".")
     if mode not in ALL_MODES or field not in GATE_FIELDS:
         raise UsageError(f"unknown metric {metric!r}",
-                         f"use speedup, speedup.fused or MODE.{{{','.join(GATE_FIELDS)}}} "
+                         f"use speedup, speedup.fused, {', '.join(FLOOR_METRICS)} or "
+                         f"MODE.{{{','.join(GATE_FIELDS)}}} "
                          f"with MODE one of {', '.join(ALL_MODES)}")
 
 
@@ -123,6 +131,8 @@ def default_specs(baseline: RunRecord) -> list[FailSpec]:
     at the run's size and at each of the baseline's gate sizes."""
     specs = [parse_spec(text, gated=False) for text in DEFAULT_SHOWN]
     specs += [parse_spec(DEFAULT_WALL.format(mode=mode)) for mode in baseline.mode_names]
+    specs += [parse_spec(text) for text, metric in zip(DEFAULT_FLOOR, FLOOR_METRICS)
+              if any(floor_values(run, metric) for run in baseline.runs)]
     for point in (baseline, *baseline.gate_points):
         size = "" if point is baseline else f"@{point.config.elements}"
         specs += [parse_spec(DEFAULT_BUSY.format(mode=mode, size=size))

@@ -3,13 +3,10 @@ minimum round count and a time budget (nvbench's rule), applied to what the
 run is for: the graph speedup, or in an A/B run the paired ratios its gate
 judges.
 
-The target applies to the figure the run states. Where the launch probe was
-read around every round, a CPU-bound rung (graphbench.analyze.launch_gate)
-is stated at the reference host speed, its rounds over their probe
-readings, so that is the series judged; a host phase then moves both sides
-of each ratio and needs no allowance (as in an A/B pair). Other walls are
-judged at the run's own median host speed
-(graphbench.analyze.host_speed.steadied), with the allowance.
+The target applies to the figure the run states: its rounds as measured.
+No model of the host's speed adjusts them (a host phase is part of what a
+figure on that host is); in an A/B pair a host phase moves both sides of
+each ratio alike.
 
 The noise figure is the larger of the median's relative 95% half-width
 (graphbench.analyze.intervals, valid for correlated rounds; infinite while
@@ -26,17 +23,15 @@ where their half-width read 0.5%.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
 
-from graphbench.analyze.host_speed import at_reference_speed, steadied
 from graphbench.analyze.intervals import MIN_ROUNDS, median_interval
-from graphbench.analyze.launch_gate import is_cpu_bound
 from graphbench.analyze.stats import paired_ratios
 from graphbench.ladder import BASELINE, BASE_SUFFIX, HEADLINE
-from graphbench.measure.timing import Probes, StopRule  # noqa: F401 - what the rules here are
+from graphbench.measure.timing import StopRule  # noqa: F401 - what the rules here are
 
 FIXED = "fixed-rounds"
 NOISE_TARGET = "noise-target"
@@ -115,50 +110,14 @@ def watched_series(walls: Mapping[str, Sequence[float]]) -> list[list[float]]:
     return [list(values) for values in walls.values()]
 
 
-def at_run_speed(walls: Mapping[str, Sequence[float]], probes: Probes) -> dict:
-    """Each mode's wall rounds at the run's own median host speed."""
-    if not probes:
-        return dict(walls)
-    return {mode: steadied(values, probes.get(mode, ())) for mode, values in walls.items()}
+def headline_noise(walls: Mapping[str, Sequence[float]]) -> float:
+    return max(headline_noise_parts(walls))
 
 
-def stated_walls(walls: Mapping[str, Sequence[float]], probes: Probes,
-                 busy: Mapping[str, float] | None = None) -> tuple[dict, bool]:
-    """The rounds as the run states them, and whether host phases are out of
-    them: each CPU-bound mode (busy: its GPU time per round, in the walls'
-    unit) over its probe readings at the reference host speed, the others
-    as measured; where no mode is so stated, every mode at the run's own
-    host speed, phases in."""
-    stated = {mode: at_reference_speed(values, (probes or {}).get(mode) or ())
-              for mode, values in walls.items()
-              if busy and mode in busy and values
-              and is_cpu_bound(mode, busy[mode], float(np.median(values)))}
-    stated = {mode: values for mode, values in stated.items() if values is not None}
-    if not stated:
-        return at_run_speed(walls, probes), False
-    return {mode: list(stated.get(mode, values)) for mode, values in walls.items()}, True
-
-
-def headline_noise(walls: Mapping[str, Sequence[float]], probes: Probes = None,
-                   busy: Mapping[str, float] | None = None) -> float:
-    return max(headline_noise_parts(walls, probes, busy))
-
-
-def headline_noise_parts(walls: Mapping[str, Sequence[float]], probes: Probes = None,
-                         busy: Mapping[str, float] | None = None) -> tuple[float, float]:
-    """The headline series' (the noisiest's) half-width and drift, judged as
-    the run states them (stated_walls; an A/B run's ratios at its own host
-    speed, their phases shared)."""
-    if _ab_candidates(walls):
-        return stated_noise_parts(at_run_speed(walls, probes), True)
-    return stated_noise_parts(*stated_walls(walls, probes, busy))
-
-
-def stated_noise_parts(walls: Mapping[str, Sequence[float]],
-                       phase_free: bool) -> tuple[float, float]:
-    """headline_noise_parts of walls already as stated; phase_free: host
-    phases are out of them (or shared by both sides of every ratio)."""
-    shared = phase_free or bool(_ab_candidates(walls))
+def headline_noise_parts(walls: Mapping[str, Sequence[float]]) -> tuple[float, float]:
+    """The headline series' (the noisiest's) half-width and drift, of the
+    rounds as measured (an A/B run's ratios: their host phases shared)."""
+    shared = bool(_ab_candidates(walls))
     return max((noise_parts(series, shared) for series in watched_series(walls)), key=max)
 
 
@@ -166,11 +125,8 @@ def stated_noise_parts(walls: Mapping[str, Sequence[float]],
 class FixedRounds:
     rounds: int
 
-    def reason_to_stop(self, rounds_done, elapsed_s, walls, probes=None):
+    def reason_to_stop(self, rounds_done, elapsed_s, walls):
         return FIXED if rounds_done >= self.rounds else None
-
-    def knowing_busy(self, busy):
-        return self
 
 
 @dataclass(frozen=True)
@@ -178,22 +134,15 @@ class NoiseTarget:
     max_noise: float = 0.01
     min_rounds: int = MIN_ROUNDS
     max_time_s: float = 3.0
-    # each mode's GPU time per round (the walls' unit), read before sampling:
-    # which modes are CPU-bound, so stated over the probe (stated_walls)
-    busy: Mapping[str, float] | None = None
 
-    def reason_to_stop(self, rounds_done, elapsed_s, walls, probes=None):
+    def reason_to_stop(self, rounds_done, elapsed_s, walls):
         if rounds_done < self.min_rounds:
             return None
-        if headline_noise(walls, probes, self.busy) <= self.max_noise \
-                and ab_gateable(walls):
+        if headline_noise(walls) <= self.max_noise and ab_gateable(walls):
             return NOISE_TARGET
         if elapsed_s >= self.max_time_s:
             return TIME_BUDGET
         return None
-
-    def knowing_busy(self, busy: Mapping[str, float]) -> "NoiseTarget":
-        return replace(self, busy=dict(busy))
 
 
 # --max-time is the budget of the default ladder's three rungs: a run of more

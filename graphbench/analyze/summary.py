@@ -10,13 +10,13 @@ from statistics import median
 
 import numpy as np
 
+from graphbench.analyze.host_match import cpu_probe_median
 from graphbench.analyze.derived import (Breakdown, CacheState, break_even_iterations,
                                         cache_state, time_breakdown)
 from graphbench.analyze.node_costs import NodeCostFit, fit_node_costs
-from graphbench.analyze.host_figures import HostSummary, host_summary, stated_walls, steady_walls
 from graphbench.analyze.intervals import hill_t_quantile, lag1_autocorrelation, median_interval
 from graphbench.analyze.stats import Summary, paired_ratios, summarize
-from graphbench.analyze.stopping import stated_noise_parts
+from graphbench.analyze.stopping import headline_noise_parts
 from graphbench.analyze.warnings import Warning, record_warnings
 from graphbench.ladder import BASELINE, HEADLINE, ORDER, launches_per_iteration
 from graphbench.limits import MIN_PROCESSES
@@ -101,7 +101,9 @@ class RunSummary:
     # by workload: (busy before the checks, the gate's figure; busy after them)
     busy_after_checks: dict[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
     node_costs: NodeCostFit | None = None  # capture and instantiate per node (the graph rung)
-    host: HostSummary | None = None        # None: the record has no host probe readings
+    # the median of the pure-Python probe after each set of rounds: the host CPU's
+    # speed while the run ran (graphbench.analyze.host_match); None: not read
+    cpu_probe_us: float | None = None
     noise_drift: float | None = None       # the part of `noise` that is drift, not spread
 
     @property
@@ -125,8 +127,8 @@ def summarize_run(record: RunRecord) -> RunSummary:
 
 def _summarize_run(record: RunRecord) -> RunSummary:
     modes = {name: mode_summary(record, name) for name in record.mode_names}
-    walls = {mode: np.asarray(w, dtype=float) for mode, w in steady_walls(record).items()}
-    parts = stated_noise_parts(*stated_walls(record)) if walls else None
+    walls = {mode: np.asarray(w, dtype=float) for mode, w in measured_walls(record).items()}
+    parts = headline_noise_parts(walls) if walls else None
     noise = max(parts) if parts else None
     floor = _summaries(FloorSummary, record.extra_samples("launch_floor"))
     return RunSummary(
@@ -138,8 +140,14 @@ def _summarize_run(record: RunRecord) -> RunSummary:
         cache=cache_state(working_set(record), record.device.l2_bytes, record.config.flush_l2),
         warnings=tuple(record_warnings(record, walls)), verified=record.verified,
         unavailable=record.unavailable, busy_after_checks=after_checks(record, modes),
-        node_costs=fit_node_costs(record.node_cost_samples()), host=host_summary(record),
+        node_costs=fit_node_costs(record.node_cost_samples()),
+        cpu_probe_us=cpu_probe_median(record),
         noise_drift=parts[1] if parts else None)
+
+
+def measured_walls(record: RunRecord) -> dict[str, tuple[float, ...]]:
+    """Each mode's wall rounds as measured, every process's in order."""
+    return {name: record.samples(name, "wall") for name in record.mode_names}
 
 
 def after_checks(record: RunRecord, modes: dict[str, ModeSummary]) -> dict:
@@ -178,17 +186,17 @@ MIN_PROCESS_INTERVAL = MIN_PROCESSES  # processes for an interval between proces
 
 
 def run_speedups(record: RunRecord, walls: dict | None = None) -> dict[str, SpeedupSummary]:
-    """Speedups over the pooled rounds (`walls`: the record's steady_walls,
+    """Speedups over the pooled rounds (`walls`: the record's measured_walls,
     when the caller has them); with 3 or more processes their interval is
     the one between the processes' medians, widened to the pooled rounds'
     own interval where that is wider."""
-    pooled = speedups(steady_walls(record) if walls is None else walls)
+    pooled = speedups(measured_walls(record) if walls is None else walls)
     if record.process_count < MIN_PROCESS_INTERVAL or record.legacy_processes:
         scope = "within one process's rounds" if record.process_count == 1 else (
             f"over the rounds of {record.process_count} processes, not between them (that "
             f"takes {MIN_PROCESS_INTERVAL} or more)")
         return {mode: dataclasses.replace(entry, scope=scope) for mode, entry in pooled.items()}
-    per_process = [speedups(steady_walls(dataclasses.replace(record, runs=(run,))))
+    per_process = [speedups(measured_walls(dataclasses.replace(record, runs=(run,))))
                    for run in record.runs]
     return {mode: dataclasses.replace(entry, **between_process_interval(
                 [p[mode].stats.median for p in per_process if mode in p], entry.interval))

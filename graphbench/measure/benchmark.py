@@ -24,7 +24,7 @@ from graphbench.measure.costs import time_launch_floor, time_node_costs
 from graphbench.measure.kernels import (EMPTY_KERNEL, HOLD_KERNEL, L2_FLUSH_KERNEL, PROBE_KERNEL,
                                         load_harness_source, source_digest)
 from graphbench.measure.l2 import L2Flusher
-from graphbench.measure.probes import Probes, busy_per_round, busy_probe
+from graphbench.measure.probes import Probes, busy_probe
 from graphbench.measure.repoint import graph_update_experiment
 from graphbench.measure.session import Session
 from graphbench.measure.timing import ColdTimer, Sampling, StopRule, run_rounds
@@ -124,7 +124,6 @@ def sample(session: Session, rng, on_round, stop: StopRule) -> Sampling:
     host_probe = LaunchProbe(session.stream, session.kernels[PROBE_KERNEL])
     seek = fast_cpu_seeker(session, host_probe)
     try:
-        stop = stop.knowing_busy(busy_per_round(session, probes, calls))
         sampling = run_rounds({mode.name: mode.step for mode in session.modes}, calls,
                               timer, stop, config.warmup_rounds, on_round,
                               monitor=probes.read, host_probe=host_probe, set_probe=seek)

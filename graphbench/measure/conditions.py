@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import time
 
+from graphbench.record.machine import LAUNCH_PROBE_UNIT
+
 # Clock-event reasons that slow the GPU down; idle and application-clock
 # settings are normal and say nothing about throttling.
 THROTTLE_WORDS = ("THERMAL", "POWER", "SLOWDOWN", "SYNC_BOOST", "DISPLAY")
@@ -81,7 +83,6 @@ def round_probe_us() -> float:
     return host_speed_probe_us(ROUND_PROBE_WORK)
 
 
-LAUNCH_PROBE_UNIT = 150  # launches a reported launch probe stands for (about 600 us, as PROBE_UNIT)
 # 120 launches between every two rounds, about 480 us. On an H100 host, 15
 # chunks against 5: a round's individual wall over its readings scattered
 # 2.7-3.5% against 3.1-4.6% (4 fresh runs each), at about 4% fewer rounds

@@ -5,6 +5,7 @@ GPU reference, NVML and the host (graphbench.measure.benchmark.sample)."""
 from __future__ import annotations
 
 from graphbench.measure.busy import BusyProbe, Hold, SubmitProbe
+from graphbench.measure.conditions import round_probe_us
 from graphbench.measure.kernels import HOLD_KERNEL
 from graphbench.measure.reference import gpu_reference
 from graphbench.measure.session import Session
@@ -68,7 +69,8 @@ class Probes:
                          submit=submit,
                          reference=self.reference.measure() if self.reference else {},
                          host_probe_us=host_probe_us,
-                         host_probe_before_us=host_probe_before_us)
+                         host_probe_before_us=host_probe_before_us,
+                         cpu_probe_us=round_probe_us())
 
     def close(self) -> None:
         for probe in self.busy.values():
@@ -77,11 +79,3 @@ class Probes:
             self.reference.close()
         self.hold.close()
         self.submit_hold.close()
-
-
-def busy_per_round(session: Session, probes: Probes, calls: dict) -> dict[str, float]:
-    """Each mode's GPU seconds per timed round, from one busy reading of its
-    workload (a mode whose work cannot be captured has none)."""
-    readings = {w: probe.measure().us for w, probe in probes.busy.items()}
-    return {mode.name: readings[mode.workload] * 1e-6 * calls[mode.name] * mode.iterations_per_call
-            for mode in session.modes if mode.workload in readings}

@@ -17,7 +17,6 @@ from graphbench.measure.nvtx import RANGES, round_name, warmup_name
 from graphbench.measure.steps import Step, repeat_of
 
 # each mode's host probe reading per round, where they were read
-Probes = "Mapping[str, Sequence[float | None]] | None"
 
 
 class StopRule(Protocol):
@@ -25,12 +24,7 @@ class StopRule(Protocol):
     runner hands one in): a reason to stop, or None to go on."""
 
     def reason_to_stop(self, rounds_done: int, elapsed_s: float,
-                       walls: Mapping[str, Sequence[float]],
-                       probes: Probes = None) -> str | None: ...
-
-    def knowing_busy(self, busy: Mapping[str, float]) -> "StopRule":
-        """The rule given each mode's GPU time per round (seconds), read
-        before sampling: a rule judging figures as stated needs it."""
+                       walls: Mapping[str, Sequence[float]]) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -241,16 +235,10 @@ def _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before_each,
             conditions.append(monitor(host_probe_before_us=first, host_probe_us=reading)
                               if host_probe else monitor())
         elapsed = clock() - started
-        reason = stop.reason_to_stop(rounds_done, elapsed, walls, round_probes(probes))
+        reason = stop.reason_to_stop(rounds_done, elapsed, walls)
         if on_round:
             on_round(rounds_done, reason)
         if reason:
             return Sampling(samples, reason, rounds_done, elapsed, conditions, probes or {})
 
 
-def round_probes(probes: Mapping[str, list[tuple[float, float]]] | None) -> dict | None:
-    """Each mode's host-speed reading per round: the mean of the probes right
-    before and right after it."""
-    if probes is None:
-        return None
-    return {name: [(a + b) / 2 for a, b in pairs] for name, pairs in probes.items()}

@@ -59,4 +59,5 @@ class Environment:
 
 
 PYTHON_PROBE = "python"  # a fixed pure-Python loop, per 20,000 additions
-LAUNCH_PROBE = "launch"  # empty-kernel launches, per 150 (graphbench.measure.conditions)
+LAUNCH_PROBE = "launch"  # empty-kernel launches, per LAUNCH_PROBE_UNIT (measure.conditions)
+LAUNCH_PROBE_UNIT = 150  # launches a reported launch probe stands for (about 600 us)

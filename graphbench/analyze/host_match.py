@@ -1,0 +1,73 @@
+"""Whether two records' host-bound figures may be compared at all.
+
+A figure the host's CPU sets the pace of (every wall, submit cost, the
+speedup, the launch floor) moves with the host: another machine, or the
+same machine's CPUs in another speed state, reads it 5-60% apart for the
+same code. No model of the host removes that without also removing a real
+change of the launch path (a slower driver, interpreter or cuda-core
+slows a launch probe with the figure). So a stored comparison judges such
+a figure only like with like, as measured:
+- the same host: the same hostname, CPU model and physical GPU (lent
+  machines often all report one hostname, and the GPU's UUID tells them
+  apart);
+- in the same speed state: the medians of a probe that launches nothing
+  (a fixed pure-Python loop read after every set of rounds,
+  Condition.cpu_probe_us) lie within HOST_STATE_TOLERANCE of each other.
+Anything else is not gateable, with one line that points at `--ab`, which
+pairs the two sides round by round and needs no such match.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphbench.record.machine import LAUNCH_PROBE, LAUNCH_PROBE_UNIT
+from graphbench.record.model import ROUND_METRICS, RunRecord
+
+FLOOR_METRICS = ("floor.launch", "floor.replay")  # an empty kernel's launch, a one-node replay
+HOST_BOUND_FIELDS = ROUND_METRICS  # every per-round figure moves with the host CPU's speed
+# two speed states of one host lie 1.4-1.8x apart on the probe, readings inside
+# one state within 1.1-1.3x of each other: medians within 10% are one state
+HOST_STATE_TOLERANCE = 0.10
+AB_POINTER = "gate it with --ab, which pairs both sides in one process"
+
+
+def is_host_bound(metric: str) -> bool:
+    return metric.startswith("speedup") or metric in FLOOR_METRICS \
+        or metric.split(".")[-1] in HOST_BOUND_FIELDS
+
+
+def floor_values(run, metric: str) -> tuple[float, ...]:
+    """floor.launch: an empty kernel's launch, us each, as the launch probe
+    read it after every set of rounds (many readings a process, through the
+    whole sampling); floor.replay: a one-node graph's replay, from the
+    launch floor measured after the rounds."""
+    if metric == "floor.launch":
+        if run.environment.host_probe != LAUNCH_PROBE:
+            return ()
+        return tuple(c.host_probe_us / LAUNCH_PROBE_UNIT for c in run.conditions
+                     if c.host_probe_us)
+    return run.launch_floor.graph_replay_us if run.launch_floor else ()
+
+
+def cpu_probe_median(record: RunRecord) -> float | None:
+    readings = [c.cpu_probe_us for run in record.runs for c in run.conditions
+                if c.cpu_probe_us is not None]
+    return float(np.median(readings)) if readings else None
+
+
+def host_mismatch(baseline: RunRecord, current: RunRecord) -> str:
+    """Why a host-bound figure of `current` cannot be judged against
+    `baseline` (one line), or "" where both ran like with like."""
+    b, c = baseline, current
+    if (b.host.hostname, b.host.processor) != (c.host.hostname, c.host.processor):
+        return f"host-bound: the records ran on different hosts; {AB_POINTER}"
+    if not b.device.uuid or b.device.uuid != c.device.uuid:
+        return f"host-bound: the records ran on different machines (GPUs); {AB_POINTER}"
+    speeds = cpu_probe_median(b), cpu_probe_median(c)
+    if speeds[0] is None or speeds[1] is None:
+        return f"host-bound: a record has no reading of its host's CPU speed; {AB_POINTER}"
+    if abs(speeds[1] / speeds[0] - 1) > HOST_STATE_TOLERANCE:
+        return (f"host-bound: the host's CPUs ran at another speed (probe {speeds[0]:.0f} vs "
+                f"{speeds[1]:.0f} us); {AB_POINTER}")
+    return ""
