@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import make_record
+from tests_helpers import short_error
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import graphbench
@@ -168,8 +169,7 @@ def argv_of(row: str, files: dict) -> list[str]:
 def test_every_cli_refusal_is_an_api_refusal_naming_the_same_setting(
         files, no_gpu, capsys, argv, call, cli_word, api_word):
     assert main(argv_of(argv, files)) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("graphbench: error: ") and err.count("\n") == 1, err
+    err = short_error(capsys.readouterr().err)
     assert cli_word in err, err
     with pytest.raises(GraphbenchError) as refused:
         call(files)
@@ -434,7 +434,8 @@ def test_a_verdict_note_in_a_gate_error_names_processes_as_the_api_does(files):
     base, current = (REPO / "results/gate/baseline.json", REPO / "results/gate/same_1.json")
     with pytest.raises(RecordError) as caught:
         graphbench.compare(base, current)
-    assert "(processes)" in caught.value.message and "--processes" not in caught.value.message
+    assert "(processes)" in caught.value.details and "--processes" not in caught.value.details
+    assert "--processes" not in caught.value.message + caught.value.remedy
     assert "run --ab" in caught.value.remedy  # a command stays a command
 
 

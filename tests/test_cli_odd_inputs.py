@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests_helpers import short_error
 
 from graphbench.cli import main
 from graphbench.config import RunConfig
@@ -34,11 +35,9 @@ def no_driver(monkeypatch):
 
 
 def refused(argv: list[str], capsys) -> str:
-    """The one error line of a refused command."""
+    """The error of a refused command: one or two short lines."""
     assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("graphbench: error: ") and err.count("\n") == 1, err
-    return err
+    return short_error(capsys.readouterr().err)
 
 
 def graphbench(*argv: str, **kwargs) -> subprocess.CompletedProcess:
