@@ -215,7 +215,7 @@ def test_run_refuses_a_bad_history_before_the_driver(repo, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "psycopg", None)
     assert run_save("--history", "postgresql://ci:secret@127.0.0.1:1/db") == 2
     err = capsys.readouterr().err
-    assert 'pip install "cuda-graphbench[postgres]"' in err and "secret" not in err
+    assert 'pip install ".[postgres]"' in err and "secret" not in err
     assert err.count("\n") == 1
 
 
