@@ -15,6 +15,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from conftest import needs_results
 from tests_helpers import short_error
 
 from graphbench.errors import RecordError
@@ -235,6 +236,7 @@ def test_a_record_beyond_the_size_limit_is_refused(tmp_path, monkeypatch):
         codec.read_record("/dev/zero")  # a stream without end is not read to its end
 
 
+@needs_results
 def test_the_fast_way_gives_the_record_the_careful_way_gives():
     """Every committed JSON file, records of every version and files that are none."""
     paths = sorted((ROOT / "results").rglob("*.json")) + sorted(RECORDS.glob("*.json"))
