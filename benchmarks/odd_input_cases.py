@@ -643,11 +643,27 @@ def history_cases() -> list[dict]:
     return cases
 
 
+def long_message_cases() -> list[dict]:
+    """Where the longest messages were: a gate that judged nothing gave each
+    metric's note on one line (700-1,700 characters), and a sweep whose
+    largest point no GPU holds planned every point before it said so."""
+    gates = [["compare", "base.json", "cur.json"],
+             ["compare", "cur.json", "base.json", "--fail-on", "graph.wall:1%", "--fail-on",
+              "individual.wall:1%", "--fail-on", "fused.wall:1%"],
+             ["compare", "v1.json", "cur.json"], ["compare", "cur.json", "v1.json"]]
+    cases = [case(f"long/compare/{i}", "cli", argv=argv) for i, argv in enumerate(gates)]
+    cases += [case("long/compare/api", "api", flags=["--fail-on", "--processes"],
+                   code='graphbench.compare("base.json", "cur.json")'),
+              case("long/sweep/range", "cli", bad=True,
+                   argv=["sweep", "--elements", "1..2^34", "--depth", "1..1024"])]
+    return cases
+
+
 def all_cases() -> list[dict]:
     rng = random.Random(SEED)
     cases = (cli_option_cases() + cli_path_cases() + cli_combination_cases(rng)
              + pipeline_cases() + record_cases(rng) + api_cases() + plugin_cases()
-             + exec_cases() + history_cases())
+             + exec_cases() + history_cases() + long_message_cases())
     ids = [c["id"] for c in cases]
     assert len(ids) == len(set(ids)), "case ids must be unique"
     return cases

@@ -18,11 +18,11 @@ Each case runs in its own folder of fixture files, with a timeout, two at a
 time at most: in a forked copy of a process that has imported graphbench
 (fast), or, for streams and environments, as a fresh `python -m graphbench`.
 An outcome is mishandled when it shows a traceback, exits with a code the
-entry point does not use, says more than one line (or one of more than
-4,000 characters), writes control
-characters, shows a password it was given, damages or removes a file that
-was there, leaves a file behind after a failure, hangs, accepts an input
-that cannot be right, or reaches the driver check with one; from the API, when it raises anything but a
+entry point does not use, says more than two lines (or one of more than
+200 characters; -v shows the rest), writes control characters, shows a
+password it was given, damages or removes a file that was there, leaves a
+file behind after a failure, hangs, accepts an input that cannot be right,
+or reaches the driver check with one; from the API, when it raises anything but a
 graphbench error, a chained one, one without a remedy or one that names a
 command-line flag instead of the argument. The summary goes to stdout (and
 to --summary FILE), every case's details to --json FILE.
@@ -54,7 +54,8 @@ DRIVER = ("no NVIDIA driver found", "reports no usable GPU", "reports no GPU")
 NOBODY = 65534
 CLI_CODES, PLUGIN_CODES = {0, 1, 2, 130}, {0, 1, 4, 5}
 STREAMS = ("full", "reader-gone")  # where --json - sends the report to stderr
-LONGEST = 4000  # characters of one message: a value of any size is shown shortened
+LONGEST = 200  # characters of a line of an error, and of an API error's str()
+MOST_LINES = 2   # of a command's error: the message, and the remedy where it has no room
 
 
 # -- the sandbox each case runs in --------------------------------------------------------------
@@ -431,11 +432,11 @@ def judge_exit(case: dict, o: dict) -> list[str]:
     compile_log = bool(lines) and lines[0].endswith("the compiler log follows")
     if set(case.get("argv", ())) & {"-", "/dev/stdout"} or case.get("stdout") in STREAMS:
         lines = [line for line in lines if line.startswith("graphbench:")]  # report on stderr
-    if failed and not plugin and len(lines) != 1 and not compile_log:
-        classes.append("message not one line")
+    if failed and not plugin and not 1 <= len(lines) <= MOST_LINES and not compile_log:
+        classes.append("message over two lines")
     if plugin and rc == 4 and len([x for x in lines if x.startswith("ERROR")]) != 1:
         classes.append("message not one line")
-    if failed and any(len(line) > LONGEST for line in lines[:1]):
+    if failed and any(len(line) > LONGEST for line in lines[:MOST_LINES]):
         classes.append("message too long")
     err = o["err"] if not compile_log else "\n".join(lines[:1])
     if any(ord(c) < 32 and c not in "\n\t" or 0x7f <= ord(c) < 0xa0 for c in err):

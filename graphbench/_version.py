@@ -8,5 +8,7 @@ DISTRIBUTION = "cuda-graphbench"
 
 
 def install_command(extra: str) -> str:
-    """How to add an optional extra: pip install "cuda-graphbench[torch]"."""
-    return f'pip install "{DISTRIBUTION}[{extra}]"'
+    """How to add an optional extra: pip install ".[torch]" in graphbench's
+    checkout. The distribution is not on the package index, so an extra is
+    installed from the source, as graphbench itself is (README.md)."""
+    return f'pip install ".[{extra}]" in the graphbench checkout'

@@ -270,8 +270,8 @@ def in_api_words() -> Iterator[None]:
         exc.remedy = exc.remedy or next(r for kind, r in REMEDIES if isinstance(exc, kind))
         for flag, name in KEYWORDS.items():
             pattern = rf"(?<![\w-])(?<!run ){re.escape(flag)}(?![\w-])"  # not `run --ab`
-            exc.message, exc.remedy = (re.sub(pattern, name, exc.message),
-                                       re.sub(pattern, name, exc.remedy))
+            exc.message, exc.remedy, exc.details = (re.sub(pattern, name, text) for text in
+                                                    (exc.message, exc.remedy, exc.details))
         exc.args = (exc.message,)
         raise
 

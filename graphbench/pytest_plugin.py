@@ -88,7 +88,7 @@ def session_options(save: str | None, compare: str | None, processes: str | None
     if save is None and compare is None and processes is None:
         return Options()
     from graphbench.counts import parse_processes
-    from graphbench.errors import GraphbenchError, UsageError
+    from graphbench.errors import LINE_LIMIT, GraphbenchError, UsageError, shortened
 
     try:
         options = Options(save_folder(save), compare_folder(compare),
@@ -99,8 +99,9 @@ def session_options(save: str | None, compare: str | None, processes: str | None
             raise UsageError(f"{PROCESSES} {processes} without {SAVE}: only a saved record "
                              "is made of fresh processes",
                              f"add {SAVE} DIR, or leave out {PROCESSES}")
-    except GraphbenchError as exc:
-        raise pytest.UsageError(one_line(f"graphbench: {exc.one_line()}")) from None
+    except GraphbenchError as exc:  # pytest prints it after "ERROR: ", as one line
+        raise pytest.UsageError(shortened(one_line(f"graphbench: {exc.one_line()}"),
+                                          LINE_LIMIT - len("ERROR: "), "")) from None
     return options
 
 

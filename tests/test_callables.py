@@ -111,7 +111,7 @@ def test_the_record_keeps_the_framework_and_old_records_default_to_cuda_core(tmp
                                                        ("torch_mlp", "torch", ["y"])])
 def test_the_shipped_callable_examples_load_and_plan_without_a_gpu(name, framework, outputs):
     if framework == "torch":
-        pytest.importorskip("torch", reason="torch is an optional extra (cuda-graphbench[torch])")
+        pytest.importorskip("torch", reason="torch is an optional extra (.[torch])")
     p = plan(load_pipeline(name).spec, 8192)
     assert p.framework == framework and p.outputs == outputs
     if name == "torch_mlp":
@@ -173,7 +173,7 @@ def test_a_torch_file_without_torch_says_so_with_the_install_command(
     assert main(["run", "--pipeline", str(path)]) == 2
     err = capsys.readouterr().err
     assert "torch callables, and torch is not installed" in err
-    assert 'pip install "cuda-graphbench[torch]"' in err and "driver" not in err
+    assert 'pip install ".[torch]"' in err and "driver" not in err
 
 
 class NumpyBackend(CallableBackend):

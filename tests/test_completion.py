@@ -83,7 +83,7 @@ def test_without_shtab_graphbench_works_and_the_command_says_how_to_add_it(monke
     monkeypatch.setitem(sys.modules, "shtab", None)  # import shtab raises ImportError
     assert main(["completion", "bash"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and 'pip install "cuda-graphbench[completion]"' in err
+    assert err.count("\n") == 1 and 'pip install ".[completion]"' in err
     assert main(["report", "tests/records/baseline.json", "--quiet"]) == 0
 
 

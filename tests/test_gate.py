@@ -118,10 +118,12 @@ def test_check_decidable_messages():
                           verdict("graph.busy", "undecided")), (), ())
     with pytest.raises(RecordError) as caught:
         check_decidable(nothing)
-    assert caught.value.message == ("the gate judged nothing, so it has not passed (too few "
-                                    "processes; other device)")
+    assert caught.value.message == ("the gate judged nothing, so it has not passed (speedup, "
+                                    "graph.wall: too few processes; fused.wall: other device)")
     assert caught.value.remedy == ("gate records of the same device model, from a baseline of 3 "
                                    "or more processes, or use run --ab")
+    assert caught.value.details == ("speedup: too few processes\ngraph.wall: too few processes\n"
+                                    "fused.wall: other device")
     with pytest.raises(RecordError) as caught:
         check_decidable(Comparison((), (), ()))
     assert caught.value.message == ("the gate judged nothing, so it has not passed (no metric "
@@ -135,5 +137,36 @@ def test_gate_decides_or_raises():
     assert comparison.judged and comparison.passed
     with pytest.raises(RecordError) as caught:
         gate(make_record(), make_record(seed=5))
-    assert caught.value.message.startswith("the gate judged nothing, so it has not passed (a "
-                                           "baseline of 1 process(es) cannot tell")
+    assert caught.value.message.startswith("the gate judged nothing, so it has not passed "
+                                           "(individual.wall, graph.wall, fused.wall and 2 more: "
+                                           "too few baseline processes)")
+    assert caught.value.remedy.startswith("make the baseline with --processes 3 or more")
+    assert "1 process(es) cannot tell a change" in caught.value.details
+
+
+NOISY = "not gateable on this pair: it detects 340.9%, the threshold is 10.0%; not even 64 " \
+        "processes on each side would make it gateable"
+
+
+def test_a_gate_that_judged_nothing_says_why_in_a_line_and_keeps_each_note_in_its_details():
+    """Every metric too noisy (the docs' softmax example at 2^16, 3 processes
+    a side): a short message naming them and the threshold, a remedy for
+    noise, the notes whole in the details."""
+    noisy = [Verdict(f"{mode}.wall", "not gateable", True, "10%", note=NOISY)
+             for mode in ("individual", "graph", "fused", "pdl", "graph_k4")]
+    with pytest.raises(RecordError) as caught:
+        check_decidable(Comparison(tuple(noisy), (), ()))
+    assert caught.value.message == ("the gate judged nothing, so it has not passed "
+                                    "(individual.wall, graph.wall, fused.wall and 2 more: too "
+                                    "noisy at 10%)")
+    assert caught.value.remedy.startswith("run more --processes on each side")
+    assert caught.value.details.splitlines() == [f"{v.metric}: {NOISY}" for v in noisy]
+    assert str(caught.value) == caught.value.message
+
+
+def test_a_long_reason_is_cut_to_its_first_clause_in_the_message():
+    long = "a reason " + "that goes on " * 20 + ": and its arithmetic"
+    with pytest.raises(RecordError) as caught:
+        check_decidable(Comparison((verdict("graph.wall", "undecided", note=long),), (), ()))
+    assert len(caught.value.message) < 150 and "arithmetic" not in caught.value.message
+    assert caught.value.details == f"graph.wall: {long}"

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import needs_results
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
 from make_golden import GOLDEN, ROOT, golden_cases, render  # noqa: E402
@@ -14,6 +15,7 @@ from make_golden import GOLDEN, ROOT, golden_cases, render  # noqa: E402
 CASES = golden_cases()
 
 
+@needs_results
 def test_every_committed_record_has_a_golden_text():
     assert len(CASES) >= 50  # results/ holds this many renders
     missing = [name for name, _ in CASES if not (GOLDEN / name).is_file()]

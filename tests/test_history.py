@@ -301,7 +301,7 @@ def test_a_postgresql_url_without_psycopg_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg raises ImportError
     with pytest.raises(HistoryError) as found:
         History.open("postgresql://u:secret@127.0.0.1:1/db")
-    assert 'pip install "cuda-graphbench[postgres]"' in found.value.remedy
+    assert 'pip install ".[postgres]"' in found.value.remedy
     assert "secret" not in found.value.one_line()
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import make_record
+from conftest import make_record, needs_results
 from graphbench.analyze.interleaving import (FIRST, MIN_ROUNDS, chi2_sf, cycle_length, holm,
                                              interleaving, predecessor_p_value, predecessors)
 from graphbench.measure.timing import round_order
@@ -181,6 +181,7 @@ def test_a_single_mode_always_follows_the_probes():
     assert interleaving_lines(record) == []
 
 
+@needs_results
 def test_records_without_a_known_order_are_not_analysed():
     merged = interleaving(read_record(RESULTS / "v1" / "baseline.json"))
     assert merged.reason.startswith("a version-1 merged record")
@@ -416,6 +417,7 @@ def test_units_say_why_a_process_or_the_pool_is_not_tested():
     assert enough.pooled.rounds == MIN_ROUNDS and enough.pooled.effects
 
 
+@needs_results
 def test_why_a_record_is_not_analysed_is_said_in_full():
     merged = interleaving(read_record(RESULTS / "v1" / "baseline.json"))
     assert merged.reason == ("a version-1 merged record: its processes' rounds are "

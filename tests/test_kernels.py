@@ -1,4 +1,5 @@
 import pytest
+from tests_helpers import short_error
 
 from graphbench.cli import main
 from graphbench.errors import CompileError
@@ -83,7 +84,7 @@ def test_kernels_checks_a_variant_exactly_as_run_does(tmp_path, capsys, content,
     variant.write_bytes(content)
     assert main(["kernels", "--kernel-source", str(variant)]) == 2
     err = capsys.readouterr().err
-    assert message in err and err.count("\n") == 1
+    assert message in short_error(err)
 
 
 def test_a_sub_commands_mistake_points_at_its_own_help(capsys):

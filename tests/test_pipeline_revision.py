@@ -138,12 +138,14 @@ def test_a_base_pipeline_with_other_buffers_is_refused(repo):
 
 def test_a_revision_passes_the_checks_and_reaches_the_device(repo, capsys):
     """Preflight compiles both sides offline; without a GPU the run then
-    stops at the driver, exit 2: the revision itself was accepted."""
+    stops at the driver, exit 2: the revision itself was accepted. With one,
+    the A/B is measured and judged (0 or 1: a regression of the edit is the
+    gate's to find, not this test's)."""
     from conftest import gpu_unavailable_reason
 
     code = main(["run", "--pipeline", "bench/chain.py", "--ab", "HEAD", "--no-progress",
-                 "--rounds", "2", "--iters", "5"])
+                 "--rounds", "60", "--iters", "5", "--modes", "individual,graph"])
     if gpu_unavailable_reason() is None:
-        assert code == 0
+        assert code in (0, 1)
     else:
         assert code == 2 and "NVIDIA" in capsys.readouterr().err

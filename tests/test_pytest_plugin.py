@@ -410,6 +410,14 @@ def test_odd_plugin_options_are_one_usage_error_or_checked_options(option_root, 
     assert sorted(option_root.rglob("*")) == before  # checking writes nothing
 
 
+def test_a_long_option_value_is_refused_in_a_line_that_fits_after_pytest_s_error(tmp_path):
+    with pytest.raises(pytest.UsageError) as refused:
+        session_options("a" * 5000, None, None)
+    line, = refused.value.args
+    assert len("ERROR: " + line) <= 200 and line.startswith("graphbench: --graphbench-save aaa")
+    assert "File name too long" in line
+
+
 def test_record_names_are_safe_file_names():
     assert record_name("tests/test_x.py::test_op[2^20-a/b]") == \
         "tests_test_x.py_test_op_2_20-a_b.json"

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import needs_results
 
 
 from graphbench.analyze.summary import speedups, summarize_run, summary_document
@@ -107,6 +108,7 @@ def test_missing_file_is_a_record_error(tmp_path):
         read_record(tmp_path / "absent.json")
 
 
+@needs_results
 def test_version_1_records_load_with_their_samples():
     record = read_run(RESULTS / "default_4096.json")
     raw = json.loads((RESULTS / "default_4096.json").read_text())
@@ -119,6 +121,7 @@ def test_version_1_records_load_with_their_samples():
     assert record.process_count == 1 and record.verified
 
 
+@needs_results
 def test_a_version_1_merged_baseline_keeps_its_process_medians():
     record = read_run(RESULTS / "baseline.json")
     raw = json.loads((RESULTS / "baseline.json").read_text())
@@ -127,12 +130,14 @@ def test_a_version_1_merged_baseline_keeps_its_process_medians():
         raw["sampling"]["per_process_medians"]["graph.busy"]
 
 
+@needs_results
 def test_version_1_sweep_loads_as_a_sweep():
     sweep = read_record(RESULTS / "sweep.json")
     assert isinstance(sweep, SweepRecord) and len(sweep.points) == 21
     assert all(isinstance(p, RunRecord) for p in sweep.points)
 
 
+@needs_results
 def test_a_sweep_round_trips(tmp_path):
     sweep = read_record(RESULTS / "sweep.json")
     assert read_record(write_record(tmp_path / "s.json", sweep)) == sweep

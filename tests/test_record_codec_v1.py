@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import needs_results
 from tests_helpers import refusal
 
 from graphbench.errors import RecordError
@@ -28,6 +29,7 @@ def minimal_v1(**extra):
             "verification": {"checks": []}, **extra}
 
 
+@needs_results
 def test_a_version_1_run_keeps_its_sampling_conditions_and_sections():
     data = v1("default_4096.json")
     record = codec.load_document(v1("default_4096.json"), "default.json")
@@ -50,6 +52,7 @@ def test_a_version_1_run_keeps_its_sampling_conditions_and_sections():
     assert record.legacy_processes is None
 
 
+@needs_results
 def test_a_merged_version_1_run_keeps_its_process_count_and_drops_the_environment():
     data = v1("baseline.json")
     upgraded = codec_v1.upgrade(data, "baseline.json")

@@ -92,13 +92,14 @@ def test_stop_rules():
                                      ab_source=None)) == NoiseTarget(0.5, 3, 1.0)
 
 
-def test_an_ab_run_samples_at_least_sixty_rounds():
+def test_an_ab_run_samples_at_least_sixty_rounds_in_twice_the_budget():
+    """Both builds of every rung run: each gets a plain run's time."""
     assert AB_MIN_ROUNDS == 60
     config = SimpleNamespace(rounds=None, min_rounds=10, ab_source="base.cu", max_noise=0.02,
                              max_time=3.0)
-    assert stop_rule(config) == NoiseTarget(0.02, 60, 3.0)
+    assert stop_rule(config) == NoiseTarget(0.02, 60, 6.0)
     assert stop_rule(SimpleNamespace(**{**vars(config), "min_rounds": 75})) == \
-        NoiseTarget(0.02, 75, 3.0)
+        NoiseTarget(0.02, 75, 6.0)
     assert stop_rule(SimpleNamespace(**{**vars(config), "ab_source": None})) == \
         NoiseTarget(0.02, 10, 3.0)
 

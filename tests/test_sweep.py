@@ -15,6 +15,7 @@ from graphbench.cli import main
 from graphbench.cli.values import parse_grid
 from graphbench.config import RunConfig, SweepConfig
 from graphbench.errors import UsageError
+from graphbench.pipeline.spec import SpecError
 from graphbench.pipeline.files import load_pipeline, plan
 from graphbench.measure.sweep import run_sweep
 from graphbench.record.codec import read_record, sweep_document
@@ -49,6 +50,29 @@ def test_bad_grids_are_usage_errors(text):
 def test_bad_grid_on_the_command_line_exits_2(capsys):
     assert main(["sweep", "--depth", "0,4"]) == 2
     assert capsys.readouterr().err.startswith("graphbench: error: --depth must be a positive")
+
+
+def test_a_sweep_whose_largest_point_no_gpu_holds_is_refused_from_that_point_alone(
+        capsys, monkeypatch):
+    """2^34 elements at depth 1024 (3,075 buffers): refused from that one
+    plan, before the other 384 points' (3,000 stages each at depth 1024)
+    are planned; the driver is never asked."""
+    import graphbench.preflight
+
+    planned = []
+    counting = lambda spec, n, origin="": planned.append(n) or plan(spec, n, origin)  # noqa: E731
+    monkeypatch.setattr(graphbench.preflight, "plan", counting)
+    assert main(["sweep", "--elements", "1..2^34", "--depth", "1..1024"]) == 2
+    err = capsys.readouterr().err
+    assert "take more than 1 TiB at n = 17,179,869,184" in err and "driver" not in err
+    assert planned == [2**34]
+
+
+def test_buffers_too_large_together_are_refused_as_soon_as_their_sum_is():
+    with pytest.raises(SpecError, match=r"17 of its 3,075 already 1,088 GiB"):
+        plan(load_pipeline(None, 1024).spec, 2**34)
+    # under 1 TiB in all: the run's own memory check judges it on the device
+    assert plan(load_pipeline(None, 2).spec, 2**34).buffer_bytes == 9 * 2**36
 
 
 def test_crossover_interpolates_in_log2_elements():

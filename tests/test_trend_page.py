@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import needs_results
 
 from graphbench.cli.site_folder import MARKER
 from graphbench.history.keys import key_for
@@ -25,6 +26,7 @@ from graphbench.report import trend_page
 
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = ROOT / "results" / "gate" / "baseline.json"
+pytestmark = needs_results  # the history's records are made from that baseline
 COMMITS = [f"{digit}" * 40 for digit in "1234a"]  # the 4th: the slower one
 SLOWER = 3
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -118,3 +118,13 @@ def refused_option(parse, text, option="--opt"):
         parse(text, option)
     assert option in info.value.message
     return info.value
+
+
+def short_error(err: str) -> str:
+    """A command's error as a person reads it: one or two lines, the first
+    "graphbench: error: ...", each at most 200 characters; returned as one
+    text (the lines joined by a space) for the words a test looks for."""
+    lines = err.strip().splitlines()
+    assert 1 <= len(lines) <= 2 and lines[0].startswith("graphbench: error: "), err
+    assert all(len(line) <= 200 for line in lines), err
+    return " ".join(lines)

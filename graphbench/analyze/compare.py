@@ -33,8 +33,8 @@ from graphbench.analyze.context import (config_mismatch, device_notes, differenc
 from graphbench.analyze.gpu_spread import UNMEASURED, Spread, spread_of
 from graphbench.analyze.host_match import host_mismatch, is_host_bound
 from graphbench.analyze.decide import (BOUND_LEVEL, FASTER, GATE_LEVEL, INCOMPATIBLE, MISSING,
-                                       NOT_GATEABLE, POWER, RESOLUTION, SAME, Z_BOUND, Z_POWER,
-                                       Change, decide, noise_margin, one_sided_widths,
+                                       NOT_GATEABLE, POWER, RESOLUTION, SAME, TOO_FEW, Z_BOUND,
+                                       Z_POWER, Change, decide, noise_margin, one_sided_widths,
                                        unjudgeable)
 from graphbench.analyze.intervals import lag1_autocorrelation, reading_quantum, robust_scale
 from graphbench.analyze.metrics import process_values
@@ -88,9 +88,9 @@ def between_processes(base: list[tuple[float, ...]], cur: list[tuple[float, ...]
     medians_only: each current value is already a process's median (a
     version-1 record), so the rounds' count says nothing."""
     if len(base) < MIN_PROCESSES:
-        return unjudgeable(f"a baseline of {len(base)} process(es) cannot tell a change from "
-                           f"the spread between processes: make it with --processes "
-                           f"{MIN_PROCESSES} or more (5 is better)")
+        return unjudgeable(f"{TOO_FEW}: {len(base)} process(es) cannot tell "
+                           f"a change from the spread between processes; make it with "
+                           f"--processes {MIN_PROCESSES} or more (5 is better)")
     b, c = [float(np.median(v)) for v in base], [float(np.median(v)) for v in cur]
     b_mean, c_mean = float(np.mean(b)), float(np.mean(c))
     rounds = min(len(v) for v in cur)

@@ -81,6 +81,7 @@ def one_sided_widths(se: float, q_bound: float, q_power: float,
 
 FASTER, SAME, CHANGED, SLOWER = "faster", "same", "changed", "slower"
 NOT_GATEABLE, INCOMPATIBLE, MISSING = "not gateable", "incompatible", "missing"
+TOO_FEW = "too few baseline processes"  # how the note on a baseline of 1 or 2 opens
 JUDGED = (FASTER, SAME, CHANGED, SLOWER)
 
 

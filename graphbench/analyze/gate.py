@@ -7,7 +7,11 @@ pass); a current record with wrong results raises VerificationError (exit
 
 from __future__ import annotations
 
-from graphbench.errors import RecordError, UsageError, VerificationError
+import re
+
+from graphbench.analyze.decide import NOT_GATEABLE, TOO_FEW
+from graphbench.analyze.host_match import HOST_BOUND
+from graphbench.errors import RecordError, UsageError, VerificationError, shortened
 from graphbench.ladder import BASE_SUFFIX
 from graphbench.record.model import Comparison, RunRecord
 
@@ -61,21 +65,78 @@ def check_judgeable(record: RunRecord, side: str) -> None:
 
 def check_decidable(comparison: Comparison) -> None:
     """RecordError for records that are not comparable, metrics one lacks, or
-    a comparison in which no gated metric could be judged."""
+    a comparison in which no gated metric could be judged. The message says
+    which metrics and why in a few words; each metric's whole note is in the
+    error's details."""
     if comparison.incompatible:
         raise RecordError(f"records are not comparable: {'; '.join(comparison.incompatible)}",
                           "compare records of the same pipeline, --elements, --iters, "
-                          "--depth, --stages and --flush-l2")
+                          "--depth, --stages and --flush-l2",
+                          details="\n".join(comparison.incompatible))
     if comparison.unjudged:
         names = ", ".join(f"{v.metric} ({v.note})" for v in comparison.unjudged)
         raise RecordError(f"cannot judge {names}",
-                          "gate only what both records measured (--fail-on), or remake one")
+                          "gate only what both records measured (--fail-on), or remake one",
+                          details=notes_of(comparison.unjudged))
     if not comparison.judged:  # a gate that judged nothing has not passed
-        why = "; ".join(dict.fromkeys(v.note for v in comparison.verdicts if v.gated and v.note))
+        why = [v for v in comparison.verdicts if v.gated and v.note]
         raise RecordError(f"the gate judged nothing, so it has not passed "
-                          f"({why or 'no metric is gated on this pair'})",
-                          "gate records of the same device model, from a baseline of 3 or more "
-                          "processes, or use run --ab")
+                          f"({reasons(why) or 'no metric is gated on this pair'})",
+                          _remedy(why), details=notes_of(why))
+
+
+UNJUDGED_REMEDY = ("gate records of the same device model, from a baseline of 3 or more "
+                   "processes, or use run --ab")
+# what to do where every metric was left unjudged for the one reason
+REMEDIES = {"noisy": "run more --processes on each side (the details say how many), or gate "
+                     "with run --ab",
+            "few": "make the baseline with --processes 3 or more (5 is better), or use run --ab",
+            "host": "gate with run --ab, or compare records of one host in one CPU speed state"}
+NAMED = 3  # metrics named in a reason; more are counted
+REASON_CHARS = 60  # of a reason's first clause: the rest is in the details
+
+
+def reasons(verdicts) -> str:
+    """Why each metric was not judged, in a few words: metrics that share a
+    reason named together ("graph.wall, fused.wall: too noisy at 10%")."""
+    groups: dict[str, list[str]] = {}
+    for v in verdicts:
+        groups.setdefault(_reason(v), []).append(v.metric)
+    return "; ".join(f"{_names(metrics)}: {reason}" for reason, metrics in groups.items())
+
+
+def notes_of(verdicts) -> str:
+    """Each metric's whole note, one line each: the reasoning -v shows."""
+    return "\n".join(f"{v.metric}: {v.note}" for v in verdicts if v.note)
+
+
+def _too_noisy(verdict) -> bool:
+    return verdict.note.startswith(f"{NOT_GATEABLE} on this pair")
+
+
+def _kind(verdict) -> str:
+    if verdict.note.startswith(HOST_BOUND):
+        return "host"
+    return "noisy" if _too_noisy(verdict) else "few" if verdict.note.startswith(TOO_FEW) else ""
+
+
+def _remedy(verdicts) -> str:
+    kinds = {_kind(v) for v in verdicts}
+    return REMEDIES.get(kinds.pop(), UNJUDGED_REMEDY) if len(kinds) == 1 else UNJUDGED_REMEDY
+
+
+def _reason(verdict) -> str:
+    """A note's first clause (what is wrong, not the arithmetic after it)."""
+    if _too_noisy(verdict):
+        return f"too noisy at {verdict.threshold}"
+    if verdict.note.startswith(HOST_BOUND):  # which mismatch, without the pointer at --ab
+        return verdict.note.removeprefix(HOST_BOUND).split("; ")[0]
+    return shortened(re.split(r": |; ", verdict.note, maxsplit=1)[0], REASON_CHARS, "")
+
+
+def _names(metrics: list[str]) -> str:
+    shown = ", ".join(metrics[:NAMED])
+    return shown if len(metrics) <= NAMED else f"{shown} and {len(metrics) - NAMED} more"
 
 
 def gate(baseline: RunRecord | None, current: RunRecord, specs=None) -> Comparison:

@@ -30,6 +30,7 @@ HOST_BOUND_FIELDS = ROUND_METRICS  # every per-round figure moves with the host 
 # one state within 1.1-1.3x of each other: medians within 10% are one state
 HOST_STATE_TOLERANCE = 0.10
 AB_POINTER = "gate it with --ab, which pairs both sides in one process"
+HOST_BOUND = "host-bound: "  # how the note of a figure not judged like with like opens
 
 
 def is_host_bound(metric: str) -> bool:
@@ -61,13 +62,13 @@ def host_mismatch(baseline: RunRecord, current: RunRecord) -> str:
     `baseline` (one line), or "" where both ran like with like."""
     b, c = baseline, current
     if (b.host.hostname, b.host.processor) != (c.host.hostname, c.host.processor):
-        return f"host-bound: the records ran on different hosts; {AB_POINTER}"
+        return f"{HOST_BOUND}the records ran on different hosts; {AB_POINTER}"
     if not b.device.uuid or b.device.uuid != c.device.uuid:
-        return f"host-bound: the records ran on different machines (GPUs); {AB_POINTER}"
+        return f"{HOST_BOUND}the records ran on different machines (GPUs); {AB_POINTER}"
     speeds = cpu_probe_median(b), cpu_probe_median(c)
     if speeds[0] is None or speeds[1] is None:
-        return f"host-bound: a record has no reading of its host's CPU speed; {AB_POINTER}"
+        return f"{HOST_BOUND}a record has no reading of its host's CPU speed; {AB_POINTER}"
     if abs(speeds[1] / speeds[0] - 1) > HOST_STATE_TOLERANCE:
-        return (f"host-bound: the host's CPUs ran at another speed (probe {speeds[0]:.0f} vs "
+        return (f"{HOST_BOUND}the host's CPUs ran at another speed (probe {speeds[0]:.0f} vs "
                 f"{speeds[1]:.0f} us); {AB_POINTER}")
     return ""

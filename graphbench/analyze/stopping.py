@@ -162,5 +162,6 @@ def stop_rule(config) -> StopRule:
     if getattr(config, "gate_point", False):
         return FixedRounds(least)
     rungs = len([m for m in getattr(config, "modes", None) or () if not m.endswith(BASE_SUFFIX)])
+    builds = 2 if config.ab_source else 1  # an A/B rung's pair gets a plain rung's time each
     return NoiseTarget(config.max_noise, least,
-                       config.max_time * max(1.0, rungs / BUDGET_RUNGS))
+                       builds * config.max_time * max(1.0, rungs / BUDGET_RUNGS))

@@ -6,25 +6,10 @@ from __future__ import annotations
 import errno
 import sys
 
-from graphbench.errors import (EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CompileError,
-                               ConfigError, GraphbenchError)
+from graphbench.cli.messages import error_line, error_lines, verbose_asked
+from graphbench.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CompileError, GraphbenchError
 
-
-def error_line(exc: GraphbenchError) -> str:
-    """The one line a user sees; a configuration field is named by its flag.
-    A newline a user typed (in a path, an option value) is shown as \\n, so
-    the message stays one line, and every other control character (a key
-    of a hostile record named in a field's path) as its escape."""
-    if isinstance(exc, ConfigError):
-        from graphbench.config import flag_for
-
-        message = f"{flag_for(exc.field) or exc.field} {exc.problem}"
-        line = f"{message}; {exc.remedy}" if exc.remedy else message
-    else:
-        line = exc.one_line()
-    from graphbench.record.printable import printable
-
-    return printable(line)
+__all__ = ["error_line", "main"]
 
 
 GPU_COMMANDS = ("run", "sweep")
@@ -44,6 +29,7 @@ def _main(argv: list[str]) -> int:
     from graphbench.cli.progress import route
 
     route(report_to_stderr=False, quiet=False)  # main may run many times in one process
+    args = None
     try:
         from graphbench.cli.commands import COMMANDS
         from graphbench.cli.parser import build_parser
@@ -62,7 +48,7 @@ def _main(argv: list[str]) -> int:
     except CompileError as exc:
         return _compile_failed(exc)
     except GraphbenchError as exc:
-        print(f"graphbench: error: {error_line(exc)}", file=sys.stderr)
+        print("\n".join(error_lines(exc, verbose_asked(args, argv))), file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:  # a reader such as `head` left early: say so, no traceback
         _drop_stdout()

@@ -132,7 +132,8 @@ def add_run(commands) -> None:
     add_output_options(run, "record", "one row per mode")
     add_timeline_option(run)
     run.add_argument("--verbose", "-v", action="store_true",
-                     help="also show where the time goes and every one-off cost")
+                     help="also show where the time goes and every one-off cost; on an "
+                     "error, the full reasoning behind it")
     run.add_argument("--profile", action="store_true", help="profiling run: 20 iterations "
                      "of each rung between cuProfilerStart and cuProfilerStop, in NVTX ranges, "
                      "no timing and no record; prints the nsys and ncu command lines")
@@ -172,7 +173,8 @@ def add_report(commands) -> None:
                         "current schema (- for standard output)")
     add_csv_option(report, "one row per mode of each run record and per point of a sweep")
     add_timeline_option(report)
-    report.add_argument("--verbose", "-v", action="store_true", help="every detail of a run")
+    report.add_argument("--verbose", "-v", action="store_true", help="every detail of a run; "
+                        "on an error, the full reasoning behind it")
     add_quiet(report)
 
 
@@ -222,4 +224,19 @@ def build_parser() -> ArgumentParser:
     for add in (add_run, add_sweep, add_report, add_compare, add_kernels, add_history,
                 add_completion):
         add(commands)
+    for command in commands_of(parser):
+        if "--verbose" not in command._option_string_actions:
+            command.add_argument("--verbose", "-v", action="store_true",
+                                 help="on an error, the full reasoning behind it")
     return parser
+
+
+def commands_of(parser) -> list:
+    """Every command's own parser, an action's (history list) rather than
+    the group's: the options of the command a user types."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):  # aliases share a parser
+                found += commands_of(sub) or [sub]
+    return found

@@ -137,9 +137,9 @@ def check_launch(block: tuple, grid, shared, where: str) -> int:
     if isinstance(shared, bool) or not isinstance(shared, (int, np.integer)) \
             or not 0 <= shared <= MAX_SHARED_BYTES:
         raise SpecError(f"{where}: shared_bytes must be a whole number from 0 to "
-                        f"{MAX_SHARED_BYTES:,} (48 KiB; more, up to 227 KiB on compute "
-                        f"capability 9.0, needs an opt-in graphbench does not make), got "
-                        f"{_short(shared)}")
+                        f"{MAX_SHARED_BYTES:,} (48 KiB), got {_short(shared)}",
+                        "give 48 KiB or less: more (up to 227 KiB on compute capability 9.0) "
+                        "needs an opt-in graphbench does not make")
     return int(shared)
 
 

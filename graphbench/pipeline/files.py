@@ -121,8 +121,8 @@ def _run_file(text: str, path: Path) -> dict:
     try:
         with no_hard_exit(path):
             exec(code, namespace)  # noqa: S102 - a pipeline file is trusted code, like a conftest
-    except KeyboardInterrupt:
-        raise  # Ctrl-C while it loads is the user's, not the file's
+    except (KeyboardInterrupt, HardExit):
+        raise  # Ctrl-C while it loads is the user's; a HardExit names the file already
     except BaseException as exc:  # SystemExit, GeneratorExit too: the file's error, named
         raise SpecError(f"{path} raised {_raised(exc, ' while loading')}") from None
     return namespace
@@ -183,6 +183,8 @@ def _call(make, path: Path, depth: int, stages, params: dict[str, str]) -> Pipel
     try:
         with no_hard_exit(path):
             spec = make(**kwargs)
+    except HardExit:
+        raise  # it names the file already
     except SpecError as exc:
         raise SpecError(f"{path}: {exc.message}", exc.remedy) from None
     except KeyboardInterrupt:

@@ -93,6 +93,7 @@ def plan(spec: Pipeline, n: int, origin: str = "") -> Plan:
 
 def _buffers(spec: Pipeline, n: int, where: str) -> dict[str, BufferPlan]:
     buffers: dict[str, BufferPlan] = {}
+    total = 0
     for b in spec.buffers:
         here = f"{where}: buffer {_short(getattr(b, 'name', b))}"
         if not isinstance(b, Buffer) or not isinstance(b.name, str) or not b.name.isidentifier():
@@ -108,13 +109,20 @@ def _buffers(spec: Pipeline, n: int, where: str) -> dict[str, BufferPlan]:
             raise SpecError(f"{here}: size {_short(b.size)} is {size * dtype.itemsize:,} bytes "
                             f"at n = {n:,}, more than 1 TiB", "no GPU has that much memory")
         buffers[b.name] = BufferPlan(b.name, dtype, size, b.role, float(b.low), float(b.high))
+        total += size * dtype.itemsize
+        if total > MAX_BUFFER_BYTES:  # refused as soon as it is, not after 3,000 more buffers
+            raise SpecError(f"{where}: its buffers take more than 1 TiB at n = {n:,} "
+                            f"({len(buffers):,} of its {len(spec.buffers):,} already "
+                            f"{total / 2**30:,.0f} GiB)", "no GPU has that much memory: give "
+                            "fewer elements or a smaller depth")
     roles = {b.role for b in buffers.values()}
     if "input" not in roles or "output" not in roles:
         raise SpecError(f"{where}: needs at least one input and one output buffer")
     return buffers
 
 
-# No GPU has 1 TiB of memory (the largest, B300, has 288 GB): a bigger buffer is a typo.
+# No GPU has 1 TiB of memory (the largest, B300, has 288 GB): a bigger buffer,
+# or buffers bigger than that together, are a typo.
 MAX_BUFFER_BYTES = 2**40
 
 
