@@ -138,7 +138,7 @@ def test_gate_decides_or_raises():
     with pytest.raises(RecordError) as caught:
         gate(make_record(), make_record(seed=5))
     assert caught.value.message.startswith("the gate judged nothing, so it has not passed "
-                                           "(individual.wall, graph.wall, fused.wall and 2 more: "
+                                           "(individual.wall, graph.wall, fused.wall and 4 more: "
                                            "too few baseline processes)")
     assert caught.value.remedy.startswith("make the baseline with --processes 3 or more")
     assert "1 process(es) cannot tell a change" in caught.value.details
