@@ -201,7 +201,7 @@ def verdict_for(spec: FailSpec, baseline: RunRecord, current: RunRecord, mismatc
     medians_only = cur_point.legacy_processes is not None
     note = ""
     if is_host_bound(spec.metric):  # like with like, as measured (graphbench.analyze.host_match)
-        reason = host_mismatch(base_point, cur_point)
+        reason = host_mismatch(base_point, cur_point, relative_limit(spec, base))
         change = unjudgeable(reason) if reason else between_processes(
             base, cur, False, medians_only=medians_only)
         verdict = verdict_on(spec, change, base, cur, gated)
@@ -261,7 +261,7 @@ def verdict_on(spec: FailSpec, change: Change, base, cur, gated: bool) -> Verdic
     """The verdict on `change` under `spec` (an absolute threshold is made relative)."""
     b = float(np.median([x for v in base for x in v]))
     c = float(np.median([x for v in cur for x in v]))
-    limit = spec.threshold if spec.relative else spec.threshold / abs(b) if b else math.inf
+    limit = relative_limit(spec, base)
     higher_is_better = spec.metric.startswith("speedup")
     verdict, note = decide(change, limit, higher_is_better=higher_is_better)
     verdict, note = raw_check(verdict, note, b, c, limit, higher_is_better)
@@ -271,6 +271,15 @@ def verdict_on(spec: FailSpec, change: Change, base, cur, gated: bool) -> Verdic
                    change.detectable if math.isfinite(change.detectable) else None, note,
                    change.low if finite else None, change.high if finite else None,
                    change.scope, change.floor if finite else None)
+
+
+def relative_limit(spec: FailSpec, base) -> float:
+    """The spec's threshold as a fraction of the baseline (an absolute one in
+    us over the median of the baseline's rounds)."""
+    if spec.relative:
+        return spec.threshold
+    b = float(np.median([x for v in base for x in v])) if base else 0.0
+    return spec.threshold / abs(b) if b else math.inf
 
 
 def raw_check(verdict: str, note: str, base: float, current: float, limit: float,
