@@ -98,8 +98,7 @@ def builds(config, loaded, found, name=as_flag) -> list[tuple[str, str, object]]
                     else "its source", loaded.source, found))
     ab = getattr(config, "ab_source", None)
     if ab:
-        base = load_base(ab, loaded, config.kernel_source, config.depth, config.stages,
-                         config.params)
+        base = load_base(config, loaded)
         base_plan = plan(base.loaded.spec, found.elements) if base.loaded else found
         if base.source:
             out.append((f"{name('--ab')} {ab}", base.source, base_plan))

@@ -62,7 +62,7 @@ def check_run(config: RunConfig, processes: int = 1, spec=None, name=None) -> No
     if config.ab_source:
         from graphbench.pipeline.revision import load_base
 
-        load_base(config.ab_source, loaded_object(spec), config.kernel_source)
+        load_base(config, loaded_object(spec))
 
 
 def measure(config: RunConfig, processes: int = 1, progress: Progress | None = None,

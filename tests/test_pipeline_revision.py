@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from graphbench.cli import main
+from graphbench.config import RunConfig
 from graphbench.errors import UsageError
 from graphbench.kernel_files import kernel_dir
 from graphbench.pipeline.files import load_pipeline
@@ -79,7 +80,7 @@ def test_a_revision_is_taken_read_only_beside_its_includes_and_removed_after(rep
 
 def test_the_base_build_of_a_revision_is_its_committed_kernels(repo):
     candidate = load_pipeline(str(repo / "bench" / "chain.py"))
-    base = load_base("HEAD", candidate, None)
+    base = load_base(RunConfig(ab_source="HEAD"), candidate)
     assert base.source == committed(repo, "bench/chain.cu")
     assert base.source != candidate.source
     assert base.loaded is not None and base.side.commit
@@ -133,7 +134,7 @@ def test_a_base_pipeline_with_other_buffers_is_refused(repo):
         'buffer(x, role="input") for x in "abc"', 'buffer(x, role="input") for x in "abcd"'))
     candidate = load_pipeline(str(repo / "bench" / "chain.py"))
     with pytest.raises(SpecError, match="other buffers"):
-        load_base(str(other), candidate, None)
+        load_base(RunConfig(ab_source=str(other)), candidate)
 
 
 def test_a_revision_passes_the_checks_and_reaches_the_device(repo, capsys):

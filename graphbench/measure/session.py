@@ -138,8 +138,7 @@ class Session:
             else self.loaded.source
         # --ab: the base side, read before the GPU is touched (a revision's files
         # exist only while it is read: graphbench.pipeline.revision)
-        self.base = load_base(config.ab_source, self.loaded, config.kernel_source, config.depth,
-                              config.stages, config.params) if config.ab_source else None
+        self.base = load_base(config, self.loaded) if config.ab_source else None
         self.base_source = self.base.source if self.base and self.base.source else None
         self.base_plan = with_launch_shape(plan(self.base.loaded.spec, config.elements),
                                            config.grid, config.block)[0] \

@@ -163,31 +163,32 @@ class BaseBuild:
     digest: str
 
 
-def load_base(ab: str, candidate, kernel_source: str | None, depth: int = 1, stages=None,
-              params: dict | None = None) -> BaseBuild:
-    """The base side of `--ab ab` for the `candidate` LoadedPipeline (run
-    with `kernel_source` in place of its own source, where given), read
-    while a revision's files exist. SpecError or UsageError before any GPU
-    work where the two sides cannot be alternated on one set of buffers."""
+def load_base(config, candidate) -> BaseBuild:
+    """The base side of `config`'s `--ab` (config.ab_source) for the
+    `candidate` LoadedPipeline (run with config.kernel_source in place of
+    its own source, where given), read while a revision's files exist.
+    SpecError or UsageError before any GPU work where the two sides cannot
+    be alternated on one set of buffers."""
     import hashlib
 
     from graphbench.pipeline.files import kernel_source_path, load_pipeline, plan
     from graphbench.pipeline.spec import SpecError
 
+    ab, kernel_source = config.ab_source, config.kernel_source
     callables = not candidate.source
     kernel_file = Path(kernel_source) if kernel_source else \
         None if callables else kernel_source_path(candidate.spec.source, candidate.path)
     pipeline_file = candidate.path if candidate.file_sha256 else None
     with base_side(ab, pipeline_file, kernel_file) as side:
-        loaded = load_pipeline(side.pipeline, depth, stages, option="--ab", params=params) \
-            if side.pipeline else None
+        loaded = load_pipeline(side.pipeline, config.depth, config.stages, option="--ab",
+                               params=config.params) if side.pipeline else None
         if callables and loaded is None:
             raise SpecError(f"--ab {_short(ab)} replaces CUDA kernels; the {candidate.spec.name} "
                             "pipeline is callables", "give its older pipeline file or a "
                             "revision instead")
         source = _read_kernels(side) if side.kernel_source else loaded.source if loaded else ""
     if loaded is not None:
-        same_buffers(plan(candidate.spec, 1024), plan(loaded.spec, 1024), ab)
+        same_buffers(plan(candidate.spec, config.elements), plan(loaded.spec, config.elements), ab)
     text = source or (loaded.file_sha256 if loaded else "")
     return BaseBuild(side, loaded, source, hashlib.sha256(text.encode()).hexdigest())
 
