@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 from graphbench._version import __version__
 
 if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ loads the API lazily
-    from graphbench.api import bench, compare, load, run, save, summarize
+    # "X as X": an explicit re-export, which mypy --strict and pyright require
+    from graphbench.api import bench as bench, compare as compare, load as load, run as run
+    from graphbench.api import save as save, summarize as summarize
 
 API = ("run", "bench", "compare", "load", "save", "summarize")
 __all__ = ["__version__", *API]

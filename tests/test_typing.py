@@ -37,5 +37,19 @@ def test_a_user_sees_the_record_types_of_the_top_level_functions(tmp_path):
     assert status == 1 and 'Argument "processes" to "run" has incompatible type "str"' in out, out
 
 
+def test_a_strict_user_script_sees_every_top_level_function_as_exported(tmp_path):
+    """mypy --strict on a user's script: no "does not explicitly export" for
+    graphbench.run and friends (the lazy API is re-exported as X as X)."""
+    user = tmp_path / "strict_user.py"
+    user.write_text("import graphbench\n"
+                    "from graphbench import bench, compare, load, run, save, summarize\n"
+                    "record = run('softmax')\n"
+                    "print(summarize(record).speedup['graph'].stats.median, graphbench.__version__)\n"
+                    "print(bench, compare, load, save)\n")
+    out, status = _mypy("--strict", "--follow-imports", "silent", str(user))
+    assert "explicitly export" not in out, out
+    assert status == 0, out
+
+
 def test_the_package_says_it_is_typed():
     assert (ROOT / "graphbench" / "py.typed").is_file()
