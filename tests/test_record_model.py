@@ -51,7 +51,7 @@ def test_busy_readings_belong_to_the_mode_s_workload():
     assert set(record.modes_sharing_busy("graph")) == {"individual", "graph"}
     assert record.modes_sharing_busy("fused") == ("fused",)
     stages = [c.busy["stages"] for c in record.conditions if "stages" in c.busy]
-    assert stages and record.busy_readings("graph") == tuple(stages)
+    assert stages
     assert record.samples("graph", "busy") == tuple(r.us for r in stages)
     assert record.samples("graph", "cycles") == \
         tuple(r.us * r.sm_clock_mhz for r in stages if r.sm_clock_mhz)
@@ -115,7 +115,6 @@ def test_busy_and_cycles_are_the_workload_s_readings_over_every_process():
     assert record.samples("graph", "held_submit") == (0.5, 0.75)
     assert record.samples("individual", "held_submit") == (7.0,)
     assert record.samples("fused", "held_submit") == ()
-    assert record.busy_readings("fused") == (BusyReading(1.5), BusyReading(1.25, None, None, 2000.0))
     for metric in ("wall", "submit", "device"):
         key = f"{metric}_us"
         assert record.samples("graph", metric) == \
@@ -144,7 +143,6 @@ def test_series_are_made_once_per_record_and_key():
     record = _two_process_record()
     assert record.samples("graph", "wall") is record.samples("graph", "wall")
     assert record.conditions is record.conditions
-    assert record.busy_readings("graph") is record.busy_readings("individual")
     assert record.samples("graph", "busy") is record.samples("individual", "busy")
     calls = []
 
@@ -165,22 +163,14 @@ def test_series_are_made_once_per_record_and_key():
     assert record.samples("graph", "busy") == (2.0, 3.0, 4.0)
 
 
-def test_busy_series_of_readings_by_metric():
-    readings = (BusyReading(2.0, sm_clock_mhz=1000.0), BusyReading(3.0),
-                BusyReading(0.5, sm_clock_mhz=0.0), BusyReading(4.0, sm_clock_mhz=10.0))
-    assert model_module._busy_series(readings, "busy") == (2.0, 3.0, 0.5, 4.0)
-    assert model_module._busy_series(readings, "cycles") == (2000.0, 40.0)
-
-
-def test_each_mode_s_busy_readings_are_its_own_workload_s():
+def test_each_mode_s_busy_series_is_its_own_workload_s():
     record = make_record({"individual": 14.0, "graph": 4.3, "fused": 4.6})
-    individual, fused = record.busy_readings("individual"), record.busy_readings("fused")
+    individual, fused = record.samples("individual", "busy"), record.samples("fused", "busy")
     assert individual and fused and individual != fused
     condition = record.runs[0].conditions[0]
-    assert individual[0] == condition.busy[record.workload("individual")]
-    assert fused[0] == condition.busy[record.workload("fused")]
-    assert record.busy_readings("graph") == individual  # the same workload's readings
-    assert record.busy_readings("absent") == ()
+    assert individual[0] == condition.busy[record.workload("individual")].us
+    assert fused[0] == condition.busy[record.workload("fused")].us
+    assert record.samples("graph", "busy") == individual  # the same workload's readings
 
 
 def test_a_series_joins_every_process_s_rounds_and_is_empty_for_what_no_process_has():

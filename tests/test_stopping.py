@@ -11,16 +11,14 @@ from graphbench.analyze.intervals import median_interval
 from graphbench.analyze.stopping import (AB_MIN_ROUNDS, DRIFT_ALLOWANCE, FIXED, NOISE_TARGET,
                                          TIME_BUDGET, FixedRounds, NoiseTarget, drift,
                                          excess_drift, headline_noise, headline_noise_parts,
-                                         noise_parts, series_noise, stop_rule, watched_series)
+                                         noise_parts, stop_rule, watched_series)
 from graphbench.config import RunConfig
 
 
-def test_series_noise_passes_on_whether_the_phases_are_shared():
+def test_noise_parts_pass_on_whether_the_phases_are_shared():
     rng = np.random.default_rng(11)
     values = list(1.0 + rng.normal(0, 0.01, 20))   # independent rounds: no drift
     assert noise_parts(values, True) != noise_parts(values, False)
-    assert series_noise(values, True) == max(noise_parts(values, True))
-    assert series_noise(values) == max(noise_parts(values, False))
 
 
 def test_noise_parts_takes_the_phases_as_not_shared_unless_told():
@@ -63,7 +61,7 @@ def test_drift_of_a_trend_and_its_edges():
     assert drift([0.0, 0.0, 0.0, 0.0, 1.0, 1.0]) == math.inf
     assert drift([2, 2, 2, 2, 1, 1]) == pytest.approx(1.0 / 2.0)
     trend = np.linspace(1.0, 1.04, 66)
-    assert series_noise(trend) >= drift(trend) > 0.02
+    assert max(noise_parts(trend)) >= drift(trend) > 0.02
 
 
 def test_watched_series_follow_what_is_gated():
@@ -72,7 +70,7 @@ def test_watched_series_follow_what_is_gated():
     assert watched_series({"individual": [10.0, 12.0], "graph": [5.0, 4.0]}) == [[2.0, 3.0]]
     assert watched_series({"fused": [1.0, 2.0]}) == [[1.0, 2.0]]
     noisy = {"a": [1.0] * 20, "b": list(1 + 0.1 * np.sin(np.arange(20)))}
-    assert headline_noise(noisy) == series_noise(noisy["b"]) > 0
+    assert headline_noise(noisy) == max(noise_parts(noisy["b"])) > 0
 
 
 def test_stop_rules():
@@ -141,13 +139,13 @@ def late_shift(start=180):
             for i, x in enumerate(1 + 0.01 * rng.standard_normal(240))]
 
 
-def test_series_noise_takes_the_drift_beyond_the_spread_where_it_is_larger():
+def test_the_noise_takes_the_drift_beyond_the_spread_where_it_is_larger():
     values = late_shift()
     hw = median_interval(values, 0.95).relative_half_width
     assert 0 < hw < 0.01 and drift(values) > 0.04
-    assert series_noise(values) == pytest.approx(drift(values) - DRIFT_ALLOWANCE * hw, rel=1e-12)
-    assert series_noise(values) > 2 * hw
-    assert series_noise(values[:180]) == median_interval(values[:180], 0.95).relative_half_width
+    assert max(noise_parts(values)) == pytest.approx(drift(values) - DRIFT_ALLOWANCE * hw, rel=1e-12)
+    assert max(noise_parts(values)) > 2 * hw
+    assert max(noise_parts(values[:180])) == median_interval(values[:180], 0.95).relative_half_width
 
 
 def test_the_drift_of_chance_alone_does_not_raise_the_noise():

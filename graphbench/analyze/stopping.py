@@ -61,12 +61,6 @@ def drift(values: Sequence[float]) -> float:
     return abs(float(np.median(data[-third:])) - float(np.median(data[:third]))) / abs(middle)
 
 
-def series_noise(values: Sequence[float], shared_phases: bool = False) -> float:
-    """shared_phases: A/B ratios, whose two sides share a host phase
-    (graphbench.analyze.intervals.median_interval)."""
-    return max(noise_parts(values, shared_phases))
-
-
 def noise_parts(values: Sequence[float], shared_phases: bool = False) -> tuple[float, float]:
     """The two parts of a series' noise: the median's relative 95% half-width
     and the drift beyond what the spread explains."""

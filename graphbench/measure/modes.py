@@ -49,10 +49,6 @@ class Mode:
         return self.rung.pdl
 
     @property
-    def fused_output(self) -> bool:  # runs the fused stage (its own GPU workload)
-        return self.rung.workload == "fused"
-
-    @property
     def launches_per_call(self) -> int:  # 0: one per stage
         return 0 if self.rung.launches == "stages" else 1
 

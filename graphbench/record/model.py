@@ -135,13 +135,6 @@ class LegacyProcesses:
 T = TypeVar("T")
 
 
-def _busy_series(readings: Iterable[BusyReading], metric: str) -> tuple[float, ...]:
-    if metric == "busy":
-        return tuple(r.us for r in readings)
-    # SM cycles per iteration: busy time at the measured clock
-    return tuple(r.us * r.sm_clock_mhz for r in readings if r.sm_clock_mhz)
-
-
 def _memo(record: object, table: str, key: object, make: Callable[[], T]) -> T:
     """make() once per record and key: a record never changes, and a report asks
     for its series dozens of times (20,000 rounds' conditions take a while to walk)."""
@@ -217,11 +210,6 @@ class RunRecord:
     def workload(self, mode: str) -> str | None:
         run = next((run for run in self.runs if mode in run.modes), None)
         return run.modes[mode].workload if run else None
-
-    def busy_readings(self, mode: str) -> tuple[BusyReading, ...]:
-        workload = self.workload(mode)
-        readings = self.condition_columns.busy.get(workload or "")
-        return _memo(self, "_busy", workload, lambda: tuple(readings.items if readings else ()))
 
     def modes_sharing_busy(self, mode: str) -> tuple[str, ...]:
         return tuple(m for m in self.mode_names if self.workload(m) == self.workload(mode))
