@@ -18,6 +18,8 @@ import numpy as np
 import pytest
 from conftest import device_info, make_record
 
+from graphbench.cli import main
+from graphbench.cli import main
 from graphbench.history.keys import key_for
 from graphbench.history.series import SeriesKey, configuration, series_runs
 from graphbench.history.store import History
@@ -100,3 +102,142 @@ def test_a_series_is_read_oldest_first_to_a_time_and_a_count(tmp_path):
         newest = series_runs(history, series_of(made(0)), until="2026-12-01T05:00:00+00:00",
                              exclude=every[-2][0].id, limit=2)
     assert [r.created[11:13] for _, r in newest] == ["03", "04"]
+
+
+def test_reading_series_changes_nothing_in_the_history(tmp_path, capsys):
+    """The class is made of stored columns and the configuration of the stored
+    text: an existing history is read as it is, never rewritten."""
+    path = tmp_path / "h.db"
+    store(path, [made(i) for i in range(8)])
+    before = path.read_bytes()
+    current = tmp_path / "current.json"
+    current.write_text(text_of(made(9)))
+    assert main(["compare", "last", str(current), "--history", str(path), "-q"]) == 0
+    assert main(["history", "list", "--history", str(path), "-q"]) == 0
+    assert main(["history", "html", str(tmp_path / "site"), "--history", str(path), "-q"]) == 0
+    assert path.read_bytes() == before
+
+
+# --- compare last FILE against its series -----------------------------------------------
+
+def spread_busy(n: int, spread: float = 0.002, seed: int = 0, **steps: float) -> list[float]:
+    """Busy factors of n records scattering by `spread`; steps={"at_K": change}."""
+    factors = 1 + spread * np.random.default_rng(seed).standard_normal(n)
+    for name, change in steps.items():
+        factors[int(name.removeprefix("at_")):] *= 1 + change
+    return [float(f) for f in factors]
+
+
+@pytest.fixture
+def history(tmp_path, monkeypatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GRAPHBENCH_HISTORY", raising=False)
+    return tmp_path / "h.db"
+
+
+def compare_last(history: Path, record: RunRecord, *options: str) -> tuple[int, dict]:
+    """`graphbench compare last current.json --json verdicts.json`: the exit
+    code and the verdicts by metric."""
+    Path("current.json").write_text(text_of(record))
+    code = main(["compare", "last", "current.json", "--history", str(history), "--json",
+                 "verdicts.json", "-q", *options])
+    found = json.loads(Path("verdicts.json").read_text()) if Path("verdicts.json").exists() \
+        else {"verdicts": []}
+    Path("verdicts.json").unlink(missing_ok=True)
+    return code, {v["metric"]: v for v in found["verdicts"]}
+
+
+def test_compare_last_judges_one_record_against_a_series_of_five(history, capsys):
+    store(history, [made(i, busy) for i, busy in enumerate(spread_busy(5))])
+    code, verdicts = compare_last(history, made(9, 1.10))
+    assert code == 1 and verdicts["individual.busy"]["verdict"] == "slower"
+    assert "the spread of 5" in verdicts["individual.busy"]["scope"]
+    code, verdicts = compare_last(history, made(9, 1.001))
+    assert code == 0 and verdicts["individual.busy"]["verdict"] == "same"
+    capsys.readouterr()
+    assert main(["compare", "last", "current.json", "--history", str(history)]) == 0
+    assert "judged against its series" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("stored", [1, 4])
+def test_a_shorter_series_is_judged_as_a_pair_and_says_how_many_more_it_needs(history,
+                                                                          capsys, stored):
+    store(history, [made(i) for i in range(stored)])
+    capsys.readouterr()
+    Path("current.json").write_text(text_of(made(9, 1.10)))
+    assert main(["compare", "last", "current.json", "--history", str(history), "-q"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and all(len(line) <= 200 for line in err)
+    assert "too few baseline processes" in err[0]
+    assert f"store {5 - stored} more record(s)" in err[1] and f"holds {stored}" in err[1]
+
+
+def test_the_level_is_the_series_newest_since_its_last_step(history):
+    store(history, [made(i, busy) for i, busy in enumerate(spread_busy(12, at_6=0.10))])
+    code, verdicts = compare_last(history, made(20, 1.10))
+    assert code == 0 and verdicts["individual.busy"]["verdict"] == "same"
+    assert "newest 6 record(s) (since 00000007)" in verdicts["individual.busy"]["scope"]
+    code, verdicts = compare_last(history, made(20, 1.0))
+    assert code == 0 and verdicts["individual.busy"]["verdict"] == "faster"
+
+
+def test_every_physical_gpu_of_the_class_feeds_the_series(history):
+    gpus = [device_info(uuid=f"GPU-{i:08d}-x") for i in range(6)]
+    store(history, [made(i, busy, info=gpus[i]) for i, busy in enumerate(spread_busy(6))])
+    code, verdicts = compare_last(history, made(9, 1.10, info=OTHER_H200))
+    assert code == 1 and "the spread of 6" in verdicts["individual.busy"]["scope"]
+
+
+def test_only_the_current_records_class_and_configuration_count(history):
+    store(history, [made(i) for i in range(5)] + [made(i, elements=2 ** 20) for i in range(5, 9)])
+    assert compare_last(history, made(9, 1.10, elements=2 ** 20))[0] == 2  # 4 of its own
+    assert compare_last(history, made(9, 1.10))[0] == 1
+
+
+def test_records_the_gate_cannot_judge_are_left_out_of_the_series(history):
+    failed = [made(i, passed=False) for i in range(5, 9)]
+    store(history, [made(i) for i in range(4)] + failed)
+    assert compare_last(history, made(9, 1.10))[0] == 2  # 4 verified records: a pair
+
+
+def test_a_host_bound_figure_is_judged_only_like_with_like(history):
+    """Every record of the spread ran on this host in this CPU state: the
+    walls are judged; one of another host: shown, not gateable."""
+    store(history, [made(i) for i in range(6)])
+    _, verdicts = compare_last(history, made(9))
+    assert verdicts["individual.wall"]["verdict"] == "same"
+    other = dataclasses.replace(made(10), host=HostInfo("elsewhere", "Linux", "x86_64"))
+    store(history, [other], commits=[commit(10)])
+    code, verdicts = compare_last(history, made(11))
+    assert code == 0 and verdicts["individual.busy"]["verdict"] == "same"
+    assert verdicts["individual.wall"]["verdict"] == "not gateable"
+    assert verdicts["individual.wall"]["note"].startswith("host-bound: ")
+
+
+def test_a_series_too_noisy_for_one_record_says_so(history, capsys):
+    store(history, [made(i, busy) for i, busy in enumerate(spread_busy(8, spread=0.03))])
+    code, verdicts = compare_last(history, made(9, 1.04), "--fail-on", "individual.busy:5%")
+    assert code == 2 and verdicts["individual.busy"]["verdict"] == "not gateable"
+    assert "no number of records makes one record gateable" in \
+        verdicts["individual.busy"]["note"]
+
+
+def test_the_file_itself_is_never_its_own_series(history):
+    records = [made(i) for i in range(5)]
+    store(history, records)
+    Path("current.json").write_text(text_of(records[-1]))  # stored and written: the same text
+    assert main(["compare", "last", "current.json", "--history", str(history), "-q"]) == 2
+
+
+def test_reading_series_changes_nothing_in_the_history(tmp_path, capsys):
+    """The class is made of stored columns and the configuration of the stored
+    text: an existing history is read as it is, never rewritten."""
+    path = tmp_path / "h.db"
+    store(path, [made(i) for i in range(8)])
+    before = path.read_bytes()
+    current = tmp_path / "current.json"
+    current.write_text(text_of(made(9)))
+    assert main(["compare", "last", str(current), "--history", str(path), "-q"]) == 0
+    assert main(["history", "list", "--history", str(path), "-q"]) == 0
+    assert main(["history", "html", str(tmp_path / "site"), "--history", str(path), "-q"]) == 0
+    assert path.read_bytes() == before
