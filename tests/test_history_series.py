@@ -241,3 +241,45 @@ def test_reading_series_changes_nothing_in_the_history(tmp_path, capsys):
     assert main(["history", "list", "--history", str(path), "-q"]) == 0
     assert main(["history", "html", str(tmp_path / "site"), "--history", str(path), "-q"]) == 0
     assert path.read_bytes() == before
+
+
+# --- history list names the steps --------------------------------------------------------
+
+def listing(history: Path, capsys, *options: str) -> list[dict]:
+    capsys.readouterr()
+    assert main(["history", "list", "--history", str(history), "--json", "-", "--limit", "50",
+                 *options]) == 0
+    return json.loads(capsys.readouterr().out)["records"]
+
+
+def test_history_list_names_the_first_commit_of_each_step(history, capsys):
+    store(history, [made(i, busy) for i, busy in enumerate(spread_busy(12, at_6=0.10))])
+    listed = listing(history, capsys)
+    steps = {r["git_commit"]: r["steps"] for r in listed if r["steps"]}
+    assert list(steps) == [commit(6)]
+    assert {s["metric"]: s["verdict"] for s in steps[commit(6)]} == \
+        {"individual.busy": "slower", "fused.busy": "slower"}
+    assert all(s["change_low"] < 0.10 < s["change_high"] for s in steps[commit(6)])
+    assert len({r["series"] for r in listed}) == 1
+    assert main(["history", "list", "--history", str(history), "--limit", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "individual.busy slower +10.0%" in out and "step starts here" in out
+
+
+def test_history_list_names_no_step_in_a_series_without_one(history, capsys):
+    store(history, [made(i, busy) for i, busy in enumerate(spread_busy(12, seed=3))])
+    assert all(r["steps"] == [] for r in listing(history, capsys))
+
+
+def test_history_list_names_each_records_series(history, capsys):
+    store(history, [made(0), made(1, info=OTHER_H200), made(2, elements=2 ** 20)])
+    series = {r["gpu_uuid"] + str(r["created"][11:13]): r["series"]
+              for r in listing(history, capsys)}
+    assert series["GPU-00000000-test00"] == series["GPU-11111111-other01"]
+    assert series["GPU-00000000-test02"] != series["GPU-00000000-test00"]
+
+
+def test_a_step_listed_is_found_in_the_whole_series_not_only_the_listing(history, capsys):
+    store(history, [made(i, busy) for i, busy in enumerate(spread_busy(12, at_6=0.10))])
+    newest_six = listing(history, capsys, "--limit", "6")
+    assert [r["git_commit"] for r in newest_six if r["steps"]] == [commit(6)]

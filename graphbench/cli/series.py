@@ -80,3 +80,45 @@ def with_shortfall(exc: RecordError, earlier: Earlier) -> RecordError:
                        f"against a series of {MIN_SERIES}, this one holds {held}",
                        details=exc.details)
 
+
+@dataclass(frozen=True)
+class Listed:
+    """What history list says of a stored run record's series: its id, and
+    each step that starts at the record (metric, verdict, change)."""
+
+    series: str
+    steps: tuple[tuple[str, str, object], ...] = ()
+
+    def step_text(self) -> str:
+        return ", ".join(f"{metric} {verdict} {change.estimate:+.1%}"
+                         for metric, verdict, change in self.steps) or "-"
+
+    def as_json(self) -> dict:
+        return {"series": self.series, "steps": [
+            {"metric": metric, "verdict": verdict, "change": change.estimate,
+             "change_low": change.low, "change_high": change.high}
+            for metric, verdict, change in self.steps]}
+
+
+def listed_series(history, keys) -> tuple[dict[str, Listed], int]:
+    """The series of each listed run record and the steps of the series
+    that start at it (the gated metrics of the default gate: busy time
+    wherever a series holds it), by record id; and how many stored records
+    of those series the reader refused."""
+    from graphbench.analyze.gate import is_judgeable
+    from graphbench.analyze.series import figures
+    from graphbench.history.series import class_runs, grouped
+
+    runs, refused = class_runs(history, keys)
+    found: dict[str, Listed] = {}
+    for series, group in grouped(runs).items():
+        found.update({key.id: Listed(series.id) for key, _ in group})
+        judged = [(key, record) for key, record in group if is_judgeable(record)]
+        steps: dict[str, list] = {}
+        for figure in figures([r for _, r in judged], [k.git_commit for k, _ in judged]):
+            for step in figure.found.steps if figure.found and figure.spec.gated else ():
+                first = judged[figure.indices[step.index]][0]
+                steps.setdefault(first.id, []).append((figure.spec.name, step.verdict,
+                                                       step.change))
+        found.update({i: Listed(series.id, tuple(s)) for i, s in steps.items()})
+    return found, refused
