@@ -222,6 +222,26 @@ def test_a_series_too_noisy_for_one_record_says_so(history, capsys):
         verdicts["individual.busy"]["note"]
 
 
+def clocked(record: RunRecord, mhz: float) -> RunRecord:
+    """The record with every busy reading's measured SM clock at `mhz`."""
+    def one(run):
+        return dataclasses.replace(run, conditions=tuple(dataclasses.replace(c, busy={
+            w: dataclasses.replace(r, sm_clock_mhz=mhz) for w, r in c.busy.items()})
+            for c in run.conditions))
+    return dataclasses.replace(record, runs=tuple(one(run) for run in record.runs))
+
+
+@pytest.mark.parametrize("busy, mhz, verdict", [
+    (1.10, 1800.0, "not gateable"),  # slower in time, the same in cycles: the clock moved
+    (1.20, 1881.0, "slower")])       # slower in both
+def test_a_busy_verdict_must_hold_in_cycles_where_the_clock_moved(history, busy, mhz,
+                                                                    verdict):
+    store(history, [made(i, b) for i, b in enumerate(spread_busy(6))])
+    _, verdicts = compare_last(history, clocked(made(9, busy), mhz))
+    assert verdicts["individual.busy"]["verdict"] == verdict
+    assert ("SM clock differs" in verdicts["individual.busy"]["note"]) == (verdict != "slower")
+
+
 def test_the_file_itself_is_never_its_own_series(history):
     records = [made(i) for i in range(5)]
     store(history, records)

@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from graphbench.analyze.compare import (MIN_CURRENT_ROUNDS, point_at, relative_limit,
-                                        shared_busy_note, verdict_on, with_note)
+from graphbench.analyze.compare import (CLOCK_AGREEMENT, MIN_CURRENT_ROUNDS, point_at,
+                                        relative_limit, shared_busy_note, verdict_on,
+                                        with_note)
+from graphbench.analyze.context import measured_clock
 from graphbench.analyze.decide import MISSING, NOT_GATEABLE, Change, unjudgeable
 from graphbench.analyze.host_match import cpu_probe_median, host_mismatch, is_host_bound
 from graphbench.analyze.metrics import process_values
@@ -35,10 +37,13 @@ from graphbench.analyze.specs import FailSpec, check_specs, default_specs
 from graphbench.analyze.steps import MAX_ADVICE, Steps, detect, level_change
 from graphbench.record.model import Comparison, RunRecord, Verdict
 
-# The fewest earlier records compare last judges a record against: with 5,
-# one-process records 0.2% apart (one GPU's spread between processes) catch
-# a step of the threshold in 99.6% of simulated series, against 96% with 4
-# and 82% with 3, and no A/A series is judged slower (tests/test_history_series.py)
+# The fewest earlier records compare last judges one record against. In
+# simulation (tests/test_history_series.py, 150 series of one-process records
+# 0.2% apart: one GPU's spread between processes), with 5 every series was
+# gateable at 5% and a current 5% slower was caught in every one; with 4,
+# 1.3% were not gateable and 98.7% caught; with 3, 12% and 88%. No A/A
+# current was judged slower with any. Records 0.5% apart need more than 8
+# (57% caught with 8, the rest not gateable: one record's own scatter).
 MIN_SERIES = 5
 SERIES_WINDOW = 60  # the newest earlier records compare last reads: the spread's records
 
@@ -140,7 +145,30 @@ def series_verdict(spec: FailSpec, earlier: Sequence[RunRecord], current: RunRec
                                        for i in found.indices) if why), "")
         change = unjudgeable(reason) if reason else change
     verdict = verdict_on(spec, change, base, cur, spec.gated)
+    if spec.metric.endswith(".busy") and verdict.verdict != NOT_GATEABLE and found.found:
+        level = [earlier[i] for i in found.indices[found.found.fit.starts[-1]:]]
+        verdict = in_cycles_too(spec, verdict, level, earlier, current, commits)
     return with_note(verdict, shared_busy_note(cur_point, spec.metric))
+
+
+def in_cycles_too(spec: FailSpec, verdict: Verdict, level: Sequence[RunRecord],
+                  earlier: Sequence[RunRecord], current: RunRecord,
+                  commits: Sequence[str | None]) -> Verdict:
+    """As compare's cycles check: where the current record's measured SM
+    clock differs from its level's (their median), a verdict on GPU time
+    must hold in SM cycles too: a clock change is not a code change."""
+    points = [point_at(record, spec.size) for record in (*level, current)]
+    clocks = [measured_clock(point) if point else None for point in points]
+    if not all(clocks) or abs(clocks[-1] / float(np.median(clocks[:-1])) - 1) <= CLOCK_AGREEMENT:
+        return verdict
+    cycles = series_verdict(replace(spec, metric=spec.metric.replace(".busy", ".cycles")),
+                            earlier, current, commits)
+    if cycles.verdict == verdict.verdict:
+        return verdict
+    return with_note(replace(verdict, verdict=NOT_GATEABLE, note=(
+        f"SM clock differs from the series' ({float(np.median(clocks[:-1])):.0f} vs "
+        f"{clocks[-1]:.0f} MHz): {verdict.verdict} in time but {cycles.verdict} in cycles")),
+        verdict.note)
 
 
 def _level_records(found: Figure) -> list[float]:
