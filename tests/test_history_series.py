@@ -172,6 +172,16 @@ def test_a_shorter_series_is_judged_as_a_pair_and_says_how_many_more_it_needs(hi
     assert f"store {5 - stored} more record(s)" in err[1] and f"holds {stored}" in err[1]
 
 
+@pytest.mark.parametrize("others", [[], [dict(elements=2 ** 20)]])
+def test_a_series_of_none_says_so_too(history, capsys, others):
+    store(history, [made(0, **other) for other in others] or [made(0, info=device_info("B"))])
+    capsys.readouterr()
+    Path("current.json").write_text(text_of(made(9)))
+    assert main(["compare", "last", "current.json", "--history", str(history), "-q"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "store 5 more record(s)" in err[1] and "holds 0" in err[1]
+
+
 def test_the_level_is_the_series_newest_since_its_last_step(history):
     store(history, [made(i, busy) for i, busy in enumerate(spread_busy(12, at_6=0.10))])
     code, verdicts = compare_last(history, made(20, 1.10))

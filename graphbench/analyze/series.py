@@ -35,16 +35,9 @@ from graphbench.analyze.host_match import cpu_probe_median, host_mismatch, is_ho
 from graphbench.analyze.metrics import process_values
 from graphbench.analyze.specs import FailSpec, check_specs, default_specs
 from graphbench.analyze.steps import MAX_ADVICE, Steps, detect, level_change
+from graphbench.limits import MIN_SERIES
 from graphbench.record.model import Comparison, RunRecord, Verdict
 
-# The fewest earlier records compare last judges one record against. In
-# simulation (tests/test_history_series.py, 150 series of one-process records
-# 0.2% apart: one GPU's spread between processes), with 5 every series was
-# gateable at 5% and a current 5% slower was caught in every one; with 4,
-# 1.3% were not gateable and 98.7% caught; with 3, 12% and 88%. No A/A
-# current was judged slower with any. Records 0.5% apart need more than 8
-# (57% caught with 8, the rest not gateable: one record's own scatter).
-MIN_SERIES = 5
 SERIES_WINDOW = 60  # the newest earlier records compare last reads: the spread's records
 
 

@@ -14,18 +14,22 @@ from graphbench.cli.progress import console
 from graphbench.errors import EXIT_OK, EXIT_USAGE, GraphbenchError, UsageError
 from graphbench.history.keys import SHORT_ID, Key, key_for, utc
 from graphbench.history.store import History
+from graphbench.limits import MIN_SERIES
 
 HISTORY_HELP = ("the results history: a SQLite file (default: .graphbench/history.db in the "
                 "git repository's root, else in the working directory; or $GRAPHBENCH_HISTORY) "
                 "or a PostgreSQL database, postgresql://USER@HOST/DB")
-REFERENCES = """\
+REFERENCES = f"""\
 references:
   BASELINE and CURRENT are record files, or records stored with run --save
   (docs/history.md). A path that exists is always the file, and so is a name
   ending in .json. Anything else is looked up in --history, in this order:
-    last         the newest stored run record of the other side's pipeline and
-                 machine (never the other side itself); the newest of all when
-                 the other side is a reference too
+    last         as BASELINE, with a record file as CURRENT: CURRENT's series (its
+                 pipeline, machine class and configuration) where {MIN_SERIES} or more
+                 earlier records of it are stored, judged against its level;
+                 else the newest stored run record of the other side's pipeline
+                 and machine (never the other side itself); the newest of all
+                 when the other side is a reference too
     HEX          a stored record's id (history list shows 10 digits), or a
                  stored commit, full or its unique start
     REVISION     a branch, tag or revision of the repository here (main, v1.0,
@@ -66,7 +70,8 @@ def add_history(commands) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     actions = history.add_subparsers(dest="history_command", metavar="ACTION",
                                      parser_class=type(history), required=True)
-    listing = actions.add_parser("list", help="stored records, newest first")
+    listing = actions.add_parser("list", help="stored records, newest first, each with its "
+                                 "series and the steps of its series that start at it")
     for flag, what in (("--pipeline", "NAME|FILE"), ("--commit", "SHA")):
         listing.add_argument(flag, metavar=what, help=f"only records of this {flag[2:]}")
     add_machine_option(listing)

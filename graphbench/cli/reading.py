@@ -12,7 +12,7 @@ from graphbench.cli.attribution import show_attribution, traced as _traced
 from graphbench.cli.gate import gate
 from graphbench.cli.outputs import check_outputs
 from graphbench.cli.progress import console
-from graphbench.errors import EXIT_OK, RecordError, UsageError
+from graphbench.errors import EXIT_OK, HistoryError, RecordError, UsageError
 from graphbench.record.model import RunRecord, SweepRecord
 from graphbench.record.printable import printable
 
@@ -120,7 +120,7 @@ def cmd_compare(args) -> int:
         return compare_series(args, earlier)
     try:  # too short a series: the newest one record, as compare last always judged
         return compare_pair(args)
-    except RecordError as exc:
+    except (RecordError, HistoryError) as exc:
         from graphbench.cli.series import with_shortfall
 
         raise with_shortfall(exc, earlier) from None

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphbench.analyze.series import MIN_SERIES, SERIES_WINDOW
+from graphbench.analyze.series import SERIES_WINDOW
 from graphbench.cli.history_files import is_file
 from graphbench.cli.progress import console
-from graphbench.errors import RecordError
+from graphbench.errors import GraphbenchError
 from graphbench.history.refs import LAST
 from graphbench.history.series import SeriesKey, series_runs
+from graphbench.limits import MIN_SERIES
 from graphbench.record.model import RunRecord
 
 
@@ -71,11 +72,12 @@ def compare_series(args, earlier: Earlier) -> int:
                 csv_out=args.csv, series=(earlier.records, earlier.commits))
 
 
-def with_shortfall(exc: RecordError, earlier: Earlier) -> RecordError:
-    """The pair's error, its remedy saying how many more records the series
-    needs before compare last judges by it."""
+def with_shortfall(exc: GraphbenchError, earlier: Earlier) -> GraphbenchError:
+    """The pair's error (no earlier record, or none it can judge), its remedy
+    saying how many more records the series needs before compare last
+    judges by it."""
     held = len(earlier.records)
-    return RecordError(exc.message, f"store {earlier.shortfall} more record(s) of this machine "
+    return type(exc)(exc.message, f"store {earlier.shortfall} more record(s) of this machine "
                        f"class and configuration (run --save): compare last judges one record "
                        f"against a series of {MIN_SERIES}, this one holds {held}",
                        details=exc.details)
