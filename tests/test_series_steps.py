@@ -90,3 +90,65 @@ def test_the_fit_reads_levels_and_one_spread_from_every_segment():
     model = fit([1.0, 1.02, 0.98, 1.0, 2.0, 2.04, 1.96, 2.0], [0, 4])
     assert model.levels == pytest.approx((1.0, 2.0))
     assert model.df == 6 and model.spread == pytest.approx(math.sqrt(4 * 0.02 ** 2 / 6))
+
+
+@pytest.mark.slow
+def test_segments_of_four_keep_two_wild_records_from_making_a_step(monkeypatch):
+    """A/A series of 12 to 40 records 0.2% apart, 5% of them 4% off (a
+    throttled GPU): with segments of 3, two such records in a row make a
+    segment of their own now and then; with 4 (MIN_SEGMENT), three would
+    have to. Rates printed with -s."""
+    import graphbench.analyze.steps as steps
+
+    rates = {}
+    for segment in (3, MIN_SEGMENT):
+        monkeypatch.setattr(steps, "MIN_SEGMENT", segment)
+        for n in (12, 20, 40):
+            rng, flagged = np.random.default_rng(n), 0
+            for _ in range(1000):
+                values = 100 * (1 + 0.002 * rng.standard_normal(n))
+                values *= 1 + 0.04 * rng.choice([-1, 1], n) * (rng.random(n) < 0.05)
+                flagged += bool(steps.detect(values, T).steps)
+            rates[segment, n] = flagged / 1000
+    print("\nA/A with 5% of records 4% off, share with a step:",
+          ", ".join(f"segments of {s}, {n} records: {r:.1%}" for (s, n), r in rates.items()))
+    assert all(r <= 0.002 for (s, _), r in rates.items() if s == MIN_SEGMENT)
+    assert max(r for (s, _), r in rates.items() if s == 3) > 0.005
+
+
+def judge_last(steps_module, earlier, current: float) -> str:
+    """One record against the level of the series before it, as compare last does."""
+    from graphbench.analyze.decide import decide
+
+    model = steps_module.detect(earlier, T).fit
+    n = len(earlier) - model.starts[-1]
+    return decide(steps_module.level_change(model.levels[-1], n, current, model.spread ** 2,
+                                            model.spread, model.df), T)[0]
+
+
+@pytest.mark.slow
+def test_pulling_records_in_keeps_one_wild_record_from_making_the_series_unjudgeable(
+        monkeypatch):
+    """5 and 8 earlier records 0.2% apart, 5% of them 4% off: the share where
+    one record is not gateable, by CLIP; and with clean records, how often
+    identical code is `changed` (its due is 1%). Printed with -s."""
+    import graphbench.analyze.steps as steps
+
+    shares, chosen = {}, steps.CLIP
+    for clip in (chosen, 6.0, math.inf):
+        monkeypatch.setattr(steps, "CLIP", clip)
+        for n in (5, 8):
+            rng, wild, changed = np.random.default_rng(n), 0, 0
+            for _ in range(2000):
+                values = 100 * (1 + 0.002 * rng.standard_normal(n + 1))
+                clean = judge_last(steps, values[:-1], values[-1])
+                values[:-1] *= 1 + 0.04 * rng.choice([-1, 1], n) * (rng.random(n) < 0.05)
+                wild += judge_last(steps, values[:-1], values[-1]) == "not gateable"
+                changed += clean == "changed"
+            shares[clip, n] = (wild / 2000, changed / 2000)
+    print("\nnot gateable with a wild record / identical code changed:",
+          ", ".join(f"CLIP {c}, {n} records: {w:.1%} / {ch:.1%}" for (c, n), (w, ch)
+                    in shares.items()))
+    for n in (5, 8):
+        assert shares[chosen, n][0] < shares[math.inf, n][0] / (1.5 if n == 5 else 5)
+        assert shares[chosen, n][1] <= 0.025
