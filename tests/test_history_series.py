@@ -10,7 +10,9 @@ a real SQLite history and judged through the commands a user runs."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 import json
 from pathlib import Path
 
@@ -313,3 +315,133 @@ def test_a_step_listed_is_found_in_the_whole_series_not_only_the_listing(history
     store(history, [made(i, busy) for i, busy in enumerate(spread_busy(12, at_6=0.10))])
     newest_six = listing(history, capsys, "--limit", "6")
     assert [r["git_commit"] for r in newest_six if r["steps"]] == [commit(6)]
+
+
+# --- calibration, in simulation through the commands ---------------------------------------
+#
+# Each simulated series is its own SQLite history of one-process records (run
+# --save's default), one a commit; each record's busy time is its series'
+# level times 1 + spread * N(0, 1) (the spread between runs: the GPU of the
+# class it landed on, the process), in the contaminated model 5% of the
+# records 4% off besides (a throttled GPU). The default gate judges busy
+# time at 5% (and, these records having run like with like, the walls at
+# 10%). Fixed seeds; the rates are printed with -s.
+
+SPREADS = (0.002, 0.005, 0.01)      # 0.2%: one GPU's processes; 0.5-1%: GPUs of one model
+RECORDS, STEP_FROM, STEP_TO = 12, 4, 8  # a step at k leaves 4 records or more each side
+T = 0.05                             # the default gate's busy threshold
+SERIES_CELLS = {  # (spread, step, contaminated): replicates
+    (0.002, T, False): 100, (0.005, T, False): 200, (0.01, T, False): 100,
+    (0.002, 0.0, False): 100, (0.005, 0.0, False): 200, (0.01, 0.0, False): 100,
+    (0.002, 0.0, True): 200}
+
+
+def factors(rng, n: int, spread: float, contaminated: bool) -> np.ndarray:
+    noise = 1 + spread * rng.standard_normal(n)
+    if contaminated:
+        noise *= 1 + 0.04 * rng.choice([-1, 1], n) * (rng.random(n) < 0.05)
+    return noise
+
+
+def listed_steps(folder: Path, busy: list[float]) -> dict[str, set[str]]:
+    """The series stored in a history of its own; history list's steps, by commit."""
+    path = folder / "h.db"
+    store(path, [made(i, b) for i, b in enumerate(busy)])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["history", "list", "--history", str(path), "--json", "-", "--limit",
+                     str(len(busy)), "-q"]) == 0
+    return {r["git_commit"]: {s["metric"] for s in r["steps"]}
+            for r in json.loads(out.getvalue())["records"] if r["steps"]}
+
+
+def series_rates(tmp_path) -> dict[tuple, tuple[float, float]]:
+    """Per cell: the share of series whose individual.busy step is named at
+    its commit (0 for A/A), and the share with a step named anywhere else."""
+    rates = {}
+    for cell, replicates in SERIES_CELLS.items():
+        spread, step, contaminated = cell
+        rng = np.random.default_rng(int(spread * 1e4) + int(step * 100) + 7 * contaminated)
+        named = elsewhere = 0
+        for r in range(replicates):
+            k = int(rng.integers(STEP_FROM, STEP_TO + 1))
+            busy = factors(rng, RECORDS, spread, contaminated)
+            busy[k:] *= 1 + step
+            (tmp_path / f"{cell}-{r}").mkdir()
+            steps = listed_steps(tmp_path / f"{cell}-{r}", [float(b) for b in busy])
+            named += bool(step) and "individual.busy" in steps.get(commit(k), set())
+            elsewhere += any(c != commit(k) or not step for c in steps)
+        rates[cell] = (named / replicates, elsewhere / replicates)
+    return rates
+
+
+@pytest.mark.slow
+def test_a_step_is_named_at_its_commit_and_a_series_without_one_is_not_flagged(tmp_path):
+    rates = series_rates(tmp_path)
+    print(f"\nhistory list, {RECORDS} one-process records a series, busy gated at {T:.0%}:")
+    for (spread, step, contaminated), (named, elsewhere) in rates.items():
+        what = f"step +{step:.0%} at k" if step else "A/A" + (" (5% of records 4% off)"
+                                                               if contaminated else "")
+        shown = f"{named:6.1%}" if step else "     -"
+        print(f"  spread {spread:.1%}, {what:<28} named at k {shown}   a step elsewhere "
+              f"{elsewhere:6.1%}")
+    for (spread, step, _), (named, elsewhere) in rates.items():
+        if step and spread <= 0.005:
+            assert named >= 0.95, (spread, named)   # where a step of T is gateable
+        assert elsewhere <= 0.01, (spread, step, elsewhere)
+
+
+# compare last: n earlier records (MIN_SERIES lowered for n below it, to show
+# why it is what it is), then a current record of the same level (A/A) or T slower
+EARLIER = (3, 4, 5, 8)
+COMPARE_CELLS = {0.002: 150, 0.005: 100}  # spread: replicates
+
+
+def judged_last(folder: Path, current: RunRecord) -> str:
+    """compare last current.json's verdict on individual.busy."""
+    (folder / "current.json").write_text(text_of(current))
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        main(["compare", "last", str(folder / "current.json"), "--history",
+              str(folder / "h.db"), "--json", str(folder / "v.json"), "-q"])
+    verdicts = json.loads((folder / "v.json").read_text())["verdicts"]
+    return next(v["verdict"] for v in verdicts if v["metric"] == "individual.busy")
+
+
+def compare_rates(tmp_path, monkeypatch) -> dict[tuple, dict[str, float]]:
+    """Per (spread, earlier records, change): the share of each verdict."""
+    import graphbench.analyze.series as analysis
+    import graphbench.cli.series as command
+
+    for module in (analysis, command):
+        monkeypatch.setattr(module, "MIN_SERIES", min(EARLIER))
+    counts: dict[tuple, dict[str, int]] = {}
+    for spread, replicates in COMPARE_CELLS.items():
+        rng = np.random.default_rng(int(spread * 1e4))
+        for r in range(replicates):
+            folder = tmp_path / f"{spread}-{r}"
+            folder.mkdir()
+            busy = factors(rng, max(EARLIER) + 2, spread, False)
+            for n in range(1, max(EARLIER) + 1):
+                store(folder / "h.db", [made(n - 1, float(busy[n - 1]))], [commit(n - 1)])
+                for change in (0.0, T) if n in EARLIER else ():
+                    verdict = judged_last(folder, made(50 + n, float(busy[-1]) * (1 + change)))
+                    cell = counts.setdefault((spread, n, change), {})
+                    cell[verdict] = cell.get(verdict, 0) + 1
+    return {cell: {v: c / sum(found.values()) for v, c in found.items()}
+            for cell, found in counts.items()}
+
+
+@pytest.mark.slow
+def test_compare_last_needs_5_earlier_records_to_judge_one_record(tmp_path, monkeypatch):
+    from graphbench.analyze.series import MIN_SERIES
+
+    rates = compare_rates(tmp_path, monkeypatch)
+    print(f"\ncompare last, one-process records, busy gated at {T:.0%} (verdict shares):")
+    for (spread, n, change), shares in sorted(rates.items()):
+        shown = ", ".join(f"{v} {share:.1%}" for v, share in sorted(shares.items()))
+        print(f"  spread {spread:.1%}, {n} earlier, current {change:+.0%}: {shown}")
+    for (spread, n, change), shares in rates.items():
+        assert shares.get("slower", 0.0) <= (0.01 if not change else 1.0)  # A/A, any n
+        if spread == 0.002 and n >= MIN_SERIES:
+            assert shares.get("not gateable", 0.0) <= 0.01  # gateable, where it judges
+            assert change == 0 or shares.get("slower", 0.0) >= 0.95
