@@ -254,6 +254,15 @@ def test_a_busy_verdict_must_hold_in_cycles_where_the_clock_moved(history, busy,
     assert ("SM clock differs" in verdicts["individual.busy"]["note"]) == (verdict != "slower")
 
 
+def test_a_metric_its_series_never_measured_cannot_be_judged(history):
+    store(history, [clocked(made(i), None) for i in range(5)])  # no clock: no cycles
+    code, verdicts = compare_last(history, made(9), "--fail-on", "individual.cycles:5%",
+                                  "--fail-on", "individual.busy:5%")
+    assert code == 2 and verdicts["individual.busy"]["verdict"] == "same"
+    assert verdicts["individual.cycles"]["verdict"] == "missing"
+    assert verdicts["individual.cycles"]["note"] == "not in its series' earlier records"
+
+
 def test_the_file_itself_is_never_its_own_series(history):
     records = [made(i) for i in range(5)]
     store(history, records)

@@ -91,7 +91,7 @@ def series_host_mismatch(points: Sequence[RunRecord | None], threshold: float) -
     if len(held) < 2:
         return ""
     probes = [cpu_probe_median(p) for p in held]
-    if any(probe is None for p, probe in zip(held, probes)):
+    if None in probes:
         return host_mismatch(held[probes.index(None)], held[0], threshold)
     slowest, fastest = held[int(np.argmax(probes))], held[int(np.argmin(probes))]
     return next((why for why in (host_mismatch(held[0], p, threshold) for p in held[1:])
@@ -128,8 +128,10 @@ def series_verdict(spec: FailSpec, earlier: Sequence[RunRecord], current: RunRec
     if not cur or cur_point is None:
         return Verdict(spec.name, MISSING, spec.gated, spec.text, note="not in the current record")
     found = figure(earlier, commits, spec)
-    level = _level_records(found)
-    base = [(v,) for v in level] or [(math.nan,)]
+    if not found.values:
+        return Verdict(spec.name, MISSING, spec.gated, spec.text,
+                       note="not in its series' earlier records")
+    base = [(v,) for v in _level_records(found)]
     change = against_level(found, cur, commits, cur_point.legacy_processes is not None,
                            earlier)
     if change.valid and is_host_bound(spec.metric):
