@@ -37,16 +37,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphbench.analyze.compare import t_quantile
-from graphbench.analyze.intervals import robust_scale
 from graphbench.analyze.decide import (BOUND_LEVEL, FASTER, GATE_LEVEL, POWER, RESOLUTION,
                                        SLOWER, Change, decide, noise_margin, one_sided_widths,
                                        unjudgeable)
-from graphbench.limits import MIN_PROCESSES
+from graphbench.analyze.intervals import robust_scale
 
-# A segment's own records: a level and a step between two of them need a
-# spread of their own kind, which two records do not give (as a baseline
-# of 2 processes gives none); the newest records join a step only once
-# MIN_SEGMENT of them are stored.
+# The fewest records of a segment: a level its records' majority sets, so
+# that two wild records in a row (a throttled GPU twice) cannot make one.
+# With 3, A/A series of 12-40 records 0.2% apart, 5% of them 4% off, showed
+# a step in 0.8-1.6% of simulated series; with 4, in 0-0.1%
+# (tests/test_series_steps.py). A step is named once MIN_SEGMENT records
+# at the new level are stored.
 MIN_SEGMENT = 4
 # Robust scales from its segment's median a record is pulled in to. With 5
 # and 8 earlier records 0.2% apart, 5% of them 4% off, one record was not
