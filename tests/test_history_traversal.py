@@ -15,7 +15,6 @@ import pytest
 
 from graphbench.cli import main
 from graphbench.errors import OutputError
-from graphbench.history.keys import Key
 
 RECORDS = Path(__file__).resolve().parent / "records"
 PAGE = re.compile(r"trend-[0-9a-f]{16}\.html")
@@ -39,7 +38,8 @@ def everything(folder: Path) -> set[str]:
     return {str(p.relative_to(folder)) for p in folder.rglob("*")}
 
 
-@pytest.mark.parametrize("column", ["machine", "pipeline", "pipeline_file"])
+@pytest.mark.parametrize("column", ["machine", "pipeline", "pipeline_file", "host_cpu",
+                                    "gpu_name"])
 @pytest.mark.parametrize("value", HOSTILE[:4] + HOSTILE[6:9])
 def test_a_stored_column_never_names_a_file_written(stored, tmp_path, column, value):
     with sqlite3.connect(stored) as db:
@@ -55,20 +55,22 @@ def test_a_stored_column_never_names_a_file_written(stored, tmp_path, column, va
     assert f'href="{page}"' in (site / "index.html").read_text()
 
 
-def key(**changes) -> Key:
-    plain = Key("0" * 64, "run", "2026-12-01T00:00:00+00:00", "2026-12-01T00:00:00+00:00",
-                None, "p", "built-in", "m" * 10, "cpu", "gpu", "uuid", "driver")
+def series(**changes):
+    from graphbench.history.series import SeriesKey
+
+    plain = SeriesKey("p", "built-in", "cpu", "gpu", "driver", '{"elements": 4096}')
     return dataclasses.replace(plain, **changes)
 
 
 @pytest.mark.parametrize("value", HOSTILE)
-def test_a_page_name_is_a_hash_of_the_key_alone(value):
+def test_a_page_name_is_a_hash_of_the_series_alone(value):
     from graphbench.report.trend_page import page_name
 
-    for field in ("machine", "pipeline", "pipeline_file"):
-        name = page_name(key(**{field: value}))
+    for field in ("pipeline", "pipeline_file", "host_cpu", "gpu_name", "driver_version",
+                  "configuration"):
+        name = page_name(series(**{field: value}))
         assert PAGE.fullmatch(name), name
-        assert name != page_name(key())  # each pipeline and machine its own page
+        assert name != page_name(series())  # each series its own page
 
 
 @pytest.mark.parametrize("name", ["../escaped.html", "/tmp/escaped.html", "sub/x.html",

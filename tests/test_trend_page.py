@@ -1,7 +1,8 @@
-"""The trend page (`graphbench history html DIR`): five commits of a committed
-H200 record stored in a SQLite history, the fourth one's individual busy and
-wall time 15% slower; the site is written, and a real headless Chromium
-shows the regression at the fourth commit and nowhere else."""
+"""The trend page (`graphbench history html DIR`): ten commits of a committed
+H200 record stored in a SQLite history, from the sixth on its individual busy
+and wall time 15% slower; the site is written, and a real headless Chromium
+shows the series' step at the sixth commit and nowhere else, the level of
+each segment and the threshold band around it."""
 
 from __future__ import annotations
 
@@ -27,8 +28,8 @@ from graphbench.report import trend_page
 ROOT = Path(__file__).resolve().parents[1]
 BASELINE = ROOT / "results" / "gate" / "baseline.json"
 pytestmark = needs_results  # the history's records are made from that baseline
-COMMITS = [f"{digit}" * 40 for digit in "1234a"]  # the 4th: the slower one
-SLOWER = 3
+COMMITS = [f"{digit}" * 40 for digit in "123456789a"]  # from the 6th on: slower
+SLOWER = 5
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
@@ -57,13 +58,13 @@ def jittered(record, slower: float, seed: int):
 
 @pytest.fixture(scope="module")
 def history_file(tmp_path_factory) -> str:
-    """A SQLite history holding the five commits' records, an hour apart."""
+    """A SQLite history holding the ten commits' records, an hour apart."""
     base = read_run(BASELINE)
     start = datetime.fromisoformat(base.created)
     path = str(tmp_path_factory.mktemp("history") / "history.db")
     with History.open(path) as history:
         for i, commit in enumerate(COMMITS):
-            record = dataclasses.replace(jittered(base, 1.15 if i == SLOWER else 1.0, i),
+            record = dataclasses.replace(jittered(base, 1.15 if i >= SLOWER else 1.0, i),
                                          created=(start + timedelta(hours=i)).isoformat())
             text = json.dumps(run_document(record)) + "\n"
             assert history.save(key_for(record, text, commit), text)
@@ -93,11 +94,12 @@ def only_page(site: Path) -> Path:
     return pages[0]
 
 
-def test_the_site_is_one_page_per_pipeline_and_machine_and_an_index(site):
+def test_the_site_is_one_page_per_series_and_an_index(site):
     page = only_page(site)
     index = (site / trend_page.INDEX).read_text()
     assert f'href="{page.name}"' in index and "add_mul_sub" in index
     assert COMMITS[SLOWER][:8] in index  # where a regression starts
+    assert "NVIDIA H200, driver 580.159.04" in index and "elements=2^12" in index
 
 
 def test_the_filters_choose_the_records(history_file, tmp_path):
@@ -117,9 +119,9 @@ def test_the_page_needs_no_server_and_no_script(site):
     assert "https://" not in text and text.count("<svg") >= 7
 
 
-def test_each_step_is_compares_verdict_and_only_the_fourth_commit_regresses(history_file):
-    """The page's verdicts are compare_records' own, pair by pair."""
-    from graphbench.analyze.compare import compare_records
+def test_each_step_is_the_series_own_and_only_the_sixth_commit_starts_one(history_file):
+    """The page's steps are graphbench.analyze.series' own, on the stored records."""
+    from graphbench.analyze.series import figures
     from graphbench.history.documents import run_from_text
 
     with History.open(history_file) as history:
@@ -127,22 +129,66 @@ def test_each_step_is_compares_verdict_and_only_the_fourth_commit_regresses(hist
         runs = [(k, run_from_text(history.document(k.id), k.id)) for k in keys]
     found = trend_page.trends(runs)
     starts = {(t.metric, p.key.git_commit) for t in found for p in t.points
-              if p.starts_regression}
-    assert starts == {(m, COMMITS[SLOWER]) for m in
-                      ("individual.busy", "individual.busy@2^20", "individual.busy@2^24")}
-    expected = compare_records(runs[SLOWER - 1][1], runs[SLOWER][1])
+              if p.starts_regression and t.gated}
+    assert starts == {(m, COMMITS[SLOWER]) for m in ("individual.busy", "individual.busy@2^20",
+                                                     "individual.busy@2^24")}
+    # the record read no CPU probe: its walls cannot be shown to be like with like
+    wall = next(t for t in found if t.metric == "individual.wall")
+    assert trend_page.status(wall).startswith("not gateable: host-bound: ")
+    assert all(p.step is None and p.level is None for p in wall.points)
+    [own] = [f for f in figures([r for _, r in runs], [k.git_commit for k, _ in runs])
+             if f.spec.name == "individual.busy"]
     busy = next(t for t in found if t.metric == "individual.busy")
-    assert busy.points[SLOWER].verdict == next(
-        v for v in expected.verdicts if v.metric == "individual.busy")
+    assert [p.step for p in busy.points if p.step] == list(own.found.steps)
     assert all(p.low < p.median < p.high for p in busy.points)
+    assert {p.level for p in busy.points[:SLOWER]} == {own.found.fit.levels[0]}
+
+
+def test_sizes_and_configurations_never_share_a_line(tmp_path):
+    """Records of two element counts are two series: two pages, each of one size."""
+    from conftest import make_record
+
+    runs = []
+    for i in range(8):
+        for elements in (4096, 2 ** 20):
+            record = dataclasses.replace(make_record(seed=i, elements=elements),
+                                         created=f"2026-12-01T{i:02d}:00:00+00:00")
+            text = json.dumps(run_document(record)) + "\n"
+            runs.append((key_for(record, text, COMMITS[i]), record))
+    pages = trend_page.site(runs)
+    assert len(pages) == 3
+    for name, html in pages.items():
+        if name != trend_page.INDEX:
+            sizes = {"elements=2^12" in html, "elements=2^20" in html}
+            assert sizes == {True, False}, "one size a page"
+            assert html.count('class="band"') >= 2 and 'class="level"' in html
+
+
+def test_a_series_too_short_to_judge_never_says_no_step(tmp_path):
+    from conftest import make_record
+
+    runs = []
+    for i in range(3):
+        record = dataclasses.replace(make_record(seed=i),
+                                     created=f"2026-12-01T{i:02d}:00:00+00:00")
+        runs.append((key_for(record, json.dumps(run_document(record)), COMMITS[i]), record))
+    [html] = [page for name, page in trend_page.site(runs).items() if name != trend_page.INDEX]
+    assert "no gated metric can be judged on this series yet" in html
+    assert "no step" not in html and "no regression" not in html
+    assert "too few to place a step" in html
 
 
 def test_record_strings_are_escaped():
-    key = dataclasses.replace(_key(), pipeline='<img src=x onerror="alert(1)">\x1b[2J')
-    text = trend_page.index({"p.html": [(key, None)]}, {"p.html": []})
+    from graphbench.history.series import SeriesKey
+
+    hostile = '<img src=x onerror="alert(1)">\x1b[2J'
+    series = SeriesKey(hostile, "built-in", "cpu", hostile, "driver", '{"params": "%s"}' % hostile)
+    key = dataclasses.replace(_key(), pipeline=hostile)
+    text = trend_page.index({"p.html": (series, [(key, None)])}, {"p.html": []})
     assert "<img" not in text and "&lt;img" in text and "\\x1b" in text
-    assert trend_page.page_name(key).endswith(".html")
-    assert re.fullmatch(r"[A-Za-z0-9_.-]+", trend_page.page_name(key))
+    html = trend_page.page(series, [(key, None)], [])
+    assert "<img" not in html and "&lt;img" in html
+    assert re.fullmatch(r"trend-[0-9a-f]{16}\.html", trend_page.page_name(series))
 
 
 def _key():
@@ -162,21 +208,20 @@ def chromium(*args: str) -> str:
     return done.stdout
 
 
-def test_chromium_shows_the_regression_at_the_fourth_commit_only(site):
+def test_chromium_shows_the_step_at_the_sixth_commit_only(site):
     dom = chromium("--dump-dom", only_page(site).as_uri())
     marks = re.findall(r'<g class="regression-start" data-commit="([0-9a-f]*)"', dom)
     assert marks and set(marks) == {COMMITS[SLOWER]}
     rows = re.findall(r'<tr class="regression">(.*?)</tr>', dom, re.S)
     assert len(rows) == 3 and all(COMMITS[SLOWER][:8] in row and "slower" in row
                                   and "regression starts" in row for row in rows)
-    # no other commit is slower on a gated metric; the speedup, shown and not
-    # gated, does fall 13% at the fifth commit, where individual launches recover
+    # no other commit starts a step: the walls and the speedup move at the same
+    # commit, but this record read no CPU probe, so they are never judged
     others = [c[:8] for i, c in enumerate(COMMITS) if i != SLOWER]
-    for row in re.findall(r"<tr>(.*?)</tr>", dom, re.S):
-        assert "regression starts" not in row and not (
-            re.search(r"<td>slower(?! \(shown, not gated\))", row)
-            and any(c in row for c in others))
+    for row in re.findall(r"<tr(?: class=\"\w+\")?>(.*?)</tr>", dom, re.S):
+        assert not (any(c in row for c in others) and re.search(r"<td>(slower|faster) ", row))
     assert dom.count("<svg") >= 7 and "<polyline" in dom
+    assert dom.count('class="band"') >= 8 and dom.count('class="level"') >= 8
 
 
 def test_chromium_renders_the_page_and_the_index(site, tmp_path):

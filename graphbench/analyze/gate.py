@@ -41,12 +41,45 @@ def judged(baseline: RunRecord | None, current: RunRecord, specs) -> Comparison:
     `check_decidable` says so (the CLI shows the verdicts first)."""
     if baseline is not None:
         check_judgeable(baseline, "baseline")
+    check_current(current)
+    return judge(baseline, current, specs)
+
+
+def judged_series(earlier: list[RunRecord], current: RunRecord, specs,
+                  commits: list[str | None] | None = None) -> Comparison:
+    """The current record checked as `judged` checks it, then judged against
+    its series (`earlier`, oldest first: records `is_judgeable` keeps; see
+    graphbench.analyze.series)."""
+    from graphbench.analyze.ab import is_ab
+    from graphbench.analyze.series import judge_series
+
+    check_current(current)
+    if is_ab(current):
+        raise UsageError("an A/B record is judged on its own, not against a series",
+                         "graphbench compare AB.json")
+    return judge_series(earlier, current, specs, commits)
+
+
+def check_current(current: RunRecord) -> None:
+    """A wrong result is a failure whatever its speed; then fail closed on a
+    record the gate cannot judge."""
     failed = next((c for c in current.checks if not c.passed), None)
-    if failed is not None:  # a wrong result is a failure whatever its speed
+    if failed is not None:
         raise VerificationError("the current record failed verification", failed,
                                 "fix the code until graphbench run verifies it")
     check_judgeable(current, "current")
-    return judge(baseline, current, specs)
+
+
+def is_judgeable(record: RunRecord) -> bool:
+    """A record the gate can judge, as a series' earlier record: not an A/B
+    record (judged on its own), and one check_judgeable accepts."""
+    from graphbench.analyze.ab import is_ab
+
+    try:
+        check_judgeable(record, "stored")
+    except RecordError:
+        return False
+    return not is_ab(record)
 
 
 def check_judgeable(record: RunRecord, side: str) -> None:

@@ -16,10 +16,12 @@ from graphbench.record.model import RunRecord
 
 def gate(baseline: RunRecord | None, current: RunRecord, args, baseline_name: str | None,
          current_name: str, json_out: str | None = None, markdown: str | None = None,
-         csv_out: str | None = None) -> int:
+         csv_out: str | None = None, series: tuple[list, list] | None = None) -> int:
     """Compare, print, write the requested files, and choose the exit code.
-    With no baseline, `current` is an A/B record judged against its base build."""
-    from graphbench.analyze.gate import check_decidable, judged
+    With no baseline, `current` is judged against `series` (its earlier
+    records and their commits) where given, else it is an A/B record judged
+    against its base build."""
+    from graphbench.analyze.gate import check_decidable, judged, judged_series
     from graphbench.cli.outputs import json_text, write
     from graphbench.record.codec import COMPARE_SCHEMA, to_json
     from graphbench.report.compare import comparison_markdown, comparison_report
@@ -27,7 +29,8 @@ def gate(baseline: RunRecord | None, current: RunRecord, args, baseline_name: st
     from graphbench.report.run import failure_text
 
     try:
-        comparison = judged(baseline, current, args.fail_on)
+        comparison = judged_series(series[0], current, args.fail_on, series[1]) \
+            if series is not None else judged(baseline, current, args.fail_on)
     except VerificationError as exc:
         print(f"graphbench: {current_name} failed verification: {failure_text(exc.check)}",
               file=sys.stderr)

@@ -14,18 +14,22 @@ from graphbench.cli.progress import console
 from graphbench.errors import EXIT_OK, EXIT_USAGE, GraphbenchError, UsageError
 from graphbench.history.keys import SHORT_ID, Key, key_for, utc
 from graphbench.history.store import History
+from graphbench.limits import MIN_SERIES
 
 HISTORY_HELP = ("the results history: a SQLite file (default: .graphbench/history.db in the "
                 "git repository's root, else in the working directory; or $GRAPHBENCH_HISTORY) "
                 "or a PostgreSQL database, postgresql://USER@HOST/DB")
-REFERENCES = """\
+REFERENCES = f"""\
 references:
   BASELINE and CURRENT are record files, or records stored with run --save
   (docs/history.md). A path that exists is always the file, and so is a name
   ending in .json. Anything else is looked up in --history, in this order:
-    last         the newest stored run record of the other side's pipeline and
-                 machine (never the other side itself); the newest of all when
-                 the other side is a reference too
+    last         as BASELINE, with a record file as CURRENT: CURRENT's series (its
+                 pipeline, machine class and configuration) where {MIN_SERIES} or more
+                 earlier records of it are stored, judged against its level;
+                 else the newest stored run record of the other side's pipeline
+                 and machine (never the other side itself); the newest of all
+                 when the other side is a reference too
     HEX          a stored record's id (history list shows 10 digits), or a
                  stored commit, full or its unique start
     REVISION     a branch, tag or revision of the repository here (main, v1.0,
@@ -42,7 +46,8 @@ examples:
   graphbench history list --history postgresql://ci@db.example/graphbench
 """
 COMMIT_DIGITS = 8
-LIST_COLUMNS = ("id", "created (UTC)", "commit", "pipeline", "machine", "GPU")
+LIST_COLUMNS = ("id", "created (UTC)", "commit", "pipeline", "series", "machine", "GPU",
+                "step starts here")
 
 
 def add_history_option(parser) -> None:
@@ -65,7 +70,8 @@ def add_history(commands) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     actions = history.add_subparsers(dest="history_command", metavar="ACTION",
                                      parser_class=type(history), required=True)
-    listing = actions.add_parser("list", help="stored records, newest first")
+    listing = actions.add_parser("list", help="stored records, newest first, each with its "
+                                 "series and the steps of its series that start at it")
     for flag, what in (("--pipeline", "NAME|FILE"), ("--commit", "SHA")):
         listing.add_argument(flag, metavar=what, help=f"only records of this {flag[2:]}")
     add_machine_option(listing)
@@ -140,20 +146,27 @@ def history_list(args) -> int:
     from graphbench.cli import outputs
     from graphbench.record.printable import printable
 
+    from graphbench.cli.series import Listed, listed_series
+
     with History.open(args.history, create=False) as history:
         keys = history.keys(limit=args.limit, pipeline=args.pipeline, machine=args.machine,
                             commit=args.commit.lower() if args.commit else None,
                             since=args.since)
+        series, refused = listed_series(history, keys)
         where = history.where
+    none = Listed("")
     if args.json:
-        document = {"schema": "graphbench/history-list", "schema_version": 1,
-                    "history": where, "records": [key.as_json() for key in keys]}
+        document = {"schema": "graphbench/history-list", "schema_version": 2, "history": where,
+                    "records": [{**key.as_json(), **series.get(key.id, none).as_json()}
+                                for key in keys]}
         outputs.emit("listing", args.json, outputs.json_text(document))
     if keys:
-        console().print(listing_table([listing_row(key) for key in keys]))
+        console().print(listing_table([listing_row(key, series.get(key.id, none))
+                                       for key in keys]))
     console().print(f"{len(keys) or 'no'} stored record{'s' * (len(keys) != 1)}"
-                    f"{' match' * (len(keys) == 0)}, newest first, in {printable(where)}",
-                    style="dim")
+                    f"{' match' * (len(keys) == 0)}, newest first, in {printable(where)}"
+                    + (f"; {refused} stored record(s) of their series could not be read, and "
+                       "their steps leave them out" if refused else ""), style="dim")
     return EXIT_OK
 
 
@@ -173,9 +186,11 @@ def listing_table(rows: list[tuple[str, ...]]):
     return responsive(table, LIST_COLUMNS, rows)
 
 
-def listing_row(key: Key) -> tuple:
+def listing_row(key: Key, series) -> tuple:
     """Every cell as plain text: a stored row is untrusted, so no control
-    character reaches the terminal and no [markup] of rich's is read."""
+    character reaches the terminal and no [markup] of rich's is read.
+    `series`: the record's series and the steps that start at it
+    (graphbench.cli.series.Listed)."""
     from rich.text import Text
 
     from graphbench.record.printable import printable
@@ -185,7 +200,8 @@ def listing_row(key: Key) -> tuple:
     if key.kind != "run":
         pipeline += f" ({key.kind})"
     cells = (key.id[:SHORT_ID], key.created[:16].replace("T", " "),
-             (key.git_commit or "-")[:COMMIT_DIGITS], pipeline, key.machine, key.gpu_name or "-")
+             (key.git_commit or "-")[:COMMIT_DIGITS], pipeline, series.series or "-",
+             key.machine, key.gpu_name or "-", series.step_text())
     return tuple(Text(printable(str(cell))) for cell in cells)
 
 

@@ -1,6 +1,6 @@
 """`graphbench history html DIR`: the stored run records as static trend
-pages (graphbench.report.trend_page), one per pipeline and machine and an
-index, written into DIR."""
+pages (graphbench.report.trend_page), one per series (a pipeline on one
+machine class in one configuration) and an index, written into DIR."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from graphbench.cli.attribution import show_attribution, traced as _traced
 from graphbench.cli.gate import gate
 from graphbench.cli.outputs import check_outputs
 from graphbench.cli.progress import console
-from graphbench.errors import EXIT_OK, UsageError
+from graphbench.errors import EXIT_OK, HistoryError, RecordError, UsageError
 from graphbench.record.model import RunRecord, SweepRecord
 from graphbench.record.printable import printable
 
@@ -110,9 +110,25 @@ def show_sweeps(sweeps: list[tuple[str, SweepRecord]]) -> list[str]:
 
 
 def cmd_compare(args) -> int:
-    from graphbench.cli.history import compare_records
+    from graphbench.cli.series import against_series, compare_series, earlier_records
 
     check_outputs(args)
+    if not against_series(args):
+        return compare_pair(args)
+    earlier = kept_until_exit(earlier_records(args))
+    if not earlier.shortfall:
+        return compare_series(args, earlier)
+    try:  # too short a series: the newest one record, as compare last always judged
+        return compare_pair(args)
+    except (RecordError, HistoryError) as exc:
+        from graphbench.cli.series import with_shortfall
+
+        raise with_shortfall(exc, earlier) from None
+
+
+def compare_pair(args) -> int:
+    from graphbench.cli.history import compare_records
+
     records = kept_until_exit(compare_records(args))  # files, or references to stored records
     if args.current is None:  # one A/B record
         (record, name), = records

@@ -62,8 +62,9 @@ SELECT_DOCUMENT = "SELECT document FROM graphbench_records WHERE id = ?"
 # hash's prefix, its GPU's UUID or the start of it (with or without the GPU-
 # that nvidia-smi writes and CUDA does not) or its GPU's model name, a
 # commit by prefix, a time on or
-# after, a kind, a record id by prefix, a record to leave out; and the exact
-# pipeline and machine of another record (refs: `last`).
+# after, a kind, a record id by prefix, a record to leave out; the exact
+# pipeline and machine of another record (refs: `last`); and a series'
+# machine class and a time on or before (graphbench.history.series).
 FILTERS = {
     "pipeline": ("(pipeline = ? OR pipeline_file = ?)", 2),
     "machine": ("(substr(machine, 1, ?) = ? OR substr(lower(gpu_uuid), 1, ?) = ?"
@@ -76,6 +77,10 @@ FILTERS = {
     "pipeline_name": ("pipeline = ?", 1),
     "pipeline_file": ("pipeline_file = ?", 1),
     "machine_id": ("machine = ?", 1),
+    "host_cpu": ("host_cpu = ?", 1),
+    "gpu_name": ("gpu_name = ?", 1),
+    "driver_version": ("driver_version = ?", 1),
+    "until": ("created <= ?", 1),
 }
 
 UUID_PREFIX = "gpu-"  # nvidia-smi's GPU-58b09b3a-..., lower-cased as the column is compared
