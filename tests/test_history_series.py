@@ -285,35 +285,6 @@ def test_the_file_itself_is_never_its_own_series(history):
     assert main(["compare", "last", "current.json", "--history", str(history), "-q"]) == 2
 
 
-def test_postgresql_judges_a_series_as_sqlite_does(tmp_path, postgres_server, monkeypatch,
-                                                   capsys):
-    from postgres_server import database_url
-
-    monkeypatch.chdir(tmp_path)
-    records = [made(i, busy) for i, busy in enumerate(spread_busy(12, at_6=0.10))]
-    found = []
-    for where in (str(tmp_path / "h.db"), database_url(postgres_server)):
-        store(where, records)
-        code, verdicts = compare_last(where, made(20, 1.10))
-        steps = {r["git_commit"] for r in listing(where, capsys) if r["steps"]}
-        found.append((code, verdicts["individual.busy"]["verdict"], steps))
-    assert found[0] == found[1] == (0, "same", {commit(6)})
-
-
-def test_reading_series_changes_nothing_in_the_history(tmp_path, capsys):
-    """The class is made of stored columns and the configuration of the stored
-    text: an existing history is read as it is, never rewritten."""
-    path = tmp_path / "h.db"
-    store(path, [made(i) for i in range(8)])
-    before = path.read_bytes()
-    current = tmp_path / "current.json"
-    current.write_text(text_of(made(9)))
-    assert main(["compare", "last", str(current), "--history", str(path), "-q"]) == 0
-    assert main(["history", "list", "--history", str(path), "-q"]) == 0
-    assert main(["history", "html", str(tmp_path / "site"), "--history", str(path), "-q"]) == 0
-    assert path.read_bytes() == before
-
-
 # --- history list names the steps --------------------------------------------------------
 
 def listing(history: Path, capsys, *options: str) -> list[dict]:
