@@ -61,15 +61,25 @@ def _affinity() -> Callable[[], None]:
     return lambda: restore_affinities(saved, caller)
 
 
+def _cwd() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:  # the folder was removed under the process: nothing to go back to
+        return None
+
+
 def _environment() -> Callable[[], None]:
-    saved, cwd = dict(os.environ), os.getcwd()
+    saved, cwd = dict(os.environ), _cwd()
 
     def restore() -> None:
         if dict(os.environ) != saved:
             os.environ.clear()
             os.environ.update(saved)
-        if os.getcwd() != cwd:
-            os.chdir(cwd)
+        if cwd is not None and _cwd() != cwd:
+            try:
+                os.chdir(cwd)
+            except OSError:  # removed meanwhile
+                pass
     return restore
 
 

@@ -90,6 +90,15 @@ def test_kept_puts_back_every_piece_of_state_however_the_body_ends(ending, tmp_p
     assert after == before
 
 
+def test_a_caller_whose_folder_was_removed_is_still_served(tmp_path, monkeypatch):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    with kept():
+        pass  # no traceback on the way in or out
+
+
 class _nothing:
     def __enter__(self):
         return self
