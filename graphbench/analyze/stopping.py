@@ -28,6 +28,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from graphbench.analyze.ab import default_wall_thresholds, ratio_change
 from graphbench.analyze.intervals import MIN_ROUNDS, median_interval
 from graphbench.analyze.stats import paired_ratios
 from graphbench.ladder import BASELINE, BASE_SUFFIX, HEADLINE
@@ -84,8 +85,6 @@ def ab_gateable(walls: Mapping[str, Sequence[float]]) -> bool:
     default threshold (graphbench.analyze.ab): the run is for that verdict,
     so it samples on until the verdict can be given or the budget ends. A
     run that is not A/B: True."""
-    from graphbench.analyze.ab import default_wall_thresholds, ratio_change
-
     pairs = _ab_candidates(walls)
     if not pairs:
         return True
