@@ -17,11 +17,11 @@ from graphbench.analyze.compare import (Z_GATE, Z_POWER, between_processes,
                                         verdict_on)
 from graphbench.analyze.gpu_spread import UNMEASURED, spread_of
 from graphbench.analyze.decide import (CHANGED, FASTER, INCOMPATIBLE, MISSING, NOT_GATEABLE, SAME,
-                                       SLOWER, Change, decide, unjudgeable)
+                                       SLOWER, WORSE_AS_MEASURED, Change, decide, unjudgeable)
 from graphbench.analyze.merge import merge_runs
 from graphbench.analyze.specs import default_specs, parse_spec
 from graphbench.cli import main
-from graphbench.errors import UsageError
+from graphbench.errors import RecordError, UsageError
 from graphbench.record.codec import read_run as read_record
 from graphbench.record.model import BusyReading
 
@@ -1197,9 +1197,33 @@ def test_medians_beyond_the_threshold_are_never_same():
     spec = parse_spec("graph.wall:10%")
     quiet = Change(0.0, -0.01, 0.01, 0.02, scope="test")  # says: no change at all
     verdict = verdict_on(spec, quiet, [(4.0,) * 5] * 3, [(4.8,) * 5], True)
-    assert verdict.verdict == NOT_GATEABLE and "+20.0% the worse way" in verdict.note
+    assert verdict.verdict == NOT_GATEABLE and verdict.note.startswith(WORSE_AS_MEASURED)
+    assert "+20.0%" in verdict.note and "the processes read same" in verdict.note
     within = verdict_on(spec, quiet, [(4.0,) * 5] * 3, [(4.2,) * 5], True)
     assert within.verdict == SAME
+
+
+def test_a_noisy_pair_worse_beyond_the_threshold_does_not_pass_the_gate():
+    """A like-with-like pair too noisy to judge, whose medians are 20% worse:
+    not gateable, and the gate fails closed (RecordError, the CLI's exit 2)
+    where it would pass a quiet metric beside it."""
+    from graphbench.analyze.gate import check_decidable
+    from graphbench.record.model import Comparison
+
+    spec = parse_spec("individual.wall:10%")
+    noisy = Change(0.2, -0.3, 0.7, 0.5, scope="test")
+    worse = verdict_on(spec, noisy, [(4.0,) * 5] * 3, [(4.8,) * 5], True)
+    assert worse.verdict == NOT_GATEABLE and worse.note.startswith(WORSE_AS_MEASURED)
+    better = verdict_on(spec, noisy, [(4.0,) * 5] * 3, [(3.2,) * 5], True)
+    assert better.verdict == NOT_GATEABLE and not better.note.startswith(WORSE_AS_MEASURED)
+    quiet = verdict_on(parse_spec("graph.wall:10%"), Change(0.0, -0.01, 0.01, 0.02),
+                       [(4.0,) * 5] * 3, [(4.0,) * 5], True)
+    check_decidable(Comparison((quiet, better), (), ()))  # judged one, nothing worse: passes
+    with pytest.raises(RecordError, match="cannot judge individual.wall: worse as measured"):
+        check_decidable(Comparison((quiet, worse), (), ()))
+    not_like = verdict_on(spec, unjudgeable("host-bound: the records ran on different hosts"),
+                          [(4.0,) * 5] * 3, [(4.8,) * 5], True)
+    assert not_like.note.startswith("host-bound")  # a pair not like with like keeps its reason
 
 
 def test_cycles_from_fewer_than_three_clocked_sets_a_process_cannot_confirm_a_verdict():

@@ -33,9 +33,9 @@ from graphbench.analyze.context import (config_mismatch, device_notes, differenc
 from graphbench.analyze.gpu_spread import UNMEASURED, Spread, spread_of
 from graphbench.analyze.host_match import host_mismatch, is_host_bound
 from graphbench.analyze.decide import (BOUND_LEVEL, FASTER, GATE_LEVEL, INCOMPATIBLE, MISSING,
-                                       NOT_GATEABLE, POWER, RESOLUTION, SAME, TOO_FEW, Z_BOUND,
-                                       Z_POWER, Change, decide, noise_margin, one_sided_widths,
-                                       unjudgeable)
+                                       NOT_GATEABLE, POWER, RESOLUTION, SAME, TOO_FEW,
+                                       WORSE_AS_MEASURED, Z_BOUND, Z_POWER, Change, decide,
+                                       noise_margin, one_sided_widths, unjudgeable)
 from graphbench.analyze.intervals import lag1_autocorrelation, reading_quantum, robust_scale
 from graphbench.analyze.metrics import process_values
 from graphbench.analyze.specs import FailSpec, check_specs, default_specs
@@ -264,7 +264,8 @@ def verdict_on(spec: FailSpec, change: Change, base, cur, gated: bool) -> Verdic
     limit = relative_limit(spec, base)
     higher_is_better = spec.metric.startswith("speedup")
     verdict, note = decide(change, limit, higher_is_better=higher_is_better)
-    verdict, note = raw_check(verdict, note, b, c, limit, higher_is_better)
+    if change.valid:  # a pair not like with like keeps its reason (host_match)
+        verdict, note = raw_check(verdict, note, b, c, limit, higher_is_better)
     finite = change.valid and math.isfinite(change.low)
     return Verdict(spec.name, verdict, gated, spec.text, b, c,
                    change.estimate if change.valid else (c - b) / b if b else None, None,
@@ -287,14 +288,17 @@ def raw_check(verdict: str, note: str, base: float, current: float, limit: float
     """Fail closed both ways: where the figures themselves (the medians of
     every round) differ by more than the threshold in the worse direction,
     the verdict is never `same` or `faster`, whatever the model of the
-    noise says."""
-    if verdict not in (SAME, FASTER) or not base:
+    noise says; and a like-with-like pair too noisy to judge such a change
+    is marked WORSE_AS_MEASURED, which the gate does not pass
+    (graphbench.analyze.gate.check_decidable)."""
+    if verdict not in (SAME, FASTER, NOT_GATEABLE) or not base:
         return verdict, note
     worse = (current / base - 1) * (-1 if higher_is_better else 1)
     if worse <= limit:
         return verdict, note
-    return NOT_GATEABLE, (f"the medians differ by {worse:+.1%} the worse way, beyond the "
-                          f"threshold {limit:.1%}, though the processes read {verdict}")
+    why = note if verdict == NOT_GATEABLE else f"the processes read {verdict}"
+    return NOT_GATEABLE, (f"{WORSE_AS_MEASURED}: the medians differ by {worse:+.1%}, beyond "
+                          f"the threshold {limit:.1%}, and the pair cannot judge it ({why})")
 
 
 def cycles_check(spec: FailSpec, verdict: Verdict, base_point: RunRecord,

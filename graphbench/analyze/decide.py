@@ -82,6 +82,9 @@ def one_sided_widths(se: float, q_bound: float, q_power: float,
 FASTER, SAME, CHANGED, SLOWER = "faster", "same", "changed", "slower"
 NOT_GATEABLE, INCOMPATIBLE, MISSING = "not gateable", "incompatible", "missing"
 TOO_FEW = "too few baseline processes"  # how the note on a baseline of 1 or 2 opens
+# how the note opens of a metric whose figures, as measured, are worse by
+# more than its threshold though the pair could not judge it: not a pass
+WORSE_AS_MEASURED = "worse as measured"
 JUDGED = (FASTER, SAME, CHANGED, SLOWER)
 
 

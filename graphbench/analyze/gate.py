@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from graphbench.analyze.decide import NOT_GATEABLE, TOO_FEW
+from graphbench.analyze.decide import NOT_GATEABLE, TOO_FEW, WORSE_AS_MEASURED
 from graphbench.analyze.host_match import HOST_BOUND
 from graphbench.errors import RecordError, UsageError, VerificationError, shortened
 from graphbench.ladder import BASE_SUFFIX
@@ -111,6 +111,11 @@ def check_decidable(comparison: Comparison) -> None:
         raise RecordError(f"cannot judge {names}",
                           "gate only what both records measured (--fail-on), or remake one",
                           details=notes_of(comparison.unjudged))
+    worse = [v for v in comparison.verdicts if v.gated and v.note.startswith(WORSE_AS_MEASURED)]
+    if worse:  # fail closed: a change beyond the threshold that could not be judged
+        raise RecordError(f"cannot judge {_names([v.metric for v in worse])}: worse as measured "
+                          "by more than the threshold, and the records too noisy to judge it",
+                          REMEDIES["noisy"], details=notes_of(worse))
     if not comparison.judged:  # a gate that judged nothing has not passed
         why = [v for v in comparison.verdicts if v.gated and v.note]
         raise RecordError(f"the gate judged nothing, so it has not passed "
