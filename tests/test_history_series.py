@@ -338,7 +338,7 @@ def test_a_step_listed_is_found_in_the_whole_series_not_only_the_listing(history
 # 10%). Fixed seeds; the rates are printed with -s.
 
 SPREADS = (0.002, 0.005, 0.01)      # 0.2%: one GPU's processes; 0.5-1%: GPUs of one model
-RECORDS, STEP_FROM, STEP_TO = 12, 4, 8  # a step at k leaves 4 records or more each side
+RECORDS, STEP_FROM, STEP_TO = 12, 2, 10  # a step at k leaves 2 records or more each side
 T = 0.05                             # the default gate's busy threshold
 # 60 replicates a cell keep the suite within CI's time: a rate of 95% is read
 # to about 3 points, and a flagged A/A series among 60 fails the 1% bound

@@ -3,8 +3,9 @@
 A series is one figure of records of one machine class and configuration
 (graphbench.history.series), oldest first, each record one observation (its
 level: the mean of its processes' medians, as compare forms a side's). The
-model is a step function: segments of at least MIN_SEGMENT records, each at
-its own level, every record scattering around its segment's level by one
+model is a step function: segments of at least MIN_SEGMENT records (at
+either end of the series, END_SEGMENT), each at its own level, every record
+scattering around its segment's level by one
 relative spread that the series itself gives (the spread between runs: the
 GPU of the class it landed on, the process, the moment).
 
@@ -42,13 +43,18 @@ from graphbench.analyze.decide import (BOUND_LEVEL, FASTER, GATE_LEVEL, POWER, R
                                        unjudgeable)
 from graphbench.analyze.intervals import robust_scale
 
-# The fewest records of a segment: a level its records' majority sets, so
-# that two wild records in a row (a throttled GPU twice) cannot make one.
-# With 3, A/A series of 12-40 records 0.2% apart, 5% of them 4% off, showed
-# a step in 0.8-1.6% of simulated series; with 4, in 0-0.1%
-# (tests/test_series_steps.py). A step is named once MIN_SEGMENT records
-# at the new level are stored.
+# The fewest records of a segment inside the series: a level its records'
+# majority sets, so that two wild records in a row (a throttled GPU twice)
+# cannot make one. A/A series of 12-40 records 0.2% apart, 5% of them 4%
+# off, with END_SEGMENT below: a step in 0.9-1.9% of simulated series with
+# 3, in 0.2-0.4% with 4 (tests/test_series_steps.py).
 MIN_SEGMENT = 4
+# The fewest records of a segment at either end of the series: a step is
+# named once two records at the new level are stored (the newest records
+# are where a step has just landed), and the oldest records may be a level
+# of their own. The price: two wild records in a row at an end, the same
+# way (5% of records 4% off: about 0.05^2 / 2 a series end) can make one.
+END_SEGMENT = 2
 # Robust scales from its segment's median a record is pulled in to. With 5
 # and 8 earlier records 0.2% apart, 5% of them 4% off, one record was not
 # gateable against 14% and 4% of simulated series pulled in to 4 scales,
@@ -152,8 +158,9 @@ def between_segments(model: Fit, i: int) -> Change:
 def proposed(values: Sequence[float], breaks: Sequence[bool] | None = None) -> list[int]:
     """The starts of the segments that minimise the squared residuals of
     log(values) plus PENALTY * variance * log(n) per segment, every segment
-    MIN_SEGMENT records or more, a segment starting only where `breaks` is
-    True (a new commit); exact, by dynamic programming."""
+    MIN_SEGMENT records or more (END_SEGMENT at either end of the series),
+    a segment starting only where `breaks` is True (a new commit); exact, by
+    dynamic programming."""
     z = np.log(np.asarray(values, dtype=float))
     n = z.size
     may_start = np.ones(n + 1, dtype=bool) if breaks is None else \
@@ -165,10 +172,11 @@ def proposed(values: Sequence[float], breaks: Sequence[bool] | None = None) -> l
     penalty = PENALTY * max(noise, RESOLUTION) ** 2 * math.log(max(n, 2))
     best, back = np.full(n + 1, math.inf), np.zeros(n + 1, dtype=int)
     best[0] = 0.0
-    for end in range(MIN_SEGMENT, n + 1):
-        begins = np.arange(0, end - MIN_SEGMENT + 1)
-        usable = (begins == 0) | ((begins >= MIN_SEGMENT) & may_start[begins])
+    for end in range(END_SEGMENT, n + 1):
+        begins = np.arange(0, end - END_SEGMENT + 1)
         counts = end - begins
+        shortest = np.where((begins == 0) | (end == n), END_SEGMENT, MIN_SEGMENT)
+        usable = (counts >= shortest) & ((begins == 0) | may_start[begins])
         cost = squares[end] - squares[begins] - (sums[end] - sums[begins]) ** 2 / counts
         total = np.where(usable, best[begins] + cost + penalty, math.inf)
         back[end] = int(np.argmin(total))
@@ -185,7 +193,7 @@ def detect(values: Sequence[float], threshold: float, higher_is_better: bool = F
     """The steps of `values` (oldest first) at a relative `threshold`, as
     the module docstring says; none where there are fewer than two segments'
     records."""
-    starts = proposed(values, breaks) if len(values) >= 2 * MIN_SEGMENT else [0]
+    starts = proposed(values, breaks) if len(values) >= 2 * END_SEGMENT else [0]
     while True:
         model = fit(values, starts)
         judged = [(i, between_segments(model, i)) for i in range(1, len(starts))]
@@ -201,7 +209,7 @@ def detect(values: Sequence[float], threshold: float, higher_is_better: bool = F
 def middle_detects(model: Fit, n: int) -> float:
     """The smallest step the series can judge: one in its middle, with the
     model's spread (infinite where no step can be placed)."""
-    if n < 2 * MIN_SEGMENT:
+    if n < 2 * END_SEGMENT:
         return math.inf
     half = n // 2
     change = level_change(1.0, half, 1.0, model.spread ** 2 / (n - half), model.spread, model.df)

@@ -35,7 +35,7 @@ from graphbench.analyze.intervals import median_interval
 from graphbench.analyze.metrics import process_values
 from graphbench.analyze.series import Figure, figures
 from graphbench.analyze.specs import FailSpec
-from graphbench.analyze.steps import MIN_SEGMENT, Step
+from graphbench.analyze.steps import END_SEGMENT, Step
 from graphbench.analyze.summary import between_process_interval
 from graphbench.history.keys import Key
 from graphbench.history.series import SeriesKey, grouped
@@ -280,7 +280,7 @@ def unjudged(trend: Trend) -> str:
     if found.steps:
         return ""
     if not math.isfinite(found.detects):
-        return f"{n} records, too few to place a step between two segments of {MIN_SEGMENT}"
+        return f"{n} records, too few to place a step between two segments of {END_SEGMENT}"
     if found.detects > trend.figure.threshold:
         return (f"{spread(trend)}; the series detects steps of {found.detects:.1%}, the "
                 f"threshold is {trend.figure.threshold:.1%}")
