@@ -176,6 +176,23 @@ def test_compare_last_judges_one_record_against_a_series_of_five(history, capsys
     assert "judged against its series" in capsys.readouterr().out
 
 
+def test_five_records_with_a_step_at_the_fourth_name_it_and_judge_the_next(history, capsys):
+    """Five one-process records on five commits, the fourth 10% more GPU
+    time: history list names the fourth commit, and a sixth record of the
+    new code is judged against the level since it: busy `same`, exit 0."""
+    store(history, [made(i, busy) for i, busy in enumerate(spread_busy(5, at_3=0.10))])
+    steps = {r["git_commit"]: r["steps"] for r in listing(history, capsys) if r["steps"]}
+    assert list(steps) == [commit(3)]
+    assert {s["metric"]: s["verdict"] for s in steps[commit(3)]}["individual.busy"] == "slower"
+    code, verdicts = compare_last(history, made(9, 1.10))
+    assert code == 0 and verdicts["individual.busy"]["verdict"] == "same"
+    assert "newest 2 record(s) (since 00000004)" in verdicts["individual.busy"]["scope"]
+    assert main(["history", "html", "site", "--history", str(history), "-q"]) == 0
+    [page] = Path("site").glob("trend-*.html")
+    assert page.read_text().count('class="regression-start" data-commit=') == 2  # both busy
+    assert f'class="regression-start" data-commit="{commit(3)}"' in page.read_text()
+
+
 @pytest.mark.parametrize("stored", [1, 4])
 def test_a_shorter_series_is_judged_as_a_pair_and_says_how_many_more_it_needs(history,
                                                                           capsys, stored):
