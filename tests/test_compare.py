@@ -1276,3 +1276,36 @@ def test_busy_over_the_gpu_reference_keeps_its_note_beside_a_verdict_s_own():
     assert verdict.verdict == NOT_GATEABLE
     assert verdict.note.startswith("not gateable on this pair: it detects ")
     assert verdict.note.endswith("; " + _reference_note(base, cur))
+
+
+def _two_state_baseline():
+    """5 processes: 3 with the CPUs in a fast state (probe 600 us), 2 in a
+    slow one (900 us) where individual launches cost 30% more."""
+    record = make_record({"individual": 14.0, "graph": 4.3}, rounds=10)
+    fast = [make_run({"individual": 14.0, "graph": 4.3}, rounds=10, seed=p, host_probe_us=600.0,
+                     config=record.config) for p in range(3)]
+    slow = [make_run({"individual": 18.2, "graph": 4.3}, rounds=10, seed=10 + p,
+                     host_probe_us=900.0, config=record.config) for p in range(2)]
+    return with_runs(record, *fast, *slow)
+
+
+def test_a_two_state_baseline_is_judged_by_its_processes_in_the_current_s_state():
+    base = _two_state_baseline()
+    spec = [parse_spec("individual.wall:10%")]
+    fast = with_runs(base, make_run({"individual": 14.0, "graph": 4.3}, rounds=10, seed=20,
+                                    host_probe_us=600.0, config=base.config))
+    (verdict,) = compare_records(base, fast, spec).verdicts
+    assert verdict.verdict == SAME and "3 of 5 processes in the current's CPU" in verdict.note
+    whole = compare_records(dataclasses.replace(base, runs=base.runs[:3] + base.runs[3:4]),
+                            fast, spec).verdicts[0]
+    assert "of 4 processes" in whole.note  # 3 of 4 match: still the matching ones
+    slower = with_runs(base, make_run({"individual": 15.4, "graph": 4.3}, rounds=10, seed=21,
+                                      host_probe_us=600.0, config=base.config))
+    assert compare_records(base, slower, spec).verdicts[0].verdict == SLOWER  # +10% caught
+    # in the slow state only 2 baseline processes match: too few, and the whole
+    # baseline's probe median is the fast state's, so the pair is not like with like
+    slow = with_runs(base, make_run({"individual": 18.2, "graph": 4.3}, rounds=10, seed=22,
+                                    host_probe_us=900.0, config=base.config))
+    (refused,) = compare_records(base, slow, spec).verdicts
+    assert refused.verdict == NOT_GATEABLE and "another speed (probe 600 vs 900 us)" in \
+        refused.note

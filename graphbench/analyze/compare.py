@@ -31,7 +31,7 @@ import numpy as np
 from graphbench.analyze.context import (config_mismatch, device_notes, difference_notes,
                                         measured_clock, same_hardware, same_physical_gpu)
 from graphbench.analyze.gpu_spread import UNMEASURED, Spread, spread_of
-from graphbench.analyze.host_match import host_mismatch, is_host_bound
+from graphbench.analyze.host_match import host_mismatch, in_current_state, is_host_bound
 from graphbench.analyze.decide import (BOUND_LEVEL, FASTER, GATE_LEVEL, INCOMPATIBLE, MISSING,
                                        NOT_GATEABLE, POWER, RESOLUTION, SAME, TOO_FEW,
                                        WORSE_AS_MEASURED, Z_BOUND, Z_POWER, Change, decide,
@@ -201,7 +201,13 @@ def verdict_for(spec: FailSpec, baseline: RunRecord, current: RunRecord, mismatc
     medians_only = cur_point.legacy_processes is not None
     note = ""
     if is_host_bound(spec.metric):  # like with like, as measured (graphbench.analyze.host_match)
-        reason = host_mismatch(base_point, cur_point, relative_limit(spec, base))
+        limit = relative_limit(spec, base)
+        in_state = in_current_state(base_point, cur_point, limit)
+        if in_state is not base_point and process_values(in_state, spec.metric):
+            base = process_values(in_state, spec.metric)
+            note = (f"against the baseline's {len(in_state.runs)} of {len(base_point.runs)} "
+                    "processes in the current's CPU speed state")
+        reason = host_mismatch(in_state, cur_point, limit)
         change = unjudgeable(reason) if reason else between_processes(
             base, cur, False, medians_only=medians_only)
         verdict = verdict_on(spec, change, base, cur, gated)

@@ -19,12 +19,20 @@ a figure only like with like, as measured:
   `slower` edge in a third of simulated pairs (tests/test_gate_contract.py).
 Anything else is not gateable, with one line that points at `--ab`, which
 pairs the two sides round by round and needs no such match.
+
+A baseline whose processes sat in two speed states is judged by those of
+its processes in the current record's state (in_current_state), where 3 or
+more are: like with like, not an adjustment; with fewer, the whole baseline
+is matched as one record, and refused if its probe median is another state.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
+from graphbench.limits import MIN_PROCESSES
 from graphbench.record.machine import LAUNCH_PROBE, LAUNCH_PROBE_UNIT
 from graphbench.record.model import ROUND_METRICS, RunRecord
 
@@ -59,6 +67,22 @@ def cpu_probe_median(record: RunRecord) -> float | None:
     readings = [c.cpu_probe_us for run in record.runs for c in run.conditions
                 if c.cpu_probe_us is not None]
     return float(np.median(readings)) if readings else None
+
+
+def in_current_state(baseline: RunRecord, current: RunRecord, threshold: float) -> RunRecord:
+    """The baseline's processes whose own CPU probe median lies within
+    state_tolerance(threshold) of the current record's; the whole baseline
+    where all of them do, or fewer than MIN_PROCESSES (host_mismatch then
+    judges it as one record)."""
+    target = cpu_probe_median(current)
+    if target is None or baseline.legacy_processes is not None:
+        return baseline
+    kept = tuple(run for run in baseline.runs
+                 if (own := cpu_probe_median(replace(baseline, runs=(run,)))) is not None
+                 and abs(own / target - 1) <= state_tolerance(threshold))
+    if len(kept) == len(baseline.runs) or len(kept) < MIN_PROCESSES:
+        return baseline
+    return replace(baseline, runs=kept)
 
 
 def state_tolerance(threshold: float) -> float:
