@@ -51,10 +51,12 @@ from conftest import device_info, make_record, workload
 
 import graphbench
 from graphbench.analyze.ab import default_ab_specs
-from graphbench.analyze.decide import CHANGED, FASTER, NOT_GATEABLE, SAME, SLOWER
+from graphbench.analyze.decide import (CHANGED, FASTER, NOT_GATEABLE, SAME, SLOWER,
+                                       WORSE_AS_MEASURED)
+from graphbench.analyze.gate import judged as gate_judged
 from graphbench.analyze.gpu_spread import spread_of
 from graphbench.analyze.host_match import HOST_STATE_TOLERANCE, is_host_bound
-from graphbench.analyze.specs import default_specs
+from graphbench.analyze.specs import default_specs, parse_spec
 from graphbench.errors import RecordError
 from graphbench.record.model import (BusyReading, Condition, HostInfo, LaunchFloorSamples,
                                      ModeSamples)
@@ -212,12 +214,17 @@ def outcomes(comparison) -> dict[str, Outcome]:
     return out
 
 
-def judged(call) -> dict[str, Outcome]:
+def judged(call, pair=None) -> dict[str, Outcome]:
     """The verdicts of graphbench.compare; a gate that judged nothing raises
-    (fail closed), and every metric reads `not gateable` then."""
+    (fail closed), and every metric reads `not gateable` then. A gate that
+    refused a metric worse as measured beyond its threshold raises too (it
+    did not pass): the verdicts are then the comparison it refused
+    (graphbench.analyze.gate.judged of `pair`: baseline, current, specs)."""
     try:
         return outcomes(call())
     except RecordError as exc:
+        if pair is not None and f": {WORSE_AS_MEASURED} by more" in exc.message:
+            return outcomes(gate_judged(*pair))
         assert JUDGED_NOTHING in exc.message, exc.message
         return {}
 
@@ -270,7 +277,8 @@ def stored_outcomes(name: str) -> tuple[dict[str, Outcome], ...]:
                               for i in range(BASE_PROCESSES)], cell.baseline)
         cur_side = side_of(rng, cell.current, base_side)
         current = stored_record([stored_process(rng, 0, cur_side, cell.change)], cell.current)
-        out.append(judged(lambda: graphbench.compare(base, current, list(STORED_SPECS))))
+        out.append(judged(lambda: graphbench.compare(base, current, list(STORED_SPECS)),
+                          (base, current, [parse_spec(t) for t in STORED_SPECS])))
     return tuple(out)
 
 
