@@ -28,8 +28,9 @@ would keep those whose autocorrelation read low, the too-narrow ones: at
 lag-1 0.9 the intervals left stated covered 89-92% at 20-45 rounds. Callers
 judge the width (graphbench.analyze.ab asks for 8 effective pairs).
 
-Host phases. A host that turns slow for a while (the H200's host CPU swings
-2x over seconds) puts a run's rounds in one phase or both. A window that
+Host phases. A host that turns slow for a while (its CPUs can swing 2x over
+seconds: docs/measurement.md#the-hosts-speed-states) puts a run's rounds in
+one phase or both. A window that
 stayed in one phase looks independent, so no estimate from its rounds can
 see the phase it missed, while the process's median lies off that phase's.
 So unless both sides of a ratio were timed in the same phase (an A/B pair:
