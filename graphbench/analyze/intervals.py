@@ -44,9 +44,9 @@ its cost is width, 1.5-2.6x the order-statistic interval for independent
 rounds up to 60 rounds, and none from 150.
 
 Pure: numpy and the standard library. scipy.special would give the t
-quantile, but importing it costs about 0.25 s; Hill's algorithm 396 gives it
-to under 1e-3 relative for df >= 2 (exact at 2) and under 4e-4 from df 3
-(the tests check it against scipy.stats).
+quantile, but importing it is slow (docs/measurement.md#host-side-costs);
+Hill's algorithm 396 gives it to under 1e-3 relative for df >= 2 (exact at
+2) and under 4e-4 from df 3 (the tests check it against scipy.stats).
 """
 
 from __future__ import annotations
