@@ -28,11 +28,11 @@ would keep those whose autocorrelation read low, the too-narrow ones: at
 lag-1 0.9 the intervals left stated covered 89-92% at 20-45 rounds. Callers
 judge the width (graphbench.analyze.ab asks for 8 effective pairs).
 
-Host phases. A host that turns slow for a while (its CPUs can swing 2x over
+Host phases. A host that turns slow for a while (its CPUs can change speed over
 seconds: docs/measurement.md#the-hosts-speed-states) puts a run's rounds in
-one phase or both. A window that
-stayed in one phase looks independent, so no estimate from its rounds can
-see the phase it missed, while the process's median lies off that phase's.
+one phase or both. A window that stayed in one phase looks independent, so
+no estimate from its rounds can see the phase it missed, while the
+process's median lies off that phase's.
 So unless both sides of a ratio were timed in the same phase (an A/B pair:
 `shared_phases`), tau has a floor: PHASE_TAU up to PHASE_FULL rounds, falling
 linearly to 1 at PHASE_GONE, where windows that missed a phase have become
