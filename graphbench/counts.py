@@ -10,8 +10,9 @@ import sys
 from graphbench.errors import ConfigError, UsageError
 
 MAX_COUNT = 2**63  # nothing graphbench counts comes near; larger is a typo
-# Each process is a fresh interpreter, CUDA context and compile-cache load (about
-# 2 s on the H200): 1000 of them is half an hour of start-up alone, so more is a typo.
+# Each process is a fresh interpreter, CUDA context and compile-cache load (seconds
+# each: docs/measurement.md#host-side-costs): 1000 of them is half an hour of
+# start-up alone, so more is a typo.
 MAX_PROCESSES = 1000
 EXAMPLES = "e.g. 4096, 2^20 or 1e6"
 SMALLEST_NUMBER = sys.float_info.min  # below it a float is subnormal (record/ranges.py)

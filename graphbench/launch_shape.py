@@ -5,19 +5,16 @@ A stage whose grid is "auto" and whose block is the default (256 threads,
 graphbench.pipeline.spec.Stage) is a grid-stride kernel that any shape computes
 correctly; --grid and --block replace its shape. A stage that fixes its own
 grid, or its own block, keeps both: its kernel may depend on them (a
-reduction's partial sums, a row per block). Measured on the H200 at 2^20
-elements: the built-in chain at 1056 blocks of 256 (8 per SM) ran 33% faster
-than the 4096 blocks "auto" gives; at 2^22 and 2^24 within 2%.
+reduction's partial sums, a row per block). The shape can move GPU time a
+lot at some sizes and hardly at others (docs/profiling.md).
 
 grid: "auto" (the pipeline's own rule: one thread per element, at most 32
 blocks per SM), "per-element" (one thread per element, uncapped: the shape
 NVIDIA's cuda-samples cudaGraphs launches, (N + 255) / 256 blocks of 256), a
 block count ("1056"), or blocks per SM ("8/sm" or "8x"). "auto" and
-"per-element" launch the same grid until auto's cap binds (4,224 blocks on a
-132-SM H200, about 2^20 elements at 256 threads); beyond it they are two
-different workloads, and their GPU time differs (at 2^24 on the H200, nvbench
-timed the sample's kernels in its shape at 182-184 us per iteration where
-graphbench's auto busy time read 173.5 us).
+"per-element" launch the same grid until auto's cap binds (32 blocks per SM
+at 256 threads: about 2^20 elements on a 132-SM GPU); beyond it they are two
+different workloads, and their GPU time differs (docs/profiling.md).
 Pure: no GPU; the per-SM count is resolved when the launches are built."""
 
 from __future__ import annotations

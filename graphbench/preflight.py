@@ -17,7 +17,7 @@ from graphbench.measure.availability import offline_reasons
 from graphbench.pipeline.files import load_pipeline, plan
 from graphbench.pipeline.spec import SpecError
 
-DEFAULT_ARCH = "sm_90"  # the H200's; any arch NVRTC knows finds the same missing kernels
+DEFAULT_ARCH = "sm_90"  # Hopper's; any arch NVRTC knows finds the same missing kernels
 
 
 def as_flag(flag: str) -> str:

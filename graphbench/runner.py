@@ -70,9 +70,9 @@ def measure(config: RunConfig, processes: int = 1, progress: Progress | None = N
     """The run, and the same run at each of its gate sizes.
 
     A size point runs in fresh processes even when the run itself does not:
-    after one run's checks, a second run in the same process measured 10%
-    more busy time at 2^20 elements on the H200 (see measure/benchmark.py),
-    and its baseline's points ran fresh. It chooses its own iterations
+    after one run's checks, a second run in the same process measures more
+    busy time (see measure/benchmark.py), and its baseline's points ran
+    fresh. It chooses its own iterations
     (about 5 ms per round, half a run's), and measures only what the gate
     reads there: busy time every set of rounds, the rest thinned or not
     measured (graphbench.analyze.stopping.stop_rule; measure/benchmark.py).
@@ -99,10 +99,10 @@ def measure_one(config: RunConfig, processes: int = 1, progress: Progress | None
     """One run in this process, or `processes` fresh ones merged.
 
     One run goes to a fresh process too where this one has used the GPU
-    before (fresh_process_needed): on an H100, in one process, a second and
-    third default run read busy 4.05 us a pipeline against the first's 3.00
-    (+35%; +10% at 2^20), and a sweep's later points, a second launch shape
-    and the API's later calls were all such runs. A pipeline object, which
+    before (fresh_process_needed): later runs in one process read higher
+    busy time than the first (docs/measurement.md#time-first-verify-after-the-after-checks-state),
+    and a sweep's later points, a second launch shape and the API's later
+    calls were all such runs. A pipeline object, which
     no other process can rebuild, still runs here; its record counts the
     runs before it (Environment.earlier_runs) and its report warns."""
     shown = progress or (lambda total, unit: nullcontext(None))
@@ -217,9 +217,9 @@ def take_trace(session, fresh: bool):
     config, seed and inputs (graphbench.measure.attribution says why), or in
     this one, its Attribution saying so: for a pipeline object or planted
     kernels, which no other process can rebuild, and for torch and CuPy
-    callables, whose libraries choose kernels by the process's state (on an
-    H200 the torch MLP's graph replay ran 8 kernels an iteration in a fresh
-    process, against the 6 of the process that was timed)."""
+    callables, whose libraries choose kernels by the process's state (a
+    fresh process may replay other kernels than the process that was timed:
+    docs/profiling.md#per-stage-attribution-run---attribute)."""
     from graphbench.measure.attribution import trace_rungs
     from graphbench.measure.trace_child import trace_fresh
     from graphbench.record.trace import MEASURING

@@ -46,9 +46,9 @@ AB_WALL, AB_BUSY, AB_SPEEDUP = "{mode}.wall:5%", "{mode}.busy:2%", "{metric}:5%"
 # error is read too roughly: such series are short against their own
 # correlation, and those of them that read as gateable mostly read it low.
 MIN_EFFECTIVE_PAIRS = MIN_EFFECTIVE_ROUNDS
-# Identical builds on the H200 read up to about 0.1% of busy time apart at
-# 2^24 elements (a probe's order, the buffers' placement): a paired change
-# smaller than this is no evidence of a code change, however narrow its interval.
+# What identical builds reach (A/A: a probe's order, the buffers' placement;
+# docs/gate.md#the-verdicts): a paired change smaller than this is no evidence
+# of a code change, however narrow its interval.
 AB_RESOLUTION = 1e-3
 MAX_PAIRS = 100_000  # the most pairs a note suggests
 OUTLIER_CUT = 5.0    # robust sds from the median beyond which a log ratio is an outlier

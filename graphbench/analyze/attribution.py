@@ -94,9 +94,9 @@ class RungFigures:
     @property
     def inside_us(self) -> float:
         """What one replay of a one-iteration graph spends on the GPU: the
-        gap before its first stage is the host launching the next replay
-        (3.9 us on the H200), which busy time, replaying many iterations in
-        one graph, does not have."""
+        gap before its first stage is the host launching the next replay,
+        which busy time, replaying many iterations in one graph, does not
+        have (docs/profiling.md#per-stage-attribution-run---attribute)."""
         first_gap = (self.stages[0].gap_us or 0.0) if self.stages else 0.0
         return self.accounted_us - first_gap
 
@@ -148,9 +148,9 @@ def _times(trace: RungTrace, kernels) -> tuple[float, ...]:
 
 
 def loop_escape_of(attribution: Attribution, trace: RungTrace) -> Escape | None:
-    """The device loop's body by kernel name only: on the H200 CUPTI reported
-    its body's kernels once per graph launch, not once per iteration (3 of
-    the 24 kernels of 8 iterations), so counts say nothing there."""
+    """The device loop's body by kernel name only: CUPTI may report its
+    body's kernels once per graph launch, not once per iteration, so counts
+    say nothing there (docs/profiling.md#per-stage-attribution-run---attribute)."""
     expected = {n for _, names in expected_stages(attribution, trace.workload) for n in names}
     ran = {k.name for k in trace.kernels if k.name not in set(attribution.harness_kernels)}
     missing = tuple((n, 1.0) for n in sorted(expected - ran))

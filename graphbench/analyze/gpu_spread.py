@@ -2,8 +2,9 @@
 figure's relative sd from one GPU to the next, the systematic error a
 comparison between two of them carries (graphbench.analyze.compare adds
 sqrt(2) times it). Measured with unchanged code at 2^24 elements, one or
-more processes a GPU (results/gpu_reference/); a model not measured here
-gets the largest figure of the models that were."""
+more processes a GPU (results/gpu_reference/; the readings behind each
+figure: docs/measurement.md#physical-gpus-of-one-model); a model not
+measured here gets the largest figure of the models that were."""
 
 from __future__ import annotations
 
@@ -17,14 +18,11 @@ class Spread:
 
 
 SPREADS = {
-    # busy differed by up to 1.3% between two H200s (0.2-1.2% between five others);
-    # over the stream copy six read 2.4862-2.5224 in two groups of busy (173.4 and
-    # 175.6-175.9 us) that the copy does not follow: the last GPU's busy 1.4% above
-    # the others', its copy 0.4%
+    # busy falls in two groups that the stream copy does not follow, so the
+    # figure over the reference stays nearly as wide as busy itself
     "NVIDIA H200": Spread(busy=0.0075, reference=0.006),
-    # nine H100s: busy in two groups too (218.6-218.8 and 222.6-222.8 us: sd 0.9%),
-    # which the copy follows: busy over it 2.2887-2.3052, within 0.46% of their
-    # median (sd 0.25%)
+    # busy in two groups too, which the copy follows: busy over the reference
+    # spreads far less than busy itself
     "NVIDIA H100 80GB HBM3": Spread(busy=0.009, reference=0.0025),
 }
 UNMEASURED = Spread(busy=max(s.busy for s in SPREADS.values()),

@@ -2,10 +2,11 @@
 
 A figure the host's CPU sets the pace of (every wall, submit cost, the
 speedup, the launch floor) moves with the host: another machine, or the
-same machine's CPUs in another speed state, reads it 5-60% apart for the
-same code. No model of the host removes that without also removing a real
-change of the launch path (a slower driver, interpreter or cuda-core
-slows a launch probe with the figure). So a stored comparison judges such
+same machine's CPUs in another speed state, reads it far apart for the
+same code (docs/measurement.md#the-hosts-speed-states). No model of the
+host removes that without also removing a real change of the launch path
+(a slower driver, interpreter or cuda-core slows a launch probe with the
+figure). So a stored comparison judges such
 a figure only like with like, as measured:
 - the same host: the same hostname, CPU model and physical GPU (lent
   machines often all report one hostname, and the GPU's UUID tells them
@@ -38,8 +39,9 @@ from graphbench.record.model import ROUND_METRICS, RunRecord
 
 FLOOR_METRICS = ("floor.launch", "floor.replay")  # an empty kernel's launch, a one-node replay
 HOST_BOUND_FIELDS = ROUND_METRICS  # every per-round figure moves with the host CPU's speed
-# two speed states of one host lie 1.4-1.8x apart on the probe: medians further
-# apart than this are never one state, whatever the threshold
+# two speed states of one host lie much further apart than this on the probe
+# (docs/measurement.md#the-hosts-speed-states): medians further apart than
+# this are never one state, whatever the threshold
 HOST_STATE_TOLERANCE = 0.10
 AB_POINTER = "gate it with --ab, which pairs both sides in one process"
 HOST_BOUND = "host-bound: "  # how the note of a figure not judged like with like opens

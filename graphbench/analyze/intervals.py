@@ -28,10 +28,11 @@ would keep those whose autocorrelation read low, the too-narrow ones: at
 lag-1 0.9 the intervals left stated covered 89-92% at 20-45 rounds. Callers
 judge the width (graphbench.analyze.ab asks for 8 effective pairs).
 
-Host phases. A host that turns slow for a while (the H200's host CPU swings
-2x over seconds) puts a run's rounds in one phase or both. A window that
-stayed in one phase looks independent, so no estimate from its rounds can
-see the phase it missed, while the process's median lies off that phase's.
+Host phases. A host that turns slow for a while (its CPUs can change speed over
+seconds: docs/measurement.md#the-hosts-speed-states) puts a run's rounds in
+one phase or both. A window that stayed in one phase looks independent, so
+no estimate from its rounds can see the phase it missed, while the
+process's median lies off that phase's.
 So unless both sides of a ratio were timed in the same phase (an A/B pair:
 `shared_phases`), tau has a floor: PHASE_TAU up to PHASE_FULL rounds, falling
 linearly to 1 at PHASE_GONE, where windows that missed a phase have become
@@ -43,9 +44,9 @@ its cost is width, 1.5-2.6x the order-statistic interval for independent
 rounds up to 60 rounds, and none from 150.
 
 Pure: numpy and the standard library. scipy.special would give the t
-quantile, but importing it costs about 0.25 s; Hill's algorithm 396 gives it
-to under 1e-3 relative for df >= 2 (exact at 2) and under 4e-4 from df 3
-(the tests check it against scipy.stats).
+quantile, but importing it is slow (docs/measurement.md#host-side-costs);
+Hill's algorithm 396 gives it to under 1e-3 relative for df >= 2 (exact at
+2) and under 4e-4 from df 3 (the tests check it against scipy.stats).
 """
 
 from __future__ import annotations

@@ -118,9 +118,10 @@ def device_loop(mode: str) -> bool:
 
 
 def listed_iterations(attribution: Attribution, trace: RungTrace, harness: set) -> list[list]:
-    """The device loop's iterations CUPTI did list (on the H200 one per
-    launch): each batch's body kernels in start order, cut into whole
-    iterations, each kernel with its stage; [] where a batch does not cut."""
+    """The device loop's iterations CUPTI did list (it may list one per
+    launch: docs/profiling.md#per-stage-attribution-run---attribute): each
+    batch's body kernels in start order, cut into whole iterations, each
+    kernel with its stage; [] where a batch does not cut."""
     plan = [i for i, (_, names) in enumerate(expected_stages(attribution, trace.workload))
             for _ in names]
     if not plan:
@@ -152,7 +153,7 @@ def listed_stage_figures(attribution: Attribution, trace: RungTrace, listed: lis
 def loop_cost(record: RunRecord, attribution: Attribution, mode: str, harness: set
               ) -> float | None:
     """The conditional node's GPU cost per iteration where CUPTI lists the
-    loop's body fewer times than it ran (on the H200: once per launch): the
+    loop's body fewer times than it ran (it may list it once per launch): the
     loop's device time per iteration in the timed rounds (CUDA events around
     launches of --iters iterations each) less one iteration's body kernels,
     each at its median traced duration. None without device times or body."""

@@ -81,10 +81,10 @@ def paired_ratios(numerators: Sequence[float], denominators: Sequence[float]) ->
 
 
 # OpenBLAS splits a product of more than about 10,000 terms across its
-# threads, and on a busy host they wait their turn: a dot product of 200,000
-# rounds took 14 ms there, against 0.05 ms on one thread. A longer product
-# is summed in numpy's own loop (the same to rounding; a shorter one is
-# BLAS's, as it always was).
+# threads, and on a busy host they wait their turn, far longer than one
+# thread takes (docs/measurement.md#host-side-costs). A longer product is
+# summed in numpy's own loop (the same to rounding; a shorter one is BLAS's,
+# as it always was).
 ONE_THREAD_TERMS = 10_000
 
 
@@ -161,7 +161,8 @@ def holm(p_values: Sequence[float], level: float = 0.05) -> list[bool]:
 def chi2_sf(x: float, df: int) -> float:
     """P(chi-square with whole `df` > x): the regularized upper gamma
     Q(df/2, x/2) by Q(a + 1, y) = Q(a, y) + y^a e^-y / Gamma(a + 1), from
-    Q(1/2, y) = erfc(sqrt y) or Q(0, y) = 0 (scipy costs a plain run 0.8 s)."""
+    Q(1/2, y) = erfc(sqrt y) or Q(0, y) = 0 (scipy would slow a plain run:
+    docs/measurement.md#host-side-costs)."""
     y = x / 2
     if y <= 0:
         return 1.0

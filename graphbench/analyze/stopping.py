@@ -15,9 +15,8 @@ their spread explains: how far the median of the last third of the rounds
 lies from that of the first third, less the 95% bound of that distance for
 rounds without drift (each third's median is sqrt(3) times as uncertain as
 the whole's, so their difference sqrt(6) times). A trend or a level shift
-therefore raises the noise, while the drift of chance alone does not: on
-an H100 the raw drift of 400-round runs of steady rounds read up to 3%
-where their half-width read 0.5%.
+therefore raises the noise, while the drift of chance alone does not (how
+large that drift reads raw: docs/measurement.md#sampling-when-a-run-stops).
 """
 
 from __future__ import annotations
@@ -42,8 +41,9 @@ MIN_DRIFT_ROUNDS = 6  # thirds of at least two rounds each
 # 95% half-widths, for rounds without drift (the module docstring)
 DRIFT_ALLOWANCE = math.sqrt(6)
 # An A/B gate needs 8 independent pairs at 99% (graphbench.analyze.ab); its
-# wall ratios reach a 1% noise target within 10 rounds, but on the H200 ten
-# busy readings at 2^24 were worth under one independent pair. And from 30
+# wall ratios reach a 1% noise target within 10 rounds, but busy readings at
+# 2^24 are so correlated that ten can be worth under one independent pair
+# (docs/gate.md#measured). And from 30
 # pairs the autocorrelation is read too roughly: in simulation, of 30-pair
 # series with lag-1 0.9 that read as gateable, 93-96% caught a change equal
 # to the threshold; from 60 pairs 99% (tests/test_gate_calibration.py).
@@ -140,15 +140,17 @@ class NoiseTarget:
 
 # --max-time is the budget of the default ladder's three rungs: a run of more
 # rungs gets it per three, so that each rung samples about as long (with every
-# rung on a 2 s budget, --modes all gave each about 21 rounds)
+# rung on one budget, --modes all gave each only a few rounds:
+# docs/measurement.md#sampling-budgets)
 BUDGET_RUNGS = 3
 
 
 def stop_rule(config) -> StopRule:
     """A gate size's point (config.gate_point) runs its least rounds: the gate
-    reads only its GPU busy time there, which is not host-bound (0.1% noise
-    from 20 rounds at 2^24 on an H100), while the headline a noise target
-    would judge is: at 2^20 three of five such points ran the whole budget."""
+    reads only its GPU busy time there, which is not host-bound and quiet
+    from the fewest rounds, while the headline a noise target would judge
+    is host-bound, and would often run the whole budget
+    (docs/measurement.md#sampling-budgets)."""
     if config.rounds is not None:
         return FixedRounds(config.rounds)
     least = max(config.min_rounds, AB_MIN_ROUNDS) if config.ab_source else config.min_rounds

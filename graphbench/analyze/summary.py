@@ -213,8 +213,9 @@ def between_process_interval(medians: list[float],
     The interval is formed on the logarithms: a speedup is a ratio, and three
     processes at 2.2x and 3.0x gave "0.00..3.67" on the linear scale. Its t
     quantile is Hill's (graphbench.analyze.intervals), not scipy's: importing
-    scipy.stats took 1.0 s of the parent's 1.3 s after a 5-process run's last
-    process (and of `graphbench report` on such a record), and from 3
+    scipy.stats would be most of the parent's time after a multi-process
+    run's last process (and of `graphbench report` on such a record;
+    docs/measurement.md#host-side-costs), and from 3
     processes (2 degrees of freedom) Hill's is within 4e-4 of it; below 3
     it is not, so fewer medians are refused."""
     if len(medians) < MIN_PROCESS_INTERVAL:

@@ -66,13 +66,12 @@ def main(argv: list[str]) -> int:
 
 def exit_now(code: int) -> NoReturn:
     """End the process without Python's finalization. Freeing every CUDA
-    and CuPy object and module one by one took 0.11-0.19 s a process on an
-    H100 host, on the queue's path (the next process sets up only once this
-    one has ended); the driver frees the context and its memory when the
-    process ends either way, and any record is written and closed by now.
-    With it, 0.06-0.10 s: 5-process baselines with two gate sizes took
-    19.5 and 20.0 s against 21.7 and 20.5 s, their busy figures within
-    0.3% of each other (results/sizes/process_seconds_h100.json)."""
+    and CuPy object and module one by one costs a noticeable share of each
+    process's turn, on the queue's path (the next process sets up only once
+    this one has ended); the driver frees the context and its memory when
+    the process ends either way, and any record is written and closed by
+    now. Skipping it shortens a multi-process baseline and leaves its busy
+    figures alike (results/sizes/process_seconds_h100.json; docs/measurement.md#host-side-costs)."""
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)

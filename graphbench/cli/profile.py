@@ -2,7 +2,7 @@
 the profiling run itself (graphbench.measure.profile). It writes no record:
 nothing is timed, and a profiler's figures are the profiler's.
 
-nsys (Nsight Systems; not on the H200 image) starts its capture at
+nsys (Nsight Systems; untested: docs/profiling.md) starts its capture at
 cuProfilerStart with --capture-range=cudaProfilerApi and traces each graph
 node as its own kernel with --cuda-graph-trace=node. ncu (Nsight Compute)
 honours cuProfilerStart/Stop with --profile-from-start off and profiles each

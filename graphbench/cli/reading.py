@@ -23,9 +23,9 @@ LEFT_TO_EXIT: list = []  # records read by this command, which end with the proc
 def kept_until_exit(records):
     """`records`, moved out of the collector's sight and left for the
     process's end to free (graphbench.__main__ exits without freeing them):
-    the interpreter's last collection over the million objects of 20,000
-    rounds took 0.5 s after the report was out, and freeing the 2.4 million
-    of 200,000 rounds 0.57 s more."""
+    the interpreter's last collection over a large record's millions of
+    objects, and freeing them, would keep the user waiting after the report
+    is out (docs/measurement.md#host-side-costs)."""
     gc.freeze()
     LEFT_TO_EXIT[:] = [records]  # this command's only: main() may run many times in a process
     return records

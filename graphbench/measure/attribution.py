@@ -4,28 +4,24 @@ process (graphbench.measure.trace_child) that opens the same config and
 seed, fills the same random inputs and builds the same rungs.
 
 Why a fresh process: the state a process is left in by its timed rounds and
-CuPy comparisons inflates what the trace reads, and the inflation is per
-process. On the H200 the gaps between a graph's stage kernels read 0.256 us
-when traced in the measuring process after its rounds and checks, 0.128 us
-in a fresh process and 0.064-0.096 us from a minimal CUPTI probe; the same
-state raises busy time from 2.88 to 3.4 us. The fresh process traces the
+CuPy comparisons inflates what the trace reads (the gaps between a graph's
+stage kernels, and busy time with them), and the inflation is per process
+(docs/profiling.md#per-stage-attribution-run---attribute). The fresh process traces the
 same graphs of the same kernels on the same inputs, with nothing timed or
 verified before it. A pipeline object given to the Python API (or a kernel
 set a test plants) cannot be rebuilt in another process: it is traced here,
 in the measuring process, last, and its Attribution says so (`process`).
 
 Why last, wherever it runs: tracing inflates what it watches and leaves the
-process slower after it is disabled (on the H200, graph replay wall 6.2 ->
-8.6 us while enabled, busy 2.9 -> 3.5-3.9 us for the rest of the process),
-so nothing is timed after it.
+process slower after it is disabled, for the rest of the process, so
+nothing is timed after it.
 
 Each rung runs TRACE_BATCHES batches of about TRACE_ITERATIONS iterations,
 its calls enqueued back to back (as the timed rounds do), then a sync; CUPTI's
 clock read before and after each batch says which records are whose, and the
-records are flushed once per rung. A forced flush per batch had cost 80 us
-per iteration of every rung on the H200 (each flush makes CUPTI ask for a new
-buffer inside the next batch): 8.0 -> 90 us of graph wall traced, where one
-flush per rung reads 6.7-8.1 us against 5.0-5.6 untraced for a bare graph.
+records are flushed once per rung: a flush makes CUPTI ask for a new buffer
+inside the next batch, so a flush per batch would put that cost inside every
+traced batch (what it cost: docs/profiling.md#per-stage-attribution-run---attribute).
 Every rung's batches are first timed with CUPTI off, before it is first
 enabled, then traced after one traced batch that warms CUPTI up. Each stage
 also runs alone (a sync and a flush around it), which names the kernels a
@@ -36,8 +32,8 @@ about 4,000 kernel records, more than one rung's traced batches launch (a
 warm-up and 4 batches of 8 iterations: 120 records for three stages,
 hundreds for a torch pipeline), so with one flush per rung the buffer CUPTI
 asks for in the rung's warm-up lasts to its flush.
-No measurement chose 1 MiB over a larger buffer: the minimal probe whose
-gaps read 0.064-0.096 us used 8 MiB buffers.
+No measurement chose 1 MiB over a larger buffer: the minimal CUPTI probe
+the gaps were checked against used 8 MiB buffers.
 """
 
 from __future__ import annotations

@@ -3,12 +3,11 @@ rounds, the floor, lifecycle and update measurements, verification, and the
 process's part of the record. graphbench.runner strings them together.
 
 Timing comes before verification, and a run whose checks fail keeps none of
-its figures. Measured on the H200: once checks had run, whether with CuPy's
-reductions, graphbench's own reduction kernels or on the host, the timed
-rounds after them left the pipeline kernels 17% slower for the rest of the
-process (3.0 -> 3.5 us per pipeline at 4096 elements, SM clock 1980 MHz
-throughout by clock64), while rounds with no checks before them stayed at
-the figure a bare loop in a fresh process measures.
+its figures: once checks have run, timed rounds after them can leave the
+pipeline kernels slower for the rest of the process at an unchanged SM
+clock, while rounds with no checks before them stay at the figure a bare
+loop in a fresh process measures
+(docs/measurement.md#time-first-verify-after-the-after-checks-state).
 """
 
 from __future__ import annotations
@@ -139,9 +138,9 @@ def sample(session: Session, rng, on_round, stop: StopRule) -> Sampling:
 
 
 def busy_after_checks(session: Session) -> dict:
-    """Each workload's busy time once more, after verification. On the H200
-    checks followed by timed work left the stage kernels 17% slower for the
-    rest of the process (see the module docstring): the state a user's
+    """Each workload's busy time once more, after verification. Checks
+    followed by timed work can leave the stage kernels slower for the rest
+    of the process (see the module docstring): the state a user's
     application, which does its own CuPy work, may well be in. The gate
     uses the figure from before the checks; this one is reported beside it."""
     hold = Hold(session.device, session.stream, session.kernels[HOLD_KERNEL])

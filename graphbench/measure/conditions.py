@@ -83,9 +83,9 @@ def round_probe_us() -> float:
     return host_speed_probe_us(ROUND_PROBE_WORK)
 
 
-# 120 launches between every two rounds, about 480 us. On an H100 host, 15
-# chunks against 5: a round's individual wall over its readings scattered
-# 2.7-3.5% against 3.1-4.6% (4 fresh runs each), at about 4% fewer rounds
+# 120 launches between every two rounds: more chunks make the median chunk
+# steadier, which cut how far a round's individual wall over its readings
+# scattered, at a few percent fewer rounds (docs/measurement.md#the-probes)
 PROBE_CHUNKS, CHUNK_LAUNCHES = 15, 8
 
 
@@ -93,10 +93,10 @@ class LaunchProbe:
     """The round probe of records since the launch probe: the host time to
     launch a kernel that does nothing with a built-in stage's arguments
     (kernels/harness.cu's probe_launch) through cuda.core, stated as microseconds per
-    LAUNCH_PROBE_UNIT launches. Launch-bound figures are launches: on the
-    H200, individual-launch wall over such a probe read in the same set
-    varied 0.4% between 8 fresh processes where the wall itself varied 9.8%
-    (the pure-Python probe explained less: a residual 3.6%). The launches
+    LAUNCH_PROBE_UNIT launches. Launch-bound figures are launches: such a
+    probe read in the same set follows individual-launch wall between fresh
+    processes far more closely than the pure-Python probe does
+    (docs/measurement.md#the-probes). The launches
     are timed in chunks and the median chunk taken, so that one launch held
     up by an interrupt does not read as a slow host. They are not waited
     for: the next round synchronises first."""

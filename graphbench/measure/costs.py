@@ -60,8 +60,9 @@ def time_node_costs(stream, enqueue: Enqueue, launches_per_iteration: int,
     the samples a per-node fit of capture and instantiate cost is made from.
     Measured in the same process and at the same size as the timed rounds.
     No memory is read: after the rung's own lifecycles the driver's pool
-    holds what closed graphs left, and small graphs take it in whole chunks
-    (on the H200 104 KiB for 3 nodes and for 48), so a per-node fit says nothing."""
+    holds what closed graphs left, and small graphs take it in whole chunks,
+    the same for few nodes and for many, so a per-node fit says nothing
+    (docs/profiling.md)."""
     nodes, capture_us, instantiate_us = [], [], []
     for count in repeats:
         life = time_graph_lifecycle(stream, enqueue, count, reps, read_memory=False)

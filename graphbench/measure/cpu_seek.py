@@ -1,15 +1,14 @@
 """Start every set of rounds on a CPU in the host's fast speed state.
 
-On the H200's host (results/host_speed/cpu_states.json) each virtual CPU
-flips between two speed states on its own: the fixed probe reads about
-520-660 us (fast) or 860-1140 us (slow), a CPU stays fast about 0.2 s at a
-time and slow up to 12 s, and at any moment a median of 4 of the 16 CPUs are
-fast. Launch costs follow the state, so a process that stays on one CPU
-states whichever state that CPU happened to be in: individual-launch wall
-moved 12-18% between fresh runs. A CPU that is fast now is still fast one
-sweep of every CPU (76 ms) later two times in three, so looking for a fast
-CPU right before a set of rounds (about 30 ms) puts most rounds in the fast
-state, whatever state the CPU the run began on is in.
+On a shared host each virtual CPU can flip between two speed states on its
+own, staying fast briefly and slow for seconds, with only a few CPUs fast at
+any moment (results/host_speed/cpu_states.json;
+docs/measurement.md#the-hosts-speed and #the-hosts-speed-states). Launch
+costs follow the state, so a process that stays on one CPU states whichever
+state that CPU happened to be in. A CPU that is fast now is mostly still
+fast a short while later, so looking for a fast CPU right before a set of
+rounds (about 30 ms) puts most rounds in the fast state, whatever state the
+CPU the run began on is in.
 
 The whole process moves, its CUDA driver threads with it: pinned apart from
 them, the launching thread paid for cross-CPU wake-ups (graphbench.measure.
@@ -27,9 +26,9 @@ from typing import Callable, Sequence
 
 from graphbench.process_state import threads, restore_affinities, thread_affinities
 
-# A reading within this ratio of the fastest one seen is the fast state: the
-# two states lie 1.6x apart, and readings inside one state 1.1-1.3x. A
-# stricter 1.1 was no better on H200s (results/host_speed/cpu_seek_threshold.json)
+# A reading within this ratio of the fastest one seen is the fast state: it
+# spans the readings inside one state and stops well short of the slow one
+# (results/host_speed/cpu_seek_threshold.json; docs/measurement.md#the-hosts-speed-states)
 FAST_WITHIN = 1.3
 MAX_TRIES = 6  # CPUs probed before a set of rounds starts on the best one found
 
@@ -121,9 +120,9 @@ INTERRUPT_SHARE = 0.1
 
 def interrupt_cpus(text: str | None = None) -> set[int]:
     """The CPUs that serve the NVIDIA driver's interrupts, from /proc/interrupts
-    (`text` in its format). On an H200 host a process seeking there paid 2-3x
-    for every graph launch for as long as it stayed (14-16 us against 5.7):
-    the interrupt work shares the CPU with the launching thread."""
+    (`text` in its format). A process seeking there pays for every graph
+    launch for as long as it stays: the interrupt work shares the CPU with
+    the launching thread (docs/measurement.md#the-hosts-speed)."""
     if text is None:
         try:
             with open("/proc/interrupts") as file:

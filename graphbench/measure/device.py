@@ -94,10 +94,11 @@ def pin_host_thread(cpus: list[int]) -> int | None:
     """Pin this thread, and the CUDA driver threads created after it, to the
     first of `cpus` (near_cpus).
 
-    Why: on the H200 virtual machine, unpinned processes sometimes paid 18-27 us
-    per graph launch instead of 4-6 us for their whole life, apparently for
+    Why: on a virtual machine, unpinned processes sometimes paid several times
+    the usual cost per graph launch for their whole life, apparently for
     cross-CPU wake-ups between the launching thread and the driver's threads;
-    pinned processes never did (20 of 20). Returns the CPU, or None."""
+    pinned processes never did (docs/measurement.md#the-hosts-speed-states).
+    Returns the CPU, or None."""
     import os
 
     if not cpus:

@@ -1,13 +1,14 @@
 """The device memory one executable graph takes, from free-memory reads.
 
 cuMemGetInfo moves in the driver's 2 MiB chunks, and the driver keeps the
-chunks closed graphs held: on an H200 (results/cross_checks/graph_memory_probe.json)
-the first 3-node executable read 2 MiB, the next 15 read 0, and 256 read
-104 KiB each; later in a run whole batches read 0. So one executable's
-reading says nothing. Instead copies of one capture are instantiated and
-uploaded in batches until free memory has fallen by SPAN past its first
-fall (the pool the driver kept is used up there): the fall over the copies
-made after that point, per copy, is the figure, within 2 MiB over SPAN."""
+chunks closed graphs held, so one executable's reading is a whole chunk or
+nothing, and later in a run whole batches read nothing
+(results/cross_checks/graph_memory_probe.json; docs/profiling.md): one
+executable's reading says nothing. Instead copies of one capture are
+instantiated and uploaded in batches until free memory has fallen by SPAN
+past its first fall (the pool the driver kept is used up there): the fall
+over the copies made after that point, per copy, is the figure, within
+2 MiB over SPAN."""
 
 from __future__ import annotations
 
@@ -21,9 +22,9 @@ SPAN = 32 << 20     # fall measured past the first one: chunk rounding under 7%
 def per_executable(stream, builder, free_memory: Callable[[], int]) -> int | None:
     """Bytes one executable of `builder`'s capture takes; 0 where MOST of
     them moved free memory by no chunk; None where the driver refuses more
-    than one executable of the capture (a graph with a conditional node, on
-    the H200: CUDA_ERROR_NOT_SUPPORTED) or free memory rose while they were
-    made (the driver released memory it had kept): not measured."""
+    than one executable of the capture (a graph with a conditional node:
+    CUDA_ERROR_NOT_SUPPORTED, docs/profiling.md) or free memory rose while
+    they were made (the driver released memory it had kept): not measured."""
     made: list = []
     try:
         stream.sync()

@@ -1,9 +1,10 @@
 """Element-wise host work spread over the CPU's cores: numpy releases the
 GIL inside its loops, so threads over slices of one array scale.
 
-At 2^24 elements the checks and the random inputs, done on one core, took
-5.7 s of a 7 s default run on the H200 (its host has 16 cores). They stay on
-the host on purpose (graphbench.measure.verify says why)."""
+At large sizes the checks and the random inputs, done on one core, took
+most of a default run's time while the host's other cores sat idle
+(docs/measurement.md#host-side-costs). They stay on the host on purpose
+(graphbench.measure.verify says why)."""
 
 from __future__ import annotations
 
@@ -34,8 +35,8 @@ def over_slices(work: Callable[[slice], T], size: int) -> Sequence[T]:
 def _unpinned() -> None:
     """A worker thread inherits the pinning of the thread that started it
     (graphbench.measure.device.pin_host_thread), which put every worker on
-    one CPU: at 2^24 elements the random inputs and the checks took 2.9 s of
-    a 5 s run on an H100 host. Workers run where the process could before
+    one CPU, and the random inputs and the checks took over half a run at
+    large sizes (docs/measurement.md#host-side-costs). Workers run where the process could before
     its pinning; the launching thread and the driver's stay pinned."""
     from graphbench.measure.device import unpinned_cpus
 

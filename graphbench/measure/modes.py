@@ -159,9 +159,9 @@ class GraphMode(Mode):
     def submit_steps(self, count: int) -> list[Callable[[], None]]:
         """Separately instantiated copies of the graph: graph.launch waits on
         the host while an earlier launch of the same executable graph is
-        pending (406 us per launch behind a 20 ms hold on the H200), so one
-        graph launched again and again measures that wait, not the CPU's
-        cost of a launch."""
+        pending (docs/measurement.md#busy-time-submit-time-and-the-sm-clock),
+        so one graph launched again and again measures that wait, not the
+        CPU's cost of a launch."""
         copies = [self._capture() for _ in range(min(count, GRAPH_COPIES))]
         self._copies = getattr(self, "_copies", []) + copies
         return [copy.replayer(self.stream) for copy in copies]

@@ -52,8 +52,8 @@ def unrolled_launches(target, launches):
     """A step that makes one `launch` call per stage, written out one after
     another, its configs, kernels and arguments in closure cells: the code a
     person writes for a bare loop (graphbench.measure.steps). A Python `for`
-    over the stages cost the individual step 1.5-2.3% over such a loop on
-    the H200, which inflated the graph speedup by as much."""
+    over the stages costs the individual step a little over such a loop,
+    which would inflate the graph speedup by as much (docs/measurement.md#host-side-costs)."""
     bindings: dict = {"launch": launch, "target": target}
     for i, one in enumerate(launches):
         bindings |= {f"c{i}": one.config, f"k{i}": one.kernel, f"a{i}": one.args}
@@ -206,9 +206,9 @@ class Pipeline:
 def random_values(rng: np.random.Generator, low: float, high: float, size: int, dtype):
     """Uniform values in [low, high) of `dtype`: each slice of the array from
     its own generator spawned from `rng` (the same values for the same seed,
-    drawn on every core), in single precision where that is the dtype (at
-    2^24 elements one core drawing float64 took 2.5 s of a 7 s run on the
-    H200). Integers are drawn as floats and floored."""
+    drawn on every core), in single precision where that is the dtype (one
+    core drawing float64 at large sizes took a third of a run:
+    docs/measurement.md#host-side-costs). Integers are drawn as floats and floored."""
     dtype = np.dtype(dtype)
     draw = np.float32 if dtype == np.float32 else np.float64
     out = np.empty(size, dtype=dtype)

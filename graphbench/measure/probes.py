@@ -34,10 +34,9 @@ class Probes:
     def __init__(self, session: Session, flush) -> None:
         self.session = session
         # Two holds, each grown only as far as its own readings need: the
-        # submit probes' covers 64 launches (400-800 us on H100 hosts), a busy
-        # reading's one graph launch. Sharing the longer one, the four busy
-        # readings of a set at 4096 elements (two workloads, the reference's
-        # two) waited it out: 8% of a set on an H100 (24.6 ms against 22.6).
+        # submit probes' covers 64 launches, a busy reading's one graph
+        # launch. Sharing the longer one, every busy reading of a set would
+        # wait it out (docs/measurement.md#the-probes).
         self.hold = Hold(session.device, session.stream, session.kernels[HOLD_KERNEL])
         self.submit_hold = Hold(session.device, session.stream, session.kernels[HOLD_KERNEL])
         self.busy: dict[str, BusyProbe] = {}
@@ -48,17 +47,17 @@ class Probes:
                        for mode in session.modes}
         self.reference = gpu_reference(session, self.hold)
         self.reads = 0
-        # at 2^24 elements the submit probes' queued launches (64 graph
-        # replays, 14 ms of GPU time on an H100) were a third of a gate
-        # point's sampling
+        # at large sizes the submit probes' queued launches (the GPU time of 64
+        # graph replays) are a large share of a gate point's sampling
+        # (docs/measurement.md#the-probes)
         self.submit_every = GATE_POINT_SUBMIT_EVERY if session.config.gate_point else 1
 
     def read(self, host_probe_before_us: float | None = None,
              host_probe_us: float | None = None) -> Condition:
         """One reading of every probe, in the order of the modes' rounds: an
         A/B run's pairs alternate which build is read first (a fixed order
-        put the base build's busy time 0.02-0.03% above the candidate's for
-        identical builds on the H200). The host probes come from the
+        puts the first build's busy time above an identical second's:
+        docs/gate.md#measured). The host probes come from the
         sampling loop, taken right around the set of rounds."""
         order = round_order(list(self.busy), self.reads)
         submit_due = self.reads % self.submit_every == 0

@@ -34,14 +34,14 @@ def child_command(config_path: str, record_path: str, go_fd: int | None = None,
 
 class Child:
     """One fresh process of the run, started ahead of its turn. Python's start
-    and the imports of graphbench and its libraries (CPU work, no CUDA) took
-    0.6-0.9 s a process on H100 hosts: longer than the one before has between
-    its last timed figure and its exit at 4096 and 2^20 elements (0.2-0.4 s),
-    and longer than a set-up (opening the device, loading kernels, filling
-    inputs: 0.3-0.45 s). So a process starts two turns ahead, once the one
-    before the one before has timed, and imports beside that one's checks
-    and the next one's set-up; a process times nothing until the next one
-    has imported, so no import runs beside a timed figure (run_sets)."""
+    and the imports of graphbench and its libraries (CPU work, no CUDA) take
+    longer than the one before has between its last timed figure and its
+    exit at small sizes, and longer than a set-up (opening the device,
+    loading kernels, filling inputs; docs/measurement.md#host-side-costs).
+    So a process starts two turns ahead, once the one before the one before
+    has timed, and imports beside that one's checks and the next one's
+    set-up; a process times nothing until the next one has imported, so no
+    import runs beside a timed figure (run_sets)."""
 
     def __init__(self, folder: str, config: RunConfig, index: int):
         self.record_path = Path(folder) / f"process{index}.json"

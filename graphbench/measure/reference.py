@@ -1,9 +1,9 @@
 """The GPU reference: fixed workloads timed behind the hold kernel after
 every set of rounds, beside the pipeline's busy probe.
 
-The pipeline's busy time moves between physical GPUs of one model (up to
-1.4% at 2^24 elements on the H200, memory bandwidth differing between
-parts); a workload that never changes moves with the GPU and not with the
+The pipeline's busy time moves between physical GPUs of one model (memory
+bandwidth differing between parts: docs/measurement.md#physical-gpus-of-one-model);
+a workload that never changes moves with the GPU and not with the
 code. Busy time over the reference is therefore what the gate compares
 between two physical GPUs (graphbench.analyze.compare)."""
 

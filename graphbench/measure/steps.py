@@ -4,11 +4,11 @@ Python in it than a person's bare loop has.
 A step is a function of no arguments that enqueues one call of a mode. The
 timing loop runs `repeat_of(step)(count)`: for a generated step that is the
 same statements inside one `for` loop, so a round makes no Python call per
-iteration beyond the launches themselves. On an H100, in one process, the
-one-launch fused rung read 1.020 and 1.033 of its bare loop when the timing
-loop called its step once per iteration, and 1.008 and 1.021 running the
-step's own loop (results/cross_checks/ladder_against_bare_h100.json); a
-stage step pays the call once per three launches.
+iteration beyond the launches themselves: a call per iteration shows most
+in a one-launch rung such as fused, which read closer to its bare loop
+running the step's own loop (results/cross_checks/ladder_against_bare_h100.json;
+docs/results.md#cross-checks-against-bare-loops); a stage step pays the
+call once per three launches.
 """
 
 from __future__ import annotations

@@ -71,8 +71,9 @@ def trace_config(config: RunConfig) -> Attribution:
 
     Unpinned, on every CPU the process may use: CUPTI's threads, created
     after a pinning, would share the launching thread's one CPU (and a child
-    inherits the measuring process's one-CPU mask). On an H200, graph's traced
-    wall was 1.76-2.44x untraced pinned, 1.15-1.22x unpinned; the trace
+    inherits the measuring process's one-CPU mask), which inflated traced
+    wall far more than unpinned
+    (docs/profiling.md#per-stage-attribution-run---attribute); the trace
     compares traced with untraced batches of this same process."""
     import dataclasses
 

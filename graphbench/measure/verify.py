@@ -1,12 +1,12 @@
 """Correctness checks: compare a result with its reference, element by element.
 
 The comparison runs on the host, on chunks copied from the device, and never
-in a GPU reduction. Measured on an H200 (results/validity/busy_rise.json): once a
-reduction kernel had run in the process, CuPy's or one of graphbench's own,
-the pipeline kernels ran 18% slower for the rest of it (2.92 -> 3.45 us per
-pipeline at 4096 elements, SM clock unchanged at 1980 MHz by clock64), while
-elementwise kernels and host-side comparison left them alone. A benchmark
-must not change what it measures, so its checks stay off the GPU.
+in a GPU reduction: once a reduction kernel has run in the process, CuPy's
+or one of graphbench's own, the pipeline kernels can run slower for the
+rest of it at an unchanged SM clock, where elementwise kernels and a
+host-side comparison left them alone (results/validity/busy_rise.json;
+docs/measurement.md#time-first-verify-after-the-after-checks-state). A
+benchmark must not change what it measures, so its checks stay off the GPU.
 
 Chunks keep host memory bounded at any vector length. The same code serves
 numpy arrays (tests) and CuPy arrays (runs). NaN never passes, so a poisoned
@@ -54,8 +54,8 @@ def compare(name: str, actual, expected, rtol: float, atol: float) -> Check:
 def _close(a, e, rtol: float, atol: float) -> tuple[int, int, float]:
     """How many elements are not close, the first of them, and the largest
     |a - e| (inf with a NaN). Floating results are compared in their own
-    precision: at 2^24 elements numpy.isclose on float64 copies took 3.2 s
-    of a 7 s run on the H200, and float32's rounding moves the limit by
+    precision: numpy.isclose on float64 copies took a large share of a run
+    at large sizes (docs/measurement.md#host-side-costs), and float32's rounding moves the limit by
     under 1e-7 of itself. Integers are widened first, so a difference
     cannot wrap around."""
     if a.dtype.kind != "f" or e.dtype.kind != "f":

@@ -53,8 +53,8 @@ class Environment:
     # records made before the launch probe, LAUNCH_PROBE since
     host_probe: Literal["python", "launch"] = "python"
     # graphbench runs this process had measured before this one: after a
-    # run's checks GPU-bound figures of small kernels read up to 35% higher
-    # in the same process (graphbench.runner.measure_one)
+    # run's checks GPU-bound figures of small kernels read higher in the same
+    # process (graphbench.runner.measure_one)
     earlier_runs: int = 0
 
 

@@ -196,7 +196,8 @@ def details_table(summary: RunSummary) -> Responsive:
 
 def after_checks_line(summary: RunSummary) -> Text | None:
     """Busy time before the checks (the gate's) and after them: checks
-    followed by GPU work can leave a process's kernels slower (H200: 17%)."""
+    followed by GPU work can leave a process's kernels slower
+    (docs/measurement.md#time-first-verify-after-the-after-checks-state)."""
     if not summary.busy_after_checks:
         return None
     parts = [f"{workload} {before:,.2f} -> {after:,.2f} us ({after / before - 1:+.0%})"
