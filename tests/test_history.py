@@ -73,13 +73,18 @@ def test_a_record_is_stored_once_with_its_key(history):
     assert key.created == "2026-12-01T00:00:00.000000+00:00"
 
 
+def side_of(key) -> Side:
+    """The other side as compare forms it from a stored record's key."""
+    return Side(key.pipeline, key.pipeline_file, key.machine, key.id)
+
+
 def test_last_is_the_newest_of_the_other_sides_pipeline_and_machine(history):
     old = store(history, "baseline", 1)
     new = store(history, "one_process_baseline", 2)
     text = record_text("same_code", 3)
     current = key_for(run_from_text(text, "current"), text, None)
-    assert resolve(history, "last", Side.of(current)) == new
-    assert resolve(history, "last", Side.of(new)) == old  # never the other side itself
+    assert resolve(history, "last", side_of(current)) == new
+    assert resolve(history, "last", side_of(new)) == old  # never the other side itself
     assert resolve(history, "last") == new
     elsewhere = Side(current.pipeline, current.pipeline_file, "000000000000")
     with pytest.raises(HistoryError, match="no run record stored of pipeline add_mul_sub"):

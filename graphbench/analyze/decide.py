@@ -40,9 +40,9 @@ its two-sided GATE_LEVEL interval lies wholly above T (`slower`: a change of
 T/2 or less, identical code included, gets there at most (1 - GATE_LEVEL)/2
 of the time, so promises 2 and 3 hold), or wholly below T/2 (a pass: a
 change of T or more gets there as rarely, so promise 1 holds), or wholly
-below -T (`faster`). On the H100 host a host-side regression of +23% on
-individual launches, 3 processes against 5, detected 11-20%: not gateable
-at 10% by rule 4, and its interval (+17% or more) above 10% every time.
+below -T (`faster`). A large host-side regression on a noisy pair is so
+judged `slower` where rule 4 alone would leave it `not gateable`
+(docs/gate.md#the-verdicts).
 """
 
 from __future__ import annotations

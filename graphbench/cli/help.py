@@ -19,7 +19,7 @@ RUN_EXAMPLES = """examples:
 
 --max-noise 0.5% (or 0.005) stops once the speedup's 95% CI is within 0.5% of it.
 --grid per-element launches one thread per element, uncapped, as NVIDIA's
-  cudaGraphs sample does; auto caps at 32 blocks per SM (4,224 on an H200).
+  cudaGraphs sample does; auto caps at 32 blocks per SM (4,224 on a 132-SM GPU).
 --ab alternates both builds' rounds in this process and gates new.cu on paired
   ratios (default: each mode's wall 5%, each GPU workload's busy time 2%).
 output: - is standard output for --json, --markdown and --csv (then the record

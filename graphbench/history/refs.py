@@ -39,10 +39,6 @@ class Side:
     id: str | None = None
 
     @classmethod
-    def of(cls, key: Key) -> Side:
-        return cls(key.pipeline, key.pipeline_file, key.machine, key.id)
-
-    @classmethod
     def of_file(cls, record: RunRecord, text: str) -> Side:
         """The side of a record file, whose text is `text`."""
         return cls(*pipeline_of(record), machine_of(record)[0], record_id(text))
