@@ -136,6 +136,7 @@ FLOW = (
     ("graphbench.pipeline", "graphbench.spec", "graphbench.callables"),
     ("graphbench.measure",),
     ("graphbench.preflight",),
+    ("graphbench.replay",),
     ("graphbench.analyze",),
     ("graphbench.report",),
     ("graphbench.runner",),
