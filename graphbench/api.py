@@ -5,7 +5,7 @@ read and write them.
     verdict = graphbench.compare("baseline.json", record, fail_on="graph.wall:10%")
 
 Everything is validated by the command line's own checks, before any GPU
-work: text by the CLI's parsers (graphbench.cli.values), the configuration
+work: text by the parsers the command line uses (graphbench.config.values), the configuration
 by RunConfig, a pipeline and its kernels by graphbench.preflight. A bad
 argument raises a graphbench.errors type naming it, with a remedy. Nothing
 here prints, and a run leaves the process as it was (graphbench.process_state)."""
@@ -68,7 +68,7 @@ def run(pipeline: PipelineArg = None, *, elements: int | str = 4096,
     "main", a pipeline file or a .cu file), alternated round by round with this
     one and judged by graphbench.compare(record). Raises graphbench.errors'
     types (DeviceError: no usable GPU)."""
-    from graphbench.cli.values import check_fixed_rounds
+    from graphbench.config.values import check_fixed_rounds
     from graphbench.counts import parse_processes
     from graphbench.preflight import check_object
     from graphbench.process_state import kept
@@ -199,7 +199,7 @@ def _typed(name: str, value: Any, hint: Any) -> Any:
 
 def _parsed(name: str, text: str) -> Any:
     """Text read by the CLI's parser of the field's kind, named by the field."""
-    from graphbench.cli.values import PARSERS
+    from graphbench.config.values import PARSERS
 
     kind = SETTINGS[name].metadata["parse"]
     read = typing.cast(typing.Callable[[str, str], Any], PARSERS[kind])

@@ -1,6 +1,6 @@
 import pytest
 
-from graphbench.cli.values import parse_list, parse_positive_int
+from graphbench.config.values import parse_list, parse_positive_int
 from graphbench.config import RunConfig
 from graphbench.errors import ConfigError, UsageError
 

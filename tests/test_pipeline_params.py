@@ -19,7 +19,7 @@ from graphbench.analyze.compare import compare_records
 from graphbench.cli import main
 from graphbench.cli.commands import run_config, sweep_config
 from graphbench.cli.parser import build_parser
-from graphbench.cli.values import parse_param, parse_param_axis, split_top
+from graphbench.config.values import parse_param, parse_param_axis, split_top
 from graphbench.config import RunConfig, SweepConfig
 from graphbench.config.params import params_text, typed_value, value_text
 from graphbench.errors import ConfigError, UsageError

@@ -12,7 +12,7 @@ from graphbench.analyze.derived import Crossover, crossover
 from graphbench.analyze.sweeps import (bytes_per_element, crossover_table, point_speedups,
                                        points_at, several_shapes, short_shape)
 from graphbench.cli import main
-from graphbench.cli.values import parse_grid
+from graphbench.config.values import parse_grid
 from graphbench.config import RunConfig, SweepConfig
 from graphbench.errors import UsageError
 from graphbench.pipeline.spec import SpecError
@@ -204,7 +204,7 @@ def test_the_built_in_pipeline_checks_stages_and_has_fused_only_for_its_chain():
 
 def test_device_lists_parse(capsys):
     from graphbench.cli.commands import per_device_path
-    from graphbench.cli.values import parse_device_spec
+    from graphbench.config.values import parse_device_spec
 
     assert parse_device_spec("1,0") == [0, 1] and parse_device_spec("ALL") == "all"
     with pytest.raises(UsageError, match="names a device twice"):

@@ -1,4 +1,4 @@
-"""graphbench.cli.values: option values as users type them; each refusal names the option typed."""
+"""graphbench.config.values: option values as users type them; each refusal names the option typed."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import pytest
 from tests_helpers import refusal, refused_option
 
-from graphbench.cli import values
+from graphbench.config import values
 from graphbench.errors import UsageError
 
 

@@ -14,7 +14,7 @@ from graphbench.cli.progress import console, round_progress, show_progress, swee
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_fields
 from graphbench.errors import EXIT_FAILED, EXIT_OK, UsageError
 from graphbench.cli.shapes import first_shape, run_shapes
-from graphbench.cli.values import check_conflicts
+from graphbench.config.values import check_conflicts
 from graphbench.runner import check_run
 from graphbench.preflight import check_configs
 from graphbench.record.model import RunRecord, SweepRecord

@@ -13,7 +13,7 @@ from graphbench.cli.help import (COMPARE_EXAMPLES, KERNELS_EXAMPLES, REPORT_EXAM
                                  RUN_EXAMPLES, SWEEP_EXAMPLES)
 from graphbench.cli.history import (REFERENCES, add_history, add_history_option,
                                     add_save_options)
-from graphbench.cli.values import (PARSERS, StoreGiven, StoreParam, parse_positive_int,
+from graphbench.config.values import (PARSERS, StoreGiven, StoreParam, parse_positive_int,
                                   parse_processes, parse_record_path)
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_default, cli_fields
 from graphbench.errors import UsageError

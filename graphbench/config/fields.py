@@ -14,7 +14,7 @@ def option(default, flag: str, parse: str, help: str, commands=(RUN, SWEEP), met
            helps=None, factory=None, **defaults):
     """A configuration field the command line sets.
 
-    parse: how the CLI reads the text (see graphbench.cli.values.PARSERS).
+    parse: how the CLI reads the text (see graphbench.config.values.PARSERS).
     help: may use {default}; helps: a per-command help text. defaults: a
     per-command default, e.g. sweep=None. factory: makes the default (a
     dict), in place of `default`."""
