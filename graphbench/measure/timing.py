@@ -161,38 +161,49 @@ def warm_up(steps: Mapping[str, Step], iters, timer: RoundTimer, rounds: int) ->
                 timer.time_round(steps[name], calls_of(iters, name))
 
 
+@dataclass(frozen=True)
+class LoopHooks:
+    """What the sampling loop calls besides the steps, the timer and the stop
+    rule; every hook is optional.
+
+    `warmup_rounds` untimed sets come first. `before_each` runs before every
+    timed round, outside the timed region (an L2 flush); `prefix_calls`
+    untimed calls of a mode's step come right before each of its timed rounds
+    (the round's own timer synchronises first), so a round never starts cold
+    from another mode's work. `on_round(rounds_done, reason)` follows every
+    set (progress). `monitor` reads the device's state after each set of
+    rounds. `host_probe` is read between every two rounds, so each round has
+    a reading right before and right after it (`Sampling.probes`); `monitor`
+    takes the readings before and after its set, and the stop rule judges
+    the rounds at the run's own host speed. `set_probe`, where given, takes
+    the reading that opens each set instead (graphbench.measure.cpu_seek: it
+    may move the process to a faster CPU first). `clock` times the run."""
+
+    warmup_rounds: int = 1
+    before_each: Callable[[], None] | None = None
+    prefix_calls: int = 0
+    on_round: ProgressFn | None = None
+    monitor: Callable[..., object] | None = None
+    host_probe: Callable[[], float] | None = None
+    set_probe: Callable[[], float] | None = None
+    clock: Callable[[], float] = time.perf_counter
+
+
 def run_rounds(steps: Mapping[str, Step], iters, timer: RoundTimer, stop: StopRule,
-               warmup_rounds: int = 1, on_round: ProgressFn | None = None,
-               before_each: Callable[[], None] | None = None,
-               monitor: Callable[[], object] | None = None,
-               clock: Callable[[], float] = time.perf_counter, prefix_calls: int = 0,
-               host_probe: Callable[[], float] | None = None,
-               set_probe: Callable[[], float] | None = None) -> Sampling:
+               hooks: LoopHooks = LoopHooks()) -> Sampling:
     """Warm up every mode, then time interleaved rounds until `stop` says why to stop.
 
     `iters`: calls of each step per round, one count for all or a count by
     mode (a step of the unrolled rung runs K iterations, so it is called
-    iters / K times).
-    `before_each` runs before every timed round, outside the timed region (an
-    L2 flush); `monitor` reads the device's state after each set of rounds;
-    `prefix_calls` untimed calls of a mode's step come right before each of
-    its timed rounds (the round's own timer synchronises first), so a round
-    never starts cold from another mode's work.
-    `host_probe` is read between every two rounds, so each round has a
-    reading right before and right after it (`Sampling.probes`); `monitor`
-    takes the readings before and after its set, and the stop rule judges
-    the rounds at the run's own host speed. `set_probe`, where given, takes
-    the reading that opens each set instead (graphbench.measure.cpu_seek: it
-    may move the process to a faster CPU first)."""
+    iters / K times). `hooks`: what runs around the rounds (LoopHooks)."""
     def before(name):
-        if before_each:
-            before_each()
-        for _ in range(prefix_calls):
+        if hooks.before_each:
+            hooks.before_each()
+        for _ in range(hooks.prefix_calls):
             steps[name]()
 
     with gc_paused():
-        return _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before,
-                           monitor, clock, host_probe, set_probe or host_probe)
+        return _run_rounds(steps, iters, timer, stop, hooks, before)
 
 
 @contextmanager
@@ -209,10 +220,10 @@ def gc_paused():
             gc.enable()
 
 
-def _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before_each, monitor,
-                clock, host_probe, set_probe) -> Sampling:
-    names = list(steps)
-    warm_up(steps, iters, timer, warmup_rounds)
+def _run_rounds(steps, iters, timer, stop, hooks: LoopHooks, before_each) -> Sampling:
+    names, clock, monitor = list(steps), hooks.clock, hooks.monitor
+    host_probe, set_probe = hooks.host_probe, hooks.set_probe or hooks.host_probe
+    warm_up(steps, iters, timer, hooks.warmup_rounds)
     samples: dict[str, list[Sample]] = {name: [] for name in names}
     walls: dict[str, list[float]] = {name: [] for name in names}
     conditions: list = []
@@ -236,8 +247,8 @@ def _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before_each,
                               if host_probe else monitor())
         elapsed = clock() - started
         reason = stop.reason_to_stop(rounds_done, elapsed, walls)
-        if on_round:
-            on_round(rounds_done, reason)
+        if hooks.on_round:
+            hooks.on_round(rounds_done, reason)
         if reason:
             return Sampling(samples, reason, rounds_done, elapsed, conditions, probes or {})
 
