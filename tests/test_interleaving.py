@@ -15,10 +15,10 @@ import pytest
 from conftest import make_record, needs_results
 from graphbench.analyze.interleaving import (FIRST, MIN_ROUNDS, chi2_sf, cycle_length, holm,
                                              interleaving, predecessor_p_value, predecessors)
-from graphbench.measure.timing import round_order
 from graphbench.record.codec import read_record
 from graphbench.record.model import ModeSamples
 from graphbench.report.interleaving import interleaving_lines
+from graphbench.sampling import round_order
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 PLAIN = {"individual": 14.0, "graph": 6.0, "fused": 5.6}
@@ -274,9 +274,7 @@ def test_a_normal_record_rarely_prints_a_line():
 
 
 def test_the_default_order_worked_out_for_one_period_gives_every_rounds_predecessor():
-    from graphbench.analyze.interleaving import _round_order
-
-    every_round = lambda modes, index: _round_order()(modes, index)  # noqa: E731 - not the default
+    every_round = lambda modes, index: round_order(modes, index)  # noqa: E731 - not the default
     for names in (["graph"], ["individual", "graph", "graph@base", "fused", "pdl"],
                   ["individual", "graph", "fused"], ["graph", "graph@base"],
                   ["individual", "individual@base", "graph", "graph@base", "fused", "fused@base"]):

@@ -1,5 +1,6 @@
 from graphbench.analyze.stopping import FixedRounds
-from graphbench.measure.timing import LoopHooks, Sample, round_order, run_rounds
+from graphbench.measure.timing import LoopHooks, Sample, run_rounds
+from graphbench.sampling import round_order
 
 
 class FakeTimer:

@@ -10,21 +10,11 @@ import gc
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Callable, Mapping, Protocol
 
-from graphbench.ladder import BASE_SUFFIX
 from graphbench.measure.nvtx import RANGES, round_name, warmup_name
 from graphbench.measure.steps import Step, repeat_of
-
-# each mode's host probe reading per round, where they were read
-
-
-class StopRule(Protocol):
-    """When sampling ends (graphbench.analyze.stopping has the rules; the
-    runner hands one in): a reason to stop, or None to go on."""
-
-    def reason_to_stop(self, rounds_done: int, elapsed_s: float,
-                       walls: Mapping[str, Sequence[float]]) -> str | None: ...
+from graphbench.sampling import StopRule, round_order
 
 
 @dataclass(frozen=True)
@@ -99,33 +89,6 @@ class ColdTimer(EventTimer):
             wall, submit = wall + (t2 - t0), submit + (t1 - t0)
             device_ms += self._end - self._start
         return Sample(wall_s=wall, submit_s=submit, device_s=device_ms / 1e3)
-
-
-def round_order(names: list[str], round_index: int) -> list[str]:
-    """Rotate the modes' order each round, so every mode takes every slot
-    (first after the probes between rounds included) and drift hits all alike.
-
-    An A/B run's modes come in pairs (graph, graph@base): the pairs rotate,
-    and within each pair the candidate runs first in even rounds and the base
-    first in odd ones, so neither build always follows the other (a plain
-    rotation of six modes put the candidate first in 5 of 6 rounds)."""
-    units = _pairs(names)
-    shift = round_index % len(units) if units else 0
-    units = units[shift:] + units[:shift]
-    flip = round_index % 2 == 1
-    return [name for unit in units for name in (reversed(unit) if flip else unit)]
-
-
-def _pairs(names: list[str]) -> list[tuple[str, ...]]:
-    """Each mode with its A/B base build (MODE@base) right after it, if any."""
-    units, taken = [], set()
-    for name in names:
-        if name in taken:
-            continue
-        partner = name + BASE_SUFFIX if name + BASE_SUFFIX in names else None
-        units.append((name, partner) if partner else (name,))
-        taken.update(units[-1])
-    return units
 
 
 ProgressFn = Callable[[int, "str | None"], None]
