@@ -103,18 +103,10 @@ class _Rounds:
     cycles: np.ndarray   # each round's cycle, nondecreasing
 
 
-def predecessors(names: Sequence[str], rounds: int, order: Order | None = None
-                 ) -> dict[str, tuple[str, ...]]:
-    """For every mode, what ran just before each of its rounds in its set (the
-    default order repeats: one cycle of it is worked out, not 200,000 rounds)."""
-    after = _period(names, rounds, order)
-    repeats = rounds // max(len(next(iter(after.values()), ())), 1) + 1
-    return {name: tuple((labels * repeats)[:rounds]) for name, labels in after.items()}
-
-
 def _period(names: Sequence[str], rounds: int, order: Order | None) -> dict[str, list[str]]:
-    """predecessors over the rounds after which they repeat (all of them
-    for an order other than the default)."""
+    """For every mode, what ran just before each of its rounds in its set,
+    over the rounds after which that repeats (all of them for an order other
+    than the default: one cycle of it is worked out, not 200,000 rounds)."""
     order = order or round_order
     period = min(rounds, cycle_length(names, order)) if order is round_order else rounds
     after: dict[str, list[str]] = {name: [] for name in names}
@@ -131,7 +123,8 @@ def label_codes(names: Sequence[str]) -> dict[str, int]:
 
 
 def _predecessor_codes(names: Sequence[str], rounds: int, order: Order) -> dict[str, np.ndarray]:
-    """predecessors as label_codes numbers, an array per mode."""
+    """What ran just before each round (_period, repeated to `rounds`) as
+    label_codes numbers, an array per mode."""
     codes = label_codes(names)
     return {name: np.resize(np.array([codes[label] for label in labels], dtype=int), rounds)
             for name, labels in _period(names, rounds, order).items()}
