@@ -38,7 +38,8 @@ def round_order(names: list[str], round_index: int) -> list[str]:
 
 def _pairs(names: list[str]) -> list[tuple[str, ...]]:
     """Each mode with its A/B base build (MODE@base) right after it, if any."""
-    units, taken = [], set()
+    units: list[tuple[str, ...]] = []
+    taken: set[str] = set()
     for name in names:
         if name in taken:
             continue

@@ -185,7 +185,8 @@ def gc_paused():
 
 def _run_rounds(steps, iters, timer, stop, hooks: LoopHooks, before_each) -> Sampling:
     names, clock, monitor = list(steps), hooks.clock, hooks.monitor
-    host_probe, set_probe = hooks.host_probe, hooks.set_probe or hooks.host_probe
+    host_probe = hooks.host_probe
+    set_probe = (hooks.set_probe or host_probe) if host_probe else None
     warm_up(steps, iters, timer, hooks.warmup_rounds)
     samples: dict[str, list[Sample]] = {name: [] for name in names}
     walls: dict[str, list[float]] = {name: [] for name in names}
@@ -194,7 +195,7 @@ def _run_rounds(steps, iters, timer, stop, hooks: LoopHooks, before_each) -> Sam
         {name: [] for name in names} if host_probe else None
     started, rounds_done = clock(), 0
     while True:
-        reading = first = set_probe() if host_probe else None
+        reading = first = set_probe() if set_probe else None
         for name in round_order(names, rounds_done):
             before_each(name)
             with RANGES.range(round_name(name, rounds_done)):  # one per round, outside its clock
