@@ -20,7 +20,7 @@ import time
 from graphbench.analyze.stopping import FixedRounds
 from graphbench.config import RunConfig
 from graphbench.measure.session import Session
-from graphbench.measure.timing import run_rounds
+from graphbench.measure.timing import LoopHooks, run_rounds
 
 ITERS, ROUNDS = 1000, 30
 
@@ -43,7 +43,7 @@ def graph_us(session, names, prefix) -> float:
         mode.set_round_iterations(ITERS)
     sampling = run_rounds({m.name: m.step for m in modes},
                           {m.name: m.calls_per_round(ITERS) for m in modes}, session.timer,
-                          FixedRounds(ROUNDS), prefix_calls=prefix)
+                          FixedRounds(ROUNDS), LoopHooks(prefix_calls=prefix))
     graph = next(m for m in modes if m.name == "graph")
     walls = sampling.per_iteration_us("graph", "wall", graph.calls_per_round(ITERS))
     return statistics.median(walls)

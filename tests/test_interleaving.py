@@ -13,12 +13,13 @@ import numpy as np
 import pytest
 
 from conftest import make_record, needs_results
-from graphbench.analyze.interleaving import (FIRST, MIN_ROUNDS, chi2_sf, cycle_length, holm,
-                                             interleaving, predecessor_p_value, predecessors)
-from graphbench.measure.timing import round_order
+from graphbench.analyze.interleaving import (FIRST, MIN_ROUNDS, _predecessor_codes, chi2_sf,
+                                             cycle_length, holm, interleaving, label_codes,
+                                             predecessor_p_value)
 from graphbench.record.codec import read_record
 from graphbench.record.model import ModeSamples
 from graphbench.report.interleaving import interleaving_lines
+from graphbench.sampling import round_order
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 PLAIN = {"individual": 14.0, "graph": 6.0, "fused": 5.6}
@@ -42,6 +43,14 @@ def true_predecessor(names, mode: str, index: int) -> str:
     ran = round_order(list(names), index)
     slot = ran.index(mode)
     return ran[slot - 1] if slot else FIRST
+
+
+def predecessor_labels(names, rounds: int, order=None) -> dict[str, tuple[str, ...]]:
+    """What ran just before each mode's rounds as the analysis works it out:
+    its label codes read back as labels."""
+    label = {code: name for name, code in label_codes(names).items()}
+    codes = _predecessor_codes(list(names), rounds, order or round_order)
+    return {mode: tuple(label[int(c)] for c in mode_codes) for mode, mode_codes in codes.items()}
 
 
 def series(walls: dict, rounds: int, noise: float = 0.005, seed: int = 0, rho: float = 0.5,
@@ -77,7 +86,7 @@ def effect(analysis, mode: str, metric: str = "wall"):
 # --- the order of rounds ---------------------------------------------------------
 
 def test_a_rotation_keeps_each_mode_after_its_cyclic_predecessor_or_first():
-    after = predecessors(list(PLAIN), 6)
+    after = predecessor_labels(list(PLAIN), 6)
     assert after["graph"] == ("individual", FIRST, "individual") * 2
     assert after["individual"] == (FIRST, "fused", "fused") * 2
     assert cycle_length(list(PLAIN)) == 3
@@ -87,7 +96,7 @@ def test_a_rotation_keeps_each_mode_after_its_cyclic_predecessor_or_first():
 
 def test_ab_pairs_flip_so_a_mode_has_three_predecessors():
     names = list(AB)
-    after = predecessors(names, 12)
+    after = predecessor_labels(names, 12)
     assert set(after["graph"]) == {"individual@base", "graph@base", FIRST}
     assert after["graph"] == tuple(true_predecessor(names, "graph", i) for i in range(12))
     assert cycle_length(names) == 6
@@ -224,7 +233,7 @@ def test_past_exact_rounds_chi_square_agrees_with_the_permutations(monkeypatch, 
     import graphbench.analyze.interleaving as module
 
     rng = np.random.default_rng(seed)
-    labels, cycles = predecessors(names, 120)["graph"], np.arange(120) // cycle_length(names)
+    labels, cycles = predecessor_labels(names, 120)["graph"], np.arange(120) // cycle_length(names)
     for step in range(cases):
         values = scale * (1 + 0.01 * ar1(rng, 120)) * np.where(
             np.asarray(labels) == FIRST, 1 + 0.002 * step, 1.0)
@@ -242,7 +251,7 @@ def test_holm_steps_down():
 
 def false_alarms(names, mode: str, rounds: int, rho: float, sims: int) -> float:
     """How often identical groups read as different at 5%, on AR(1) rounds."""
-    labels = predecessors(names, rounds)[mode]
+    labels = predecessor_labels(names, rounds)[mode]
     cycles = np.arange(rounds) // cycle_length(names)
     rng = np.random.default_rng(20261201)
     hits = sum(predecessor_p_value(5 * (1 + 0.01 * ar1(rng, rounds, rho)), labels, cycles,
@@ -274,14 +283,12 @@ def test_a_normal_record_rarely_prints_a_line():
 
 
 def test_the_default_order_worked_out_for_one_period_gives_every_rounds_predecessor():
-    from graphbench.analyze.interleaving import _round_order
-
-    every_round = lambda modes, index: _round_order()(modes, index)  # noqa: E731 - not the default
+    every_round = lambda modes, index: round_order(modes, index)  # noqa: E731 - not the default
     for names in (["graph"], ["individual", "graph", "graph@base", "fused", "pdl"],
                   ["individual", "graph", "fused"], ["graph", "graph@base"],
                   ["individual", "individual@base", "graph", "graph@base", "fused", "fused@base"]):
         for rounds in (0, 1, 9, 10, 11, 257):
-            assert predecessors(names, rounds) == predecessors(names, rounds, every_round)
+            assert predecessor_labels(names, rounds) == predecessor_labels(names, rounds, every_round)
 
 
 def test_mean_ranks_share_ties_as_sorting_and_searching_did():
@@ -311,9 +318,9 @@ def reversed_from_3(names, index):
 
 
 def test_an_order_of_one_s_own_gives_its_own_predecessors_and_period():
-    assert predecessors(list(PLAIN), 4, fixed) == {
+    assert predecessor_labels(list(PLAIN), 4, fixed) == {
         "individual": (FIRST,) * 4, "graph": ("individual",) * 4, "fused": ("graph",) * 4}
-    assert predecessors(TWO, 8, reversed_from_3) == {
+    assert predecessor_labels(TWO, 8, reversed_from_3) == {
         "individual": (FIRST,) * 3 + ("graph",) * 5, "graph": ("individual",) * 3 + (FIRST,) * 5}
     assert cycle_length(TWO, fixed) == 1
     assert cycle_length(TWO, reversed_from_3) == 4  # no period within 2 x 2 sets: the span
@@ -348,7 +355,7 @@ def test_aligned_ranks_are_each_value_over_its_cycle_s_median_ranked_and_centred
 def test_permutation_p_values_count_ties_and_are_reproducible():
     """p = (1 + permutations at least as extreme, ties included) / (1 + 2000),
     the permutations drawn from seed 0: a record's p-values never change."""
-    labels, cycles = predecessors(TWO, 16)["graph"], np.arange(16) // cycle_length(TWO)
+    labels, cycles = predecessor_labels(TWO, 16)["graph"], np.arange(16) // cycle_length(TWO)
     rng = np.random.default_rng(11)
     values = 6 * (1 + 0.01 * rng.standard_normal(16))
     assert predecessor_p_value(values, labels, cycles) == 513 / 2001
@@ -359,7 +366,7 @@ def test_permutation_p_values_count_ties_and_are_reproducible():
 
 
 def test_up_to_exact_rounds_the_p_value_is_a_permutation_count_and_past_them_chi_square():
-    labels = predecessors(TWO, 101)["graph"]
+    labels = predecessor_labels(TWO, 101)["graph"]
     rng = np.random.default_rng(1)
     values = 6 * (1 + 0.01 * rng.standard_normal(101))
     cycles = np.arange(101) // 2
@@ -367,7 +374,7 @@ def test_up_to_exact_rounds_the_p_value_is_a_permutation_count_and_past_them_chi
     assert exact * 2001 == pytest.approx(round(exact * 2001), abs=1e-9)
     rng = np.random.default_rng(1)
     quiet = 6 * (1 + 0.01 * rng.standard_normal(200))  # a statistic of 0.034: p 0.85, not 1
-    assert 0.8 < predecessor_p_value(quiet, predecessors(TWO, 200)["graph"],
+    assert 0.8 < predecessor_p_value(quiet, predecessor_labels(TWO, 200)["graph"],
                                      np.arange(200) // 2) < 0.9
 
 
@@ -391,7 +398,7 @@ def test_pooled_cycles_never_span_processes():
     parts = [series(PLAIN, n, seed=s) for s, n in enumerate(lengths)]
     analysis = interleaving(with_series(PLAIN, *parts))
     names, period = list(PLAIN), cycle_length(list(PLAIN))
-    labels = sum((predecessors(names, n)["graph"] for n in lengths), ())
+    labels = sum((predecessor_labels(names, n)["graph"] for n in lengths), ())
     cycles = np.concatenate([first + np.arange(n) // period
                              for first, n in zip((0, 20, 41), lengths)])
     values = np.concatenate([p["graph"] for p in parts])
@@ -438,7 +445,7 @@ def test_an_order_of_one_s_own_is_tested_over_its_own_cycles_and_permutations():
     record = with_series(PLAIN, series(PLAIN, 30, seed=4, effect=("graph", "individual", 1.01)))
     graph = effect(interleaving(record, order=alternating), "graph")
     assert [g.after for g in graph.groups] == ["individual", "fused"]
-    labels = predecessors(list(PLAIN), 30, alternating)["graph"]
+    labels = predecessor_labels(list(PLAIN), 30, alternating)["graph"]
     values = np.array(record.runs[0].modes["graph"].wall_us)
     assert graph.p_value == predecessor_p_value(values, labels, np.arange(30) // 2)
     few = interleaving(record, permutations=99)
@@ -497,7 +504,7 @@ def test_a_process_of_one_round_keeps_a_cycle_of_its_own_in_the_pool():
     parts = [series(PLAIN, n, seed=s) for s, n in enumerate(lengths)]
     analysis = interleaving(with_series(PLAIN, *parts))
     names, period = list(PLAIN), cycle_length(list(PLAIN))
-    labels = sum((predecessors(names, n)["graph"] for n in lengths), ())
+    labels = sum((predecessor_labels(names, n)["graph"] for n in lengths), ())
     cycles = np.concatenate([first + np.arange(n) // period for first, n in zip((0, 100), lengths)])
     values = np.concatenate([p["graph"] for p in parts])
     assert effect(analysis, "graph").p_value == predecessor_p_value(values, labels, cycles)

@@ -20,7 +20,7 @@ from graphbench.errors import ConfigError, DeviceError
 from graphbench.ladder import LADDER, ladder_order, launches_per_iteration
 from graphbench.measure.availability import choose_modes, unavailable_modes
 from graphbench.measure.driver import PackedArguments, ctypes_value
-from graphbench.measure.timing import Sample, run_rounds
+from graphbench.measure.timing import LoopHooks, Sample, run_rounds
 from graphbench.pipeline.files import load_pipeline, plan
 from graphbench.record.codec import read_record, read_run, write_record
 from graphbench.report.run import run_report
@@ -123,7 +123,7 @@ class CountingTimer:
 def test_each_mode_gets_its_own_calls_per_round():
     timer = CountingTimer()
     run_rounds({"graph": lambda: None, "unrolled": lambda: None}, {"graph": 100, "unrolled": 10},
-               timer, FixedRounds(2), warmup_rounds=1)
+               timer, FixedRounds(2), LoopHooks(warmup_rounds=1))
     assert sorted(set(timer.calls)) == [10, 100] and timer.calls.count(10) == 3
 
 

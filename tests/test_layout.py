@@ -129,7 +129,7 @@ def test_graphbench_has_no_import_cycles():
 FLOW = (
     ("graphbench._version", "graphbench.errors", "graphbench.limits", "graphbench.counts",
      "graphbench.ladder", "graphbench.launch_shape", "graphbench.kernel_files",
-     "graphbench.spelling", "graphbench.process_state"),
+     "graphbench.spelling", "graphbench.process_state", "graphbench.sampling"),
     ("graphbench.config",),
     ("graphbench.record",),
     ("graphbench.history",),

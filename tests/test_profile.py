@@ -11,7 +11,7 @@ from graphbench.cli.profile import profile_commands
 from graphbench.measure import nvtx
 from graphbench.measure.nvtx import Ranges
 from graphbench.measure.profile import PROFILE_ITERATIONS, profile_modes
-from graphbench.measure.timing import Sample, run_rounds
+from graphbench.measure.timing import LoopHooks, Sample, run_rounds
 
 
 class FakeNvtx:
@@ -57,7 +57,7 @@ class CountingTimer:
 def test_one_range_per_round_named_by_mode_and_none_per_call(fake_nvtx):
     timer = CountingTimer(fake_nvtx)
     steps = {"individual": lambda: None, "graph": lambda: None}
-    run_rounds(steps, 500, timer, FixedRounds(4), warmup_rounds=1)
+    run_rounds(steps, 500, timer, FixedRounds(4), LoopHooks(warmup_rounds=1))
     assert timer.step_calls == 2 * 500 * 5
     assert len(fake_nvtx.pushed) == 2 * 5  # rounds and warm-ups, whatever the calls per round
     assert "graphbench graph round 3" in fake_nvtx.pushed

@@ -5,7 +5,7 @@ import pytest
 
 from graphbench.analyze.stopping import (NOISE_TARGET, TIME_BUDGET, FixedRounds, NoiseTarget,
                                          headline_noise)
-from graphbench.measure.timing import Sample, run_rounds
+from graphbench.measure.timing import LoopHooks, Sample, run_rounds
 
 
 def noise(samples):
@@ -43,8 +43,8 @@ def steps(*names):
 
 def sample(noise_level, rule, iters=1000):
     timer = NoisyTimer({"individual": 14.0, "graph": 4.3}, noise_level)
-    return run_rounds(steps("individual", "graph"), iters, timer, rule, warmup_rounds=1,
-                      clock=timer.clock)
+    return run_rounds(steps("individual", "graph"), iters, timer, rule,
+                      LoopHooks(warmup_rounds=1, clock=timer.clock))
 
 
 def test_quiet_data_stops_early_on_the_noise_target():
@@ -83,9 +83,9 @@ def test_noise_without_graph_uses_the_noisiest_mode():
 def test_before_each_and_monitor_run_outside_the_timed_calls():
     timer = NoisyTimer({"individual": 14.0, "graph": 4.3}, 0.0)
     calls = []
-    result = run_rounds(steps("individual", "graph"), 10, timer, FixedRounds(3), warmup_rounds=0,
-                        before_each=lambda: calls.append("flush"),
-                        monitor=lambda: {"sm_clock_mhz": 1980})
+    result = run_rounds(steps("individual", "graph"), 10, timer, FixedRounds(3),
+                        LoopHooks(warmup_rounds=0, before_each=lambda: calls.append("flush"),
+                                  monitor=lambda: {"sm_clock_mhz": 1980}))
     assert calls == ["flush"] * 6  # before every timed round of every mode
     assert result.conditions == [{"sm_clock_mhz": 1980}] * 3
 
@@ -110,7 +110,7 @@ def test_a_machine_changing_speed_for_many_rounds_is_noise_not_precision():
     timer = RegimeTimer()
     result = run_rounds(steps("individual", "graph"), 1000, timer,
                         NoiseTarget(max_noise=0.01, min_rounds=10, max_time_s=2.0),
-                        warmup_rounds=0, clock=timer.clock)
+                        LoopHooks(warmup_rounds=0, clock=timer.clock))
     # each stretch alone is quiet to 0.2%; together the speedup is 2.0 or 2.8
     assert result.stop_reason == TIME_BUDGET
     assert noise(result.samples) > 0.05

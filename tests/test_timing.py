@@ -1,5 +1,6 @@
 from graphbench.analyze.stopping import FixedRounds
-from graphbench.measure.timing import Sample, round_order, run_rounds
+from graphbench.measure.timing import LoopHooks, Sample, run_rounds
+from graphbench.sampling import round_order
 
 
 class FakeTimer:
@@ -37,8 +38,8 @@ def test_every_mode_runs_right_after_the_monitor_in_some_round():
     timer = FakeTimer({"individual": 14e-6, "graph": 4e-6, "fused": 4e-6})
     after_monitor = []
     marks = []
-    run_rounds(_steps("individual", "graph", "fused"), 10, timer, FixedRounds(6), warmup_rounds=0,
-               monitor=lambda: marks.append(len(timer.calls)))
+    run_rounds(_steps("individual", "graph", "fused"), 10, timer, FixedRounds(6),
+               LoopHooks(warmup_rounds=0, monitor=lambda: marks.append(len(timer.calls))))
     after_monitor = [timer.calls[i][0] for i in marks[:-1]]
     assert set(after_monitor) == {"individual", "graph", "fused"}
 
@@ -51,7 +52,7 @@ def test_garbage_collection_is_off_while_rounds_run_and_restored_after():
     original = timer.time_round
     timer.time_round = lambda step, iters: (seen.append(gc.isenabled()), original(step, iters))[1]
     assert gc.isenabled()
-    run_rounds(_steps("graph"), 10, timer, FixedRounds(2), warmup_rounds=1)
+    run_rounds(_steps("graph"), 10, timer, FixedRounds(2), LoopHooks(warmup_rounds=1))
     assert seen and not any(seen)
     assert gc.isenabled()
 
@@ -60,7 +61,7 @@ def test_run_rounds_warms_up_interleaves_and_keeps_only_timed_rounds():
     timer = FakeTimer({"individual": 14e-6, "graph": 4e-6})
     progress = []
     sampling = run_rounds(_steps("individual", "graph"), 100, timer, FixedRounds(3),
-                          warmup_rounds=2, on_round=lambda d, r: progress.append((d, r)))
+                          LoopHooks(warmup_rounds=2, on_round=lambda d, r: progress.append((d, r))))
     samples = sampling.samples
     assert sampling.stop_reason == "fixed-rounds" and sampling.rounds == 3
     assert [len(v) for v in samples.values()] == [3, 3]
@@ -81,9 +82,10 @@ def test_the_host_probe_is_read_between_every_two_rounds_and_each_round_keeps_it
         def reason_to_stop(self, rounds_done, elapsed_s, walls):
             return "fixed" if rounds_done == 2 else None
 
-    sampling = run_rounds(_steps("individual", "graph"), 10, timer, Stop(), warmup_rounds=0,
-                          monitor=lambda **probes: seen_by_monitor.append(probes) or probes,
-                          host_probe=lambda: float(next(readings)))
+    hooks = LoopHooks(warmup_rounds=0,
+                      monitor=lambda **probes: seen_by_monitor.append(probes) or probes,
+                      host_probe=lambda: float(next(readings)))
+    sampling = run_rounds(_steps("individual", "graph"), 10, timer, Stop(), hooks)
     # set 0: 100 | individual | 101 | graph | 102; set 1: 103 | graph | 104 | individual | 105
     assert sampling.probes == {"individual": [(100.0, 101.0), (104.0, 105.0)],
                                "graph": [(101.0, 102.0), (103.0, 104.0)]}
@@ -94,6 +96,6 @@ def test_the_host_probe_is_read_between_every_two_rounds_and_each_round_keeps_it
 def test_without_a_host_probe_the_loop_reads_none_and_the_monitor_takes_no_readings():
     timer = FakeTimer({"graph": 4e-6})
     marks = []
-    sampling = run_rounds(_steps("graph"), 10, timer, FixedRounds(2), warmup_rounds=0,
-                          monitor=lambda: marks.append(1))
+    sampling = run_rounds(_steps("graph"), 10, timer, FixedRounds(2),
+                          LoopHooks(warmup_rounds=0, monitor=lambda: marks.append(1)))
     assert sampling.probes == {} and marks == [1, 1]

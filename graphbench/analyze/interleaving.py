@@ -2,7 +2,7 @@
 that ran just before it in its set of rounds, and whether that matters.
 
 Each set of rounds times every mode once, in the order
-graphbench.measure.timing.round_order gives the set's index, so the mode
+graphbench.sampling.round_order gives the set's index, so the mode
 names recover every round's order. A mode first in its set followed the
 probes read between sets (the warm-up, in the first set): a group of its own.
 
@@ -35,6 +35,7 @@ from graphbench.analyze.stats import (block_counts, block_medians, chi2_sf, dens
                                       holm, mean_ranks, median)
 from graphbench.record.columns import round_array
 from graphbench.record.model import ProcessRun, RunRecord
+from graphbench.sampling import round_order
 
 FIRST = "the probes"     # the group of rounds that ran first in their set
 METRICS = ("wall", "device")
@@ -102,27 +103,12 @@ class _Rounds:
     cycles: np.ndarray   # each round's cycle, nondecreasing
 
 
-def _round_order() -> Order:
-    # measure.timing imports analyze.stopping: imported here, not at module level
-    from graphbench.measure.timing import round_order
-
-    return round_order
-
-
-def predecessors(names: Sequence[str], rounds: int, order: Order | None = None
-                 ) -> dict[str, tuple[str, ...]]:
-    """For every mode, what ran just before each of its rounds in its set (the
-    default order repeats: one cycle of it is worked out, not 200,000 rounds)."""
-    after = _period(names, rounds, order)
-    repeats = rounds // max(len(next(iter(after.values()), ())), 1) + 1
-    return {name: tuple((labels * repeats)[:rounds]) for name, labels in after.items()}
-
-
 def _period(names: Sequence[str], rounds: int, order: Order | None) -> dict[str, list[str]]:
-    """predecessors over the rounds after which they repeat (all of them
-    for an order other than the default)."""
-    order = order or _round_order()
-    period = min(rounds, cycle_length(names, order)) if order is _round_order() else rounds
+    """For every mode, what ran just before each of its rounds in its set,
+    over the rounds after which that repeats (all of them for an order other
+    than the default: one cycle of it is worked out, not 200,000 rounds)."""
+    order = order or round_order
+    period = min(rounds, cycle_length(names, order)) if order is round_order else rounds
     after: dict[str, list[str]] = {name: [] for name in names}
     for index in range(period):
         ran = order(list(names), index)
@@ -137,7 +123,8 @@ def label_codes(names: Sequence[str]) -> dict[str, int]:
 
 
 def _predecessor_codes(names: Sequence[str], rounds: int, order: Order) -> dict[str, np.ndarray]:
-    """predecessors as label_codes numbers, an array per mode."""
+    """What ran just before each round (_period, repeated to `rounds`) as
+    label_codes numbers, an array per mode."""
     codes = label_codes(names)
     return {name: np.resize(np.array([codes[label] for label in labels], dtype=int), rounds)
             for name, labels in _period(names, rounds, order).items()}
@@ -146,7 +133,7 @@ def _predecessor_codes(names: Sequence[str], rounds: int, order: Order) -> dict[
 def cycle_length(names: Sequence[str], order: Order | None = None) -> int:
     """The sets after which the order repeats: round_order depends on the
     set's index through its remainders by the units' count and by 2."""
-    order, span = order or _round_order(), 2 * max(len(names), 1)
+    order, span = order or round_order, 2 * max(len(names), 1)
     orders = [order(list(names), i) for i in range(2 * span)]
     return next((p for p in range(1, span + 1)
                  if all(orders[i] == orders[i + p] for i in range(span))), span)
@@ -286,7 +273,7 @@ def interleaving(record: RunRecord, metrics: Sequence[str] = METRICS, order: Ord
     reason = unanalysable(record)
     if reason:
         return Interleaving((), None, reason)
-    order, names, parts, first = order or _round_order(), list(record.mode_names), [], 0
+    order, names, parts, first = order or round_order, list(record.mode_names), [], 0
     for run in record.runs:
         parts.append(_process_rounds(run, names, metrics, order, first))
         first += run.rounds + 1  # cycles never span two processes

@@ -31,7 +31,7 @@ from graphbench.analyze.ab import default_wall_thresholds, ratio_change
 from graphbench.analyze.intervals import MIN_ROUNDS, median_interval
 from graphbench.analyze.stats import paired_ratios
 from graphbench.ladder import BASELINE, BASE_SUFFIX, HEADLINE
-from graphbench.measure.timing import StopRule  # noqa: F401 - what the rules here are
+from graphbench.sampling import StopRule
 
 FIXED = "fixed-rounds"
 NOISE_TARGET = "noise-target"

@@ -26,11 +26,12 @@ from graphbench.measure.l2 import L2Flusher
 from graphbench.measure.probes import Probes, busy_probe
 from graphbench.measure.repoint import graph_update_experiment
 from graphbench.measure.session import Session
-from graphbench.measure.timing import ColdTimer, Sampling, StopRule, run_rounds
+from graphbench.measure.timing import ColdTimer, LoopHooks, Sampling, run_rounds
 from graphbench.measure.verify import all_passed, compare_outputs
 from graphbench.record.model import (ROUND_METRICS, Check, Environment, ModeSamples,
                                      PipelineInfo, ProcessRun, RunRecord)
 from graphbench.record.machine import LAUNCH_PROBE
+from graphbench.sampling import StopRule
 
 ROUND_TARGET_S = 0.01   # auto --iters: long against timer resolution, short against drift
 MIN_AUTO_ITERS, MAX_AUTO_ITERS = 10, 1000
@@ -123,9 +124,10 @@ def sample(session: Session, rng, on_round, stop: StopRule) -> Sampling:
     host_probe = LaunchProbe(session.stream, session.kernels[PROBE_KERNEL])
     seek = fast_cpu_seeker(session, host_probe)
     try:
+        hooks = LoopHooks(warmup_rounds=config.warmup_rounds, on_round=on_round,
+                          monitor=probes.read, host_probe=host_probe, set_probe=seek)
         sampling = run_rounds({mode.name: mode.step for mode in session.modes}, calls,
-                              timer, stop, config.warmup_rounds, on_round,
-                              monitor=probes.read, host_probe=host_probe, set_probe=seek)
+                              timer, stop, hooks)
         return replace(sampling, cpu_moves=seek.moves, interrupt_cpus=seek.avoided) \
             if seek else sampling
     finally:

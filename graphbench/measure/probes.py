@@ -9,8 +9,8 @@ from graphbench.measure.conditions import round_probe_us
 from graphbench.measure.kernels import HOLD_KERNEL
 from graphbench.measure.reference import gpu_reference
 from graphbench.measure.session import Session
-from graphbench.measure.timing import round_order
 from graphbench.record.model import Condition
+from graphbench.sampling import round_order
 
 GATE_POINT_SUBMIT_EVERY = 4  # a gate size's point reads submit every 4th set (Probes)
 

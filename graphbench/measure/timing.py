@@ -10,21 +10,11 @@ import gc
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Callable, Mapping, Protocol
 
-from graphbench.ladder import BASE_SUFFIX
 from graphbench.measure.nvtx import RANGES, round_name, warmup_name
 from graphbench.measure.steps import Step, repeat_of
-
-# each mode's host probe reading per round, where they were read
-
-
-class StopRule(Protocol):
-    """When sampling ends (graphbench.analyze.stopping has the rules; the
-    runner hands one in): a reason to stop, or None to go on."""
-
-    def reason_to_stop(self, rounds_done: int, elapsed_s: float,
-                       walls: Mapping[str, Sequence[float]]) -> str | None: ...
+from graphbench.sampling import StopRule, round_order
 
 
 @dataclass(frozen=True)
@@ -101,33 +91,6 @@ class ColdTimer(EventTimer):
         return Sample(wall_s=wall, submit_s=submit, device_s=device_ms / 1e3)
 
 
-def round_order(names: list[str], round_index: int) -> list[str]:
-    """Rotate the modes' order each round, so every mode takes every slot
-    (first after the probes between rounds included) and drift hits all alike.
-
-    An A/B run's modes come in pairs (graph, graph@base): the pairs rotate,
-    and within each pair the candidate runs first in even rounds and the base
-    first in odd ones, so neither build always follows the other (a plain
-    rotation of six modes put the candidate first in 5 of 6 rounds)."""
-    units = _pairs(names)
-    shift = round_index % len(units) if units else 0
-    units = units[shift:] + units[:shift]
-    flip = round_index % 2 == 1
-    return [name for unit in units for name in (reversed(unit) if flip else unit)]
-
-
-def _pairs(names: list[str]) -> list[tuple[str, ...]]:
-    """Each mode with its A/B base build (MODE@base) right after it, if any."""
-    units, taken = [], set()
-    for name in names:
-        if name in taken:
-            continue
-        partner = name + BASE_SUFFIX if name + BASE_SUFFIX in names else None
-        units.append((name, partner) if partner else (name,))
-        taken.update(units[-1])
-    return units
-
-
 ProgressFn = Callable[[int, "str | None"], None]
 
 
@@ -161,38 +124,49 @@ def warm_up(steps: Mapping[str, Step], iters, timer: RoundTimer, rounds: int) ->
                 timer.time_round(steps[name], calls_of(iters, name))
 
 
+@dataclass(frozen=True)
+class LoopHooks:
+    """What the sampling loop calls besides the steps, the timer and the stop
+    rule; every hook is optional.
+
+    `warmup_rounds` untimed sets come first. `before_each` runs before every
+    timed round, outside the timed region (an L2 flush); `prefix_calls`
+    untimed calls of a mode's step come right before each of its timed rounds
+    (the round's own timer synchronises first), so a round never starts cold
+    from another mode's work. `on_round(rounds_done, reason)` follows every
+    set (progress). `monitor` reads the device's state after each set of
+    rounds. `host_probe` is read between every two rounds, so each round has
+    a reading right before and right after it (`Sampling.probes`); `monitor`
+    takes the readings before and after its set, and the stop rule judges
+    the rounds at the run's own host speed. `set_probe`, where given, takes
+    the reading that opens each set instead (graphbench.measure.cpu_seek: it
+    may move the process to a faster CPU first). `clock` times the run."""
+
+    warmup_rounds: int = 1
+    before_each: Callable[[], None] | None = None
+    prefix_calls: int = 0
+    on_round: ProgressFn | None = None
+    monitor: Callable[..., object] | None = None
+    host_probe: Callable[[], float] | None = None
+    set_probe: Callable[[], float] | None = None
+    clock: Callable[[], float] = time.perf_counter
+
+
 def run_rounds(steps: Mapping[str, Step], iters, timer: RoundTimer, stop: StopRule,
-               warmup_rounds: int = 1, on_round: ProgressFn | None = None,
-               before_each: Callable[[], None] | None = None,
-               monitor: Callable[[], object] | None = None,
-               clock: Callable[[], float] = time.perf_counter, prefix_calls: int = 0,
-               host_probe: Callable[[], float] | None = None,
-               set_probe: Callable[[], float] | None = None) -> Sampling:
+               hooks: LoopHooks = LoopHooks()) -> Sampling:
     """Warm up every mode, then time interleaved rounds until `stop` says why to stop.
 
     `iters`: calls of each step per round, one count for all or a count by
     mode (a step of the unrolled rung runs K iterations, so it is called
-    iters / K times).
-    `before_each` runs before every timed round, outside the timed region (an
-    L2 flush); `monitor` reads the device's state after each set of rounds;
-    `prefix_calls` untimed calls of a mode's step come right before each of
-    its timed rounds (the round's own timer synchronises first), so a round
-    never starts cold from another mode's work.
-    `host_probe` is read between every two rounds, so each round has a
-    reading right before and right after it (`Sampling.probes`); `monitor`
-    takes the readings before and after its set, and the stop rule judges
-    the rounds at the run's own host speed. `set_probe`, where given, takes
-    the reading that opens each set instead (graphbench.measure.cpu_seek: it
-    may move the process to a faster CPU first)."""
+    iters / K times). `hooks`: what runs around the rounds (LoopHooks)."""
     def before(name):
-        if before_each:
-            before_each()
-        for _ in range(prefix_calls):
+        if hooks.before_each:
+            hooks.before_each()
+        for _ in range(hooks.prefix_calls):
             steps[name]()
 
     with gc_paused():
-        return _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before,
-                           monitor, clock, host_probe, set_probe or host_probe)
+        return _run_rounds(steps, iters, timer, stop, hooks, before)
 
 
 @contextmanager
@@ -209,10 +183,11 @@ def gc_paused():
             gc.enable()
 
 
-def _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before_each, monitor,
-                clock, host_probe, set_probe) -> Sampling:
-    names = list(steps)
-    warm_up(steps, iters, timer, warmup_rounds)
+def _run_rounds(steps, iters, timer, stop, hooks: LoopHooks, before_each) -> Sampling:
+    names, clock, monitor = list(steps), hooks.clock, hooks.monitor
+    host_probe = hooks.host_probe
+    set_probe = (hooks.set_probe or host_probe) if host_probe else None
+    warm_up(steps, iters, timer, hooks.warmup_rounds)
     samples: dict[str, list[Sample]] = {name: [] for name in names}
     walls: dict[str, list[float]] = {name: [] for name in names}
     conditions: list = []
@@ -220,7 +195,7 @@ def _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before_each,
         {name: [] for name in names} if host_probe else None
     started, rounds_done = clock(), 0
     while True:
-        reading = first = set_probe() if host_probe else None
+        reading = first = set_probe() if set_probe else None
         for name in round_order(names, rounds_done):
             before_each(name)
             with RANGES.range(round_name(name, rounds_done)):  # one per round, outside its clock
@@ -236,8 +211,8 @@ def _run_rounds(steps, iters, timer, stop, warmup_rounds, on_round, before_each,
                               if host_probe else monitor())
         elapsed = clock() - started
         reason = stop.reason_to_stop(rounds_done, elapsed, walls)
-        if on_round:
-            on_round(rounds_done, reason)
+        if hooks.on_round:
+            hooks.on_round(rounds_done, reason)
         if reason:
             return Sampling(samples, reason, rounds_done, elapsed, conditions, probes or {})
 
