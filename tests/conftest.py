@@ -21,12 +21,6 @@ from graphbench.record.model import (BusyReading, Condition, DeviceInfo, Environ
                                      PipelineInfo, ProcessRun, RunRecord, ToolInfo, UpdateSamples)
 
 
-RESULTS = Path(__file__).resolve().parents[1] / "results"
-# results/ holds the committed records; the sdist leaves it out (pyproject.toml),
-# so a test that reads it skips there, saying why, rather than failing.
-needs_results = pytest.mark.skipif(not RESULTS.is_dir(), reason="reads results/, the "
-                                   "committed records, which the sdist leaves out")
-
 
 @functools.lru_cache(maxsize=1)
 def gpu_unavailable_reason() -> str | None:
