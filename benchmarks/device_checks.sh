@@ -15,7 +15,7 @@ REC=$(realpath -m "$OUT/records")
 mkdir -p "$REC"
 gb() { python3 -m graphbench "$@"; }
 timed() { local s=$EPOCHREALTIME; "$@"; local rc=$?; awk -v a="$s" -v b="$EPOCHREALTIME" -v c="$rc" -v cmd="$*" 'BEGIN{printf "wall_s=%.2f rc=%s :: %s\n", b-a, c, cmd > "/dev/stderr"}'; }
-slow() { python3 benchmarks/slow_build.py "$@" --out "$REC/slow.cu" && echo "$REC/slow.cu"; }
+slow() { python3 tests/slow_build.py "$@" --out "$REC/slow.cu" && echo "$REC/slow.cu"; }
 in_dir() { mkdir -p "$REC/$1"; echo "$REC/$1"; }
 
 step_info() {

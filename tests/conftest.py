@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -147,12 +146,8 @@ def record() -> RunRecord:
 
 @pytest.fixture
 def slow_build(tmp_path):
-    """Writes a slow build of kernels/pipeline.cu (benchmarks/slow_build.py's
+    """Writes a slow build of kernels/pipeline.cu (tests/slow_build.py's
     options) under tmp_path and returns its path."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     from slow_build import slow_source
 
     def write(**options):

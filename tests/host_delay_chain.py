@@ -7,7 +7,7 @@ the delay slows individual launches and not graph replay: a host-side
 regression of a known size, for `compare` against a baseline made without
 it. The file, its name and its hash do not change with the delay.
 
-    GRAPHBENCH_HOST_DELAY_US=1.5 graphbench run --pipeline benchmarks/host_delay_chain.py
+    GRAPHBENCH_HOST_DELAY_US=1.5 graphbench run --pipeline tests/host_delay_chain.py
 """
 
 import os

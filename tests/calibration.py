@@ -5,7 +5,7 @@ whose interval misses the true median below and above, the fraction that
 are invalid, and the median width relative to the order-statistic interval
 (the exact order-statistic interval, exact only for independent rounds).
 
-    python benchmarks/calibration.py [replications]
+    python tests/calibration.py [replications]
 """
 
 from __future__ import annotations
