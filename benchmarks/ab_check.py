@@ -1,5 +1,5 @@
 """The A/B gate on a GPU: identical sources, a build with about 5% more GPU
-time per iteration (benchmarks/slow_build.py --work 14), and a build whose
+time per iteration (tests/slow_build.py --work 14), and a build whose
 stages launch one extra empty kernel per iteration (a host-side regression),
 each in fresh processes.
 
@@ -61,7 +61,7 @@ def run_case(argv: list[str], record_path: str) -> dict:
 
 
 def cases(folder: Path) -> list[tuple[str, int, list[str]]]:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
+    sys.path.insert(0, str(ROOT / "tests"))
     from slow_build import slow_source
 
     slow = folder / "slow5.cu"

@@ -15,7 +15,7 @@ REC=$(realpath -m "$OUT/records")
 mkdir -p "$REC"
 gb() { python3 -m graphbench "$@"; }
 timed() { local s=$EPOCHREALTIME; "$@"; local rc=$?; awk -v a="$s" -v b="$EPOCHREALTIME" -v c="$rc" -v cmd="$*" 'BEGIN{printf "wall_s=%.2f rc=%s :: %s\n", b-a, c, cmd > "/dev/stderr"}'; }
-slow() { python3 benchmarks/slow_build.py "$@" --out "$REC/slow.cu" && echo "$REC/slow.cu"; }
+slow() { python3 tests/slow_build.py "$@" --out "$REC/slow.cu" && echo "$REC/slow.cu"; }
 in_dir() { mkdir -p "$REC/$1"; echo "$REC/$1"; }
 
 step_info() {
@@ -48,10 +48,9 @@ step_hostspeed() {  # 10 fresh default runs: their figures and the host CPU prob
   local d; d=$(in_dir host_speed)
   for i in $(seq 0 9); do timed gb run --no-progress --json "$d/default_4096_$i.json" | grep -E "speedup|host:"; done
 }
-step_processes() {  # 10 processes merged, and how often k of them cover the 10-process median
+step_processes() {  # 10 processes merged
   local d; d=$(in_dir stability)
   for n in 4096 1048576; do timed gb run --processes 10 --elements $n --no-progress --json "$d/processes_10_$n.json" | tail -4; done
-  python3 benchmarks/process_coverage.py "$d"/processes_10_*.json --k 3,5
 }
 step_gate() {  # the stored baseline, unchanged code 10 times, the +11% traffic build 5 times
   local d; d=$(in_dir gate); local src
@@ -132,7 +131,6 @@ step_attribution() {  # per-stage GPU time on every rung (needs cupti-python), t
   for iters in 8 50 200 1000; do
     gb run --attribute --modes individual,graph,loop --iters $iters --rounds 3 --elements 4096 --no-progress --json "$d/loop_iters_$iters.json" | grep -E "^loop|loop conditional"
   done
-  python3 benchmarks/stage_bandwidth.py "$d/builtin_all_rungs_16777216.json" | head -12
 }
 step_shapes() {  # graphbench's auto grid against NVIDIA's sample's one thread per element, at 2^24
   local d; d=$(in_dir launch_shape)

@@ -3,9 +3,9 @@ own command line (each run a fresh process, as CI makes them):
 
 - same:  a stored baseline of 5 processes, then N currents of 3 processes of
          unchanged code, each compared at the default gate;
-- host:  the same with benchmarks/host_delay_chain.py, the currents spinning
+- host:  the same with tests/host_delay_chain.py, the currents spinning
          --delay-us before every eager stage (a host-side regression);
-- gpu:   at 2^24 elements, slow builds from benchmarks/slow_build.py (--builds:
+- gpu:   at 2^24 elements, slow builds from tests/slow_build.py (--builds:
          more traffic or more compute): each measured in A/B against the
          shipped kernels, then gated against a stored baseline at
          individual.busy:5%; and identical builds in A/B at 2^24 with every metric at 2%;
@@ -80,7 +80,7 @@ def same_code(out: Path, n: int, rows: list, stored: Path | None = None) -> None
 
 def host_delay(out: Path, n: int, delay_us: float, rows: list,
                stored: Path | None = None) -> None:
-    pipeline = str(HERE / "host_delay_chain.py")
+    pipeline = str(ROOT / "tests" / "host_delay_chain.py")
     base = baseline(out / "host_base.json", stored, "--pipeline", pipeline)
     for i in range(n):
         current = out / f"host_{i}.json"
@@ -149,14 +149,15 @@ def main() -> None:
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    sys.path.insert(0, str(HERE))
+    sys.path.insert(0, str(ROOT / "tests"))  # slow_build
     rows: list = []
     steps = args.steps.split(",")
     stored = Path(args.bases) if args.bases else None
     try:
         if "bases" in steps:
             baseline(out / "same_base.json", None)
-            baseline(out / "host_base.json", None, "--pipeline", str(HERE / "host_delay_chain.py"))
+            baseline(out / "host_base.json", None, "--pipeline",
+                     str(ROOT / "tests" / "host_delay_chain.py"))
             baseline(out / "gpu_base.json", None, "--elements", "2^24")
         if "fresh" in steps:
             fresh_runs(out, args.n, rows)

@@ -20,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 20261202
 RESULTS = ROOT / "results"
+H200 = ROOT / "tests" / "records" / "h200"  # the tests' copies of H200 records
 
 SAXPY = r'''
 from graphbench.spec import Pipeline, Stage, buffer, count, scalar
@@ -92,8 +93,8 @@ def fill(template: str, fields: dict, **changes: str) -> str:
 FIXTURES = {
     "base.json": RESULTS / "gate/baseline.json", "cur.json": RESULTS / "gate/same_1.json",
     "ab.json": RESULTS / "ab/identical_4096.json",
-    "sweep.json": RESULTS / "bad_inputs/interrupted_sweep.json",
-    "v1.json": RESULTS / "v1/gate_same_1.json",
+    "sweep.json": H200 / "bad_inputs/interrupted_sweep.json",
+    "v1.json": H200 / "v1/default_4096.json",
     "keep.txt": "precious: must survive\n", "ro.txt": "read-only\n",
     "k.cu": ROOT / "kernels/pipeline.cu", "empty.cu": "", "bad.cu": "garbage\n",
     "pipe.py": fill(SAXPY, SAXPY_FIELDS), "call.py": fill(DOUBLE, DOUBLE_FIELDS),

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,12 +19,6 @@ from graphbench.record.model import (BusyReading, Condition, DeviceInfo, Environ
                                      LaunchFloorSamples, LifecycleSamples, ModeSamples,
                                      PipelineInfo, ProcessRun, RunRecord, ToolInfo, UpdateSamples)
 
-
-RESULTS = Path(__file__).resolve().parents[1] / "results"
-# results/ holds the committed records; the sdist leaves it out (pyproject.toml),
-# so a test that reads it skips there, saying why, rather than failing.
-needs_results = pytest.mark.skipif(not RESULTS.is_dir(), reason="reads results/, the "
-                                   "committed records, which the sdist leaves out")
 
 
 @functools.lru_cache(maxsize=1)
@@ -153,12 +146,8 @@ def record() -> RunRecord:
 
 @pytest.fixture
 def slow_build(tmp_path):
-    """Writes a slow build of kernels/pipeline.cu (benchmarks/slow_build.py's
+    """Writes a slow build of kernels/pipeline.cu (tests/slow_build.py's
     options) under tmp_path and returns its path."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
     from slow_build import slow_source
 
     def write(**options):

@@ -9,7 +9,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from conftest import make_record, needs_results
+from conftest import make_record
 from tests_helpers import short_error
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -430,9 +430,9 @@ def test_fail_on_naming_a_metric_twice_is_refused_in_the_api_s_words(files):
         graphbench.compare(files["BASE"], files["CUR"], fail_on="graph.wall:5x")
 
 
-@needs_results
 def test_a_verdict_note_in_a_gate_error_names_processes_as_the_api_does(files):
-    base, current = (REPO / "results/gate/baseline.json", REPO / "results/gate/same_1.json")
+    base, current = (REPO / "tests/records/h200/gate/baseline.json",
+                     REPO / "tests/records/h200/gate/same_1.json")
     with pytest.raises(RecordError) as caught:
         graphbench.compare(base, current)
     details = caught.value.details

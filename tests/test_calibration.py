@@ -1,5 +1,5 @@
 """graphbench.analyze.intervals holds its calibration targets in simulation
-(benchmarks/calibration.py's models, fixed seeds, 4000 series each):
+(tests/calibration.py's models, fixed seeds, 4000 series each):
 
 - stated 0.95: of the intervals stated, at least 93% cover the true median,
   slow host phases included; every series of 20 or more rounds gets one;
@@ -17,16 +17,12 @@ cost."""
 from __future__ import annotations
 
 import functools
-import importlib.util
-from pathlib import Path
 
 import pytest
 
+import calibration  # tests/calibration.py
+
 ROWS = 4000
-SPEC = importlib.util.spec_from_file_location(
-    "calibration", Path(__file__).resolve().parents[1] / "benchmarks" / "calibration.py")
-calibration = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(calibration)
 MODELS = calibration.models()
 STEADY = [name for name in MODELS if not name.startswith("slow phase")]
 

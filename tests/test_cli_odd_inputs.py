@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import needs_results
 from tests_helpers import short_error
 
 from graphbench.cli import main
@@ -20,7 +19,7 @@ from graphbench.pipeline.spec import SpecError
 from graphbench.pipeline.files import load_pipeline
 
 ROOT = Path(__file__).resolve().parents[1]
-RECORD = str(ROOT / "results" / "host_speed" / "default_4096_4.json")  # 170 KB as --json
+RECORD = str(ROOT / "tests" / "records" / "h200" / "host_speed" / "default_4096_4.json")  # 170 KB as --json
 
 
 @pytest.fixture
@@ -64,7 +63,6 @@ def test_an_empty_record_path_says_it_is_empty(capsys, argv, named):
 
 # --- standard output closed early --------------------------------------------
 
-@needs_results
 def test_a_reader_that_leaves_early_fails_the_command():
     """The record is larger than a pipe holds: the reader takes 10 bytes and
     closes, so the rest cannot be written, and exit 0 would claim it was."""
@@ -159,7 +157,6 @@ def terminal():
     os.close(far)
 
 
-@needs_results
 def test_a_text_output_goes_to_a_terminal(capsys, terminal):
     path, near = terminal
     assert main(["report", RECORD, "--csv", path, "--quiet"]) == 0
@@ -192,7 +189,6 @@ def test_a_fifo_nobody_writes_to_is_refused_not_waited_on(tmp_path):
     assert result.returncode == 2 and b"a FIFO that nothing writes to" in result.stderr
 
 
-@needs_results
 def test_a_stream_with_a_writer_is_read(tmp_path):
     result = graphbench("report", "/dev/stdin", "--quiet", stdin=open(RECORD, "rb"))
     assert result.returncode == 0, result.stderr

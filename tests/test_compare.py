@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import device_info, make_record, make_run, needs_results, with_runs
+from conftest import device_info, make_record, make_run, with_runs
 from scipy import stats
 from tests_helpers import scaled_busy, short_error, with_busy
 
@@ -1109,11 +1109,10 @@ def test_a_current_of_fewer_than_three_rounds_is_not_gateable_but_shows_its_chan
     assert medians.valid and medians.estimate == 0.5
 
 
-@needs_results
 def test_version_1_records_are_judged_from_their_process_medians():
     """A version-1 record of 5 processes kept only each process's median: against itself
     its GPU times and graph wall time are the same, between 5 and 5 processes."""
-    v1 = read_record(str(Path(__file__).resolve().parents[1] / "results" / "v1" / "baseline.json"))
+    v1 = read_record(str(RECORDS / "h200" / "v1" / "baseline.json"))
     assert v1.legacy_processes is not None
     verdicts = by_metric(compare_records(v1, v1))
     for metric in ("individual.busy", "fused.busy"):

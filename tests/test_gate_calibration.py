@@ -13,14 +13,11 @@ Printed with -s."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from calibration import _ar1  # noqa: E402  the interval calibration's own models
+from calibration import _ar1  # the interval calibration's own models
 
 from graphbench.analyze.ab import ratio_change  # noqa: E402
 from graphbench.analyze.compare import between_processes  # noqa: E402

@@ -41,9 +41,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import sys
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -61,8 +59,7 @@ from graphbench.errors import RecordError
 from graphbench.record.model import (BusyReading, Condition, HostInfo, LaunchFloorSamples,
                                      ModeSamples)
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from calibration import _ar1  # noqa: E402  the interval calibration's own AR(1)
+from calibration import _ar1  # the interval calibration's own AR(1)
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import make_record, needs_results
+from conftest import make_record
 from graphbench.analyze.interleaving import (FIRST, MIN_ROUNDS, _predecessor_codes, chi2_sf,
                                              cycle_length, holm, interleaving, label_codes,
                                              predecessor_p_value)
@@ -21,7 +21,7 @@ from graphbench.record.model import ModeSamples
 from graphbench.report.interleaving import interleaving_lines
 from graphbench.sampling import round_order
 
-RESULTS = Path(__file__).resolve().parents[1] / "results"
+V1 = Path(__file__).resolve().parent / "records" / "h200" / "v1"  # version-1 H200 records
 PLAIN = {"individual": 14.0, "graph": 6.0, "fused": 5.6}
 AB = {"individual": 14.0, "individual@base": 14.0, "graph": 6.0, "graph@base": 6.0,
       "fused": 5.6, "fused@base": 5.6}
@@ -190,13 +190,12 @@ def test_a_single_mode_always_follows_the_probes():
     assert interleaving_lines(record) == []
 
 
-@needs_results
 def test_records_without_a_known_order_are_not_analysed():
-    merged = interleaving(read_record(RESULTS / "v1" / "baseline.json"))
+    merged = interleaving(read_record(V1 / "baseline.json"))
     assert merged.reason.startswith("a version-1 merged record")
-    alternating = interleaving(read_record(RESULTS / "v1" / "gate_same_1.json"))
+    alternating = interleaving(read_record(V1 / "default_4096.json"))
     assert alternating.reason.startswith("recorded before rounds rotated")
-    assert interleaving_lines(read_record(RESULTS / "v1" / "baseline.json")) == []
+    assert interleaving_lines(read_record(V1 / "baseline.json")) == []
 
 
 def test_a_process_whose_modes_disagree_in_rounds_is_set_aside():
@@ -424,9 +423,8 @@ def test_units_say_why_a_process_or_the_pool_is_not_tested():
     assert enough.pooled.rounds == MIN_ROUNDS and enough.pooled.effects
 
 
-@needs_results
 def test_why_a_record_is_not_analysed_is_said_in_full():
-    merged = interleaving(read_record(RESULTS / "v1" / "baseline.json"))
+    merged = interleaving(read_record(V1 / "baseline.json"))
     assert merged.reason == ("a version-1 merged record: its processes' rounds are "
                              "concatenated, so which ran after which is not recorded")
     assert merged.processes == () and merged.pooled is None

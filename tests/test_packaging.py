@@ -1,8 +1,9 @@
 """The source distribution holds the code, kernels, tests, docs and
 benchmarks, and leaves out the H200 records (results/), the test caches and
 mutation testing's copies; pyproject.toml says so, and hatchling's own file
-selection for the sdist follows it. The sdist's own tests pass: those that
-read results/ skip there, saying so (conftest.needs_results)."""
+selection for the sdist follows it. The sdist's own tests pass: they read
+their records from tests/records, and test_docs, the one test that reads
+results/, skips its checks of the records there, saying so."""
 
 import re
 import sys
@@ -34,14 +35,17 @@ def test_hatchling_selects_no_record_or_cache_for_the_sdist():
     files = {f.distribution_path for f in sdist.SdistBuilder(str(ROOT)).recurse_included_files()}
     assert not [f for f in files if f.split("/")[0] in LEFT_OUT]
     assert {"README.md", "pyproject.toml", "graphbench/__init__.py", "kernels/pipeline.cu",
-            "benchmarks/slow_build.py", "docs/gate.md", "tests/test_packaging.py"} <= files
+            "tests/slow_build.py", "benchmarks/bare_loops.py", "docs/gate.md",
+            "tests/test_packaging.py"} <= files
 
 
-# the tests that read results/, and tests of what they read that stay, run in the sdist
+# the tests that read the H200 records (tests/records/h200) run in the sdist, and
+# test_docs skips its checks of results/ there
 IN_THE_SDIST = ["tests/test_record.py", "tests/test_record_codec_v1.py", "tests/test_docs.py",
                 "tests/test_trend_page.py",
                 "tests/test_compare.py::test_version_1_records_are_judged_from_their_process_medians",
-                "tests/test_golden.py::test_every_committed_record_has_a_golden_text",
+                "tests/test_golden.py::test_every_picked_record_has_a_golden_text_and_no_golden_"
+                "text_is_orphaned",
                 "tests/test_interleaving.py::test_records_without_a_known_order_are_not_analysed",
                 "tests/test_untrusted_records.py::test_the_fast_way_gives_the_record_the_careful_"
                 "way_gives",
@@ -52,7 +56,7 @@ IN_THE_SDIST = ["tests/test_record.py", "tests/test_record_codec_v1.py", "tests/
 
 def test_the_sdist_s_own_tests_pass_without_the_records(tmp_path):
     """Built and unpacked, with graphbench imported from the unpacked tree:
-    the tests that read results/ skip with the reason, the rest pass."""
+    the tests that read results/ (test_docs) skip with the reason, the rest pass."""
     sdist = pytest.importorskip("hatchling.builders.sdist")
     if not (ROOT / "results").is_dir():
         pytest.skip("not a checkout: this tree is the sdist")

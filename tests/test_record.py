@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import needs_results
 
 
 from graphbench.analyze.summary import speedups, summarize_run, summary_document
@@ -12,7 +11,7 @@ from graphbench.errors import RecordError
 from graphbench.record.codec import SCHEMA_VERSION, read_record, read_run, run_document, write_json, write_record
 from graphbench.record.model import RunRecord, SweepRecord
 
-RESULTS = Path(__file__).resolve().parents[1] / "results" / "v1"  # version-1 records
+V1 = Path(__file__).resolve().parent / "records" / "h200" / "v1"  # version-1 H200 records
 
 
 def test_round_trip_gives_back_the_same_record(tmp_path, record):
@@ -108,10 +107,9 @@ def test_missing_file_is_a_record_error(tmp_path):
         read_record(tmp_path / "absent.json")
 
 
-@needs_results
 def test_version_1_records_load_with_their_samples():
-    record = read_run(RESULTS / "default_4096.json")
-    raw = json.loads((RESULTS / "default_4096.json").read_text())
+    record = read_run(V1 / "default_4096.json")
+    raw = json.loads((V1 / "default_4096.json").read_text())
     assert record.samples("graph", "wall") == tuple(raw["modes"]["graph"]["samples"]["wall_us"])
     walls = {m: record.samples(m, "wall") for m in ("individual", "graph")}
     assert speedups(walls)["graph"].stats.median == pytest.approx(raw["speedup"]["graph"]["median"])
@@ -121,25 +119,22 @@ def test_version_1_records_load_with_their_samples():
     assert record.process_count == 1 and record.verified
 
 
-@needs_results
 def test_a_version_1_merged_baseline_keeps_its_process_medians():
-    record = read_run(RESULTS / "baseline.json")
-    raw = json.loads((RESULTS / "baseline.json").read_text())
+    record = read_run(V1 / "baseline.json")
+    raw = json.loads((V1 / "baseline.json").read_text())
     assert record.process_count == 5
     assert list(record.legacy_processes.medians["graph.busy"]) == \
         raw["sampling"]["per_process_medians"]["graph.busy"]
 
 
-@needs_results
 def test_version_1_sweep_loads_as_a_sweep():
-    sweep = read_record(RESULTS / "sweep.json")
-    assert isinstance(sweep, SweepRecord) and len(sweep.points) == 21
+    sweep = read_record(V1 / "sweep_2_sizes_2_depths.json")
+    assert isinstance(sweep, SweepRecord) and len(sweep.points) == 4
     assert all(isinstance(p, RunRecord) for p in sweep.points)
 
 
-@needs_results
 def test_a_sweep_round_trips(tmp_path):
-    sweep = read_record(RESULTS / "sweep.json")
+    sweep = read_record(V1 / "sweep_2_sizes_2_depths.json")
     assert read_record(write_record(tmp_path / "s.json", sweep)) == sweep
 
 

@@ -7,14 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import needs_results
 from tests_helpers import refusal
 
 from graphbench.errors import RecordError
 from graphbench.record import codec, codec_v1
 
 
-V1 = Path(__file__).resolve().parent.parent / "results" / "v1"
+V1 = Path(__file__).resolve().parent / "records" / "h200" / "v1"
 
 
 def v1(name):
@@ -29,7 +28,6 @@ def minimal_v1(**extra):
             "verification": {"checks": []}, **extra}
 
 
-@needs_results
 def test_a_version_1_run_keeps_its_sampling_conditions_and_sections():
     data = v1("default_4096.json")
     record = codec.load_document(v1("default_4096.json"), "default.json")
@@ -52,7 +50,6 @@ def test_a_version_1_run_keeps_its_sampling_conditions_and_sections():
     assert record.legacy_processes is None
 
 
-@needs_results
 def test_a_merged_version_1_run_keeps_its_process_count_and_drops_the_environment():
     data = v1("baseline.json")
     upgraded = codec_v1.upgrade(data, "baseline.json")

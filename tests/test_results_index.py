@@ -1,6 +1,7 @@
 """results/README.md is the one index of the committed records: its table
 names every file under results/ (by path or by a glob relative to results/),
-and every path or glob it names matches a file there."""
+and every path or glob it names matches a file there; results/ stays within
+3 MB."""
 
 import fnmatch
 import re
@@ -61,3 +62,8 @@ def test_every_path_or_glob_of_the_index_names_a_file():
 
 def test_no_path_under_results_carries_a_name_of_when_it_was_made():
     assert not [name for name in files() if re.search(r"(?i)session|call\d|h200_", name)]
+
+
+def test_the_records_stay_within_3_mb():
+    total = sum((RESULTS / name).stat().st_size for name in files() + ["README.md"])
+    assert total <= 3 * 2**20, f"results/ holds {total / 2**20:.2f} MiB"

@@ -1,6 +1,6 @@
 """The JSON Schemas shipped for run, sweep and compare records
 (graphbench/report/schema.py): made from the typed model, never edited by
-hand; every committed record validates against them; records the reader
+hand; every record of the tests validates against them; records the reader
 refuses for their content are refused by them too; the wheel ships them."""
 
 import json
@@ -54,15 +54,12 @@ def test_the_shipped_schemas_are_the_model_s():
     assert schema.main(["--check"]) == 0
 
 
-def test_every_committed_record_validates():
-    if not (ROOT / "results").is_dir():
-        pytest.skip("not a checkout: no results/")
+def test_every_record_of_the_tests_validates():
     checkers = validators()
-    paths = records(ROOT / "results") + [p for p in records(HERE / "records")
-                                         if p.name not in REFUSED]
+    paths = [p for p in records(HERE / "records") if p.name not in REFUSED]
     kinds = {json.loads(p.read_text(encoding="utf-8"))["schema"] for p in paths}
     assert kinds == {"graphbench/run", "graphbench/sweep", "graphbench/compare"}
-    assert len(paths) > 100
+    assert len(paths) > 30
     said = {str(p.relative_to(ROOT)): errors_of(p, checkers)[:1] for p in paths}
     assert {path: first for path, first in said.items() if first} == {}
 

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -31,8 +29,7 @@ from graphbench.analyze.gpu_spread import spread_of
 from graphbench.analyze.specs import parse_spec
 from graphbench.record.model import BusyReading, Condition, ModeSamples
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from calibration import _ar1  # noqa: E402  the interval calibration's own AR(1)
+from calibration import _ar1  # the interval calibration's own AR(1)
 
 TEMPLATE = make_record({"individual": 14.0, "graph": 4.3}, rounds=30)
 AB_TEMPLATE = dataclasses.replace(
