@@ -3,7 +3,7 @@ agree on: each is written here once, with why it is what it is."""
 
 # No interval is stated from fewer rounds: at 10 rounds a window can lie
 # wholly inside one slow host phase, and no interval from its rounds can
-# reach the process's median (benchmarks/calibration.py; docs/measurement.md#rounds).
+# reach the process's median (tests/calibration.py; docs/measurement.md#rounds).
 MIN_ROUNDS = 20
 # Processes for a spread between them: two give a difference, not a spread.
 MIN_PROCESSES = 3

@@ -39,7 +39,7 @@ linearly to 1 at PHASE_GONE, where windows that missed a phase have become
 rare; and no interval is stated from fewer than MIN_ROUNDS rounds, where a
 window can lie wholly inside the slow phase (12% of 10-round windows do with
 phases 10 rounds long, 30% of the time). Calibrated on that model
-(benchmarks/calibration.py): at least 94.5% coverage from 20 to 150 rounds;
+(tests/calibration.py): at least 94.5% coverage from 20 to 150 rounds;
 its cost is width, 1.5-2.6x the order-statistic interval for independent
 rounds up to 60 rounds, and none from 150.
 
@@ -61,7 +61,7 @@ import numpy as np
 
 from graphbench.limits import MIN_ROUNDS  # noqa: F401 - the interval rule's floor, read through here
 
-# tuned by benchmarks/calibration.py; tests/test_calibration.py holds them to the targets
+# tuned by tests/calibration.py; tests/test_calibration.py holds them to the targets
 _R_MAX = 0.99          # the largest autocorrelation used
 # small-sample margin on the autocorrelation, _SMALL / n^2, calibrated at 0.95 and 0.99
 # and interpolated in the normal quantile between (and beyond) them
