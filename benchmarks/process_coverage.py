@@ -5,7 +5,7 @@ for those k processes covers the median of all the processes' medians.
 
     python benchmarks/process_coverage.py RECORD.json... [--k 3,5]
 
-The interval is the product's own (graphbench.analyze.summary.run_speedups
+The interval is the product's own (graphbench.stats.summary.run_speedups
 on a record of those k processes). Beside it, the within-process interval
 of each single process against the same target.
 """
@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's graphbench
 
-from graphbench.analyze.summary import run_speedups  # noqa: E402
+from graphbench.stats.summary import run_speedups  # noqa: E402
 from graphbench.record.codec import read_record  # noqa: E402
 
 

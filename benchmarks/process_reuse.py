@@ -16,7 +16,7 @@ import argparse
 import statistics
 
 import graphbench
-from graphbench.analyze.summary import summarize_run
+from graphbench.stats.summary import summarize_run
 from graphbench.pipeline.files import load_pipeline
 from graphbench.runner import fresh_process_needed
 

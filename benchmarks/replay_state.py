@@ -28,7 +28,7 @@ def steps(session, rng):
     """(name, action) in order; each action runs before its reading."""
     from harness_overhead import bare_rungs
 
-    from graphbench.analyze.stopping import stop_rule
+    from graphbench.gate.stopping import stop_rule
     from graphbench.measure.benchmark import calibrate_iters, sample
     from graphbench.measure.graphs import CapturedGraph
 

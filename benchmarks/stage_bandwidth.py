@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from graphbench.analyze.stage_figures import all_rung_figures  # noqa: E402
+from graphbench.stats.stage_figures import all_rung_figures  # noqa: E402
 from graphbench.pipeline.files import load_pipeline  # noqa: E402
 from graphbench.pipeline.plan import plan  # noqa: E402
 from graphbench.record.codec import read_run  # noqa: E402
