@@ -48,7 +48,7 @@ def child_extra_launch(record_path: str) -> None:
 
 
 def run_case(argv: list[str], record_path: str) -> dict:
-    from graphbench.analyze.ab import compare_ab
+    from graphbench.gate.ab import compare_ab
     from graphbench.record.codec import read_run
 
     done = subprocess.run(argv, capture_output=True, text=True)

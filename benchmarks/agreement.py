@@ -42,7 +42,7 @@ def bare(extra: list[str]) -> dict:
 
 
 def graphbench(extra: list[str], folder: str, index: int) -> dict:
-    from graphbench.analyze.summary import summarize_run
+    from graphbench.stats.summary import summarize_run
     from graphbench.record.codec import read_run
 
     path = str(Path(folder) / f"run{index}.json")

@@ -48,7 +48,7 @@ def timed_replays(session, graph, hold) -> tuple[list[float], list[float]]:
 def child() -> None:
     import numpy as np
 
-    from graphbench.analyze.summary import summarize_run
+    from graphbench.stats.summary import summarize_run
     from graphbench.config import RunConfig
     from graphbench.runner import run_benchmark
     from graphbench.measure.busy import BusyProbe, Hold

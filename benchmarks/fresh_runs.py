@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphbench.analyze.summary import summarize_run
+from graphbench.stats.summary import summarize_run
 from graphbench.ladder import BASELINE, HEADLINE
 from graphbench.record.codec import read_record
 

@@ -17,7 +17,7 @@ import json
 import statistics
 import time
 
-from graphbench.analyze.stopping import FixedRounds
+from graphbench.gate.stopping import FixedRounds
 from graphbench.config import RunConfig
 from graphbench.measure.session import Session
 from graphbench.measure.timing import LoopHooks, run_rounds

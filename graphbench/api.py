@@ -27,8 +27,8 @@ from graphbench.pipeline.spec import SpecError, _short  # _short: any value in o
 from graphbench.record.model import Comparison, RunRecord, SweepRecord
 
 if TYPE_CHECKING:
-    from graphbench.analyze.specs import FailSpec
-    from graphbench.analyze.summary import RunSummary
+    from graphbench.gate.specs import FailSpec
+    from graphbench.stats.summary import RunSummary
     from graphbench.pipeline.callables import CallablePipeline
     from graphbench.pipeline.spec import Pipeline
 
@@ -111,7 +111,7 @@ def compare(baseline: RecordArg, current: RecordArg | None = None,
     (default: the default gate). A regression is `passed` False and
     `regressions`; what cannot be judged raises RecordError, a current record
     with wrong results VerificationError."""
-    from graphbench.analyze.gate import gate
+    from graphbench.gate.judge import gate
     from graphbench.record.arguments import run_record
 
     with in_api_words():  # a verdict's note says how many --processes would judge it
@@ -133,7 +133,7 @@ def load(path: str | os.PathLike) -> RunRecord | SweepRecord:
 def save(path: str | os.PathLike, record: RunRecord | SweepRecord) -> Path:
     """Write `record` as graphbench run --json does, with its summary block;
     the path is checked first, as the CLI checks --json."""
-    from graphbench.analyze.summary import summary_document
+    from graphbench.stats.summary import summary_document
     from graphbench.record.arguments import check_well_formed, record_path
     from graphbench.record.codec import write_record
     from graphbench.record.files import check_writable
@@ -157,7 +157,7 @@ def summarize(record: RecordArg) -> RunSummary:
     shows them: each mode's medians with their spread (`.modes["graph"].wall`),
     the speedups with their intervals (`.speedup["graph"].stats.median`),
     build costs and the host-speed figures."""
-    from graphbench.analyze.summary import summarize_run
+    from graphbench.stats.summary import summarize_run
     from graphbench.record.arguments import run_record
 
     with in_api_words():
@@ -279,7 +279,7 @@ def in_api_words() -> Iterator[None]:
 def fail_specs(fail_on: FailOn) -> list[FailSpec] | None:
     """--fail-on's specs from a string, a FailSpec or a list of them, read
     by the CLI's parser; a refusal names fail_on."""
-    from graphbench.analyze.specs import FailSpec, check_specs
+    from graphbench.gate.specs import FailSpec, check_specs
 
     if fail_on is None:
         return None
@@ -298,7 +298,7 @@ def fail_specs(fail_on: FailOn) -> list[FailSpec] | None:
 
 
 def _spec(item: object) -> FailSpec:
-    from graphbench.analyze.specs import FailSpec, check_metric_name, check_spec_fields, parse_spec
+    from graphbench.gate.specs import FailSpec, check_metric_name, check_spec_fields, parse_spec
 
     if isinstance(item, str):
         return parse_spec(item, option="fail_on")

@@ -2,14 +2,14 @@
 
 arguments -> validated config (checked before any GPU work) -> device and
 compiled kernels -> pipeline -> modes -> interleaved timed rounds, until the
-stop rule (graphbench.analyze.stopping) says enough -> floor, lifecycle and
+stop rule (graphbench.gate.stopping) says enough -> floor, lifecycle and
 update measurements -> verification -> the trace, taken in a fresh process,
 and its escape checks (--attribute) -> the typed record, one per process,
-merged (graphbench.analyze.merge) -> the same at each gate size.
+merged (graphbench.stats.merge) -> the same at each gate size.
 
 This is the one layer that joins measurement and statistics; the command
 line, the Python API and the pytest plugin call it, and graphbench.measure
-never imports graphbench.analyze. `progress(total, unit)` is the caller's
+never imports graphbench.stats or graphbench.gate. `progress(total, unit)` is the caller's
 display: a context manager giving a callback `(done, reason)` or None (the
 CLI's shows a bar; the API's none)."""
 
@@ -75,7 +75,7 @@ def measure(config: RunConfig, processes: int = 1, progress: Progress | None = N
     fresh. It chooses its own iterations
     (about 5 ms per round, half a run's), and measures only what the gate
     reads there: busy time every set of rounds, the rest thinned or not
-    measured (graphbench.analyze.stopping.stop_rule; measure/benchmark.py).
+    measured (graphbench.gate.stopping.stop_rule; measure/benchmark.py).
     Fresh processes of the run and of its points run as one queue
     (graphbench.measure.processes.run_sets)."""
     from graphbench.measure.device import list_devices
@@ -115,7 +115,7 @@ def measure_one(config: RunConfig, processes: int = 1, progress: Progress | None
 def fresh_sets(configs: list[RunConfig], processes: int,
                progress: Progress | None = None) -> list[RunRecord]:
     """Each config in `processes` fresh processes, merged: one record a config."""
-    from graphbench.analyze.merge import merge_runs
+    from graphbench.stats.merge import merge_runs
     from graphbench.measure.processes import run_sets
 
     shown = progress or (lambda total, unit: nullcontext(None))
@@ -138,8 +138,8 @@ def preload() -> None:
     up, never while one times (graphbench.measure.processes.Child)."""
     import cupy  # noqa: F401 - the checks' reference; importing it opens no CUDA context
 
-    import graphbench.analyze.attribution  # noqa: F401
-    import graphbench.analyze.stopping  # noqa: F401
+    import graphbench.stats.attribution  # noqa: F401
+    import graphbench.gate.stopping  # noqa: F401
     import graphbench.measure.benchmark  # noqa: F401
     import graphbench.measure.session  # noqa: F401
 
@@ -186,7 +186,7 @@ def run_benchmark(config: RunConfig, on_round: Callable | None = None,
 def timed_work(session, rng, on_round: Callable | None, before_timing: Callable | None):
     """Once `before_timing` has returned: the iterations a round (unless
     given), the timed rounds, and the extras with their checks."""
-    from graphbench.analyze.stopping import stop_rule
+    from graphbench.gate.stopping import stop_rule
     from graphbench.measure.benchmark import calibrate_iters, measure_extras, sample
 
     if before_timing:
@@ -201,7 +201,7 @@ def traced(session, spec, kernels, extras: dict, checks: list) -> tuple[dict, li
     """run --attribute's trace and its escape checks, last, after every timed
     figure; also after a failed check: a kernel that escaped capture is the
     likeliest cause of a wrong result."""
-    from graphbench.analyze.attribution import escape_checks
+    from graphbench.stats.attribution import escape_checks
 
     trace = take_trace(session, fresh=fresh_trace(session, spec, kernels))
     return {**extras, "attribution": trace}, checks + escape_checks(trace)

@@ -2,8 +2,8 @@
 modes in each set of rounds, and the stop rule's interface.
 
 graphbench.measure.timing runs the rounds in this order and asks a stop
-rule when to end; graphbench.analyze.stopping holds the rules, and
-graphbench.analyze.interleaving reads the order back from a record.
+rule when to end; graphbench.gate.stopping holds the rules, and
+graphbench.stats.interleaving reads the order back from a record.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from graphbench.ladder import BASE_SUFFIX
 
 
 class StopRule(Protocol):
-    """When sampling ends (graphbench.analyze.stopping has the rules; the
+    """When sampling ends (graphbench.gate.stopping has the rules; the
     runner hands one in): a reason to stop, or None to go on."""
 
     def reason_to_stop(self, rounds_done: int, elapsed_s: float,

@@ -1,4 +1,4 @@
-"""Coverage of graphbench.analyze.intervals.median_interval in simulation.
+"""Coverage of graphbench.stats.intervals.median_interval in simulation.
 
 Prints, for every model, series length and level: the fraction of series
 whose interval misses the true median below and above, the fraction that
@@ -125,7 +125,7 @@ def shares_phases(name: str) -> bool:
 
 def evaluate(simulate, truth, rows, seed, lengths=LENGTHS, levels=LEVELS, shared_phases=False):
     """{(n, level): (miss below, miss above, invalid, width ratio)} on prefixes of one set of series."""
-    from graphbench.analyze.intervals import _median_intervals
+    from graphbench.stats.intervals import _median_intervals
     series = simulate(np.random.default_rng(seed), rows, max(lengths))
     result = {}
     for n in lengths:

@@ -8,12 +8,12 @@ import pytest
 from conftest import make_record
 from tests_helpers import ab_record as shared_ab_record
 
-from graphbench.analyze.ab import (MIN_EFFECTIVE_PAIRS, candidate_modes, compare_ab,
-                                   default_ab_specs, is_ab, judge_ratios, ratio_change)
-from graphbench.analyze.decide import MISSING, NOT_GATEABLE, SAME, SLOWER
-from graphbench.analyze import intervals as I
-from graphbench.analyze.intervals import median_interval
-from graphbench.analyze.specs import parse_spec
+from graphbench.gate.ab import (MIN_EFFECTIVE_PAIRS, candidate_modes, compare_ab, default_ab_specs,
+                                is_ab, judge_ratios, ratio_change)
+from graphbench.gate.decide import MISSING, NOT_GATEABLE, SAME, SLOWER
+import graphbench.stats.intervals as I
+from graphbench.stats.intervals import median_interval
+from graphbench.gate.specs import parse_spec
 from graphbench.cli import main
 from graphbench.record.codec import write_record
 
@@ -139,7 +139,7 @@ def test_detects_is_two_widened_one_sided_widths_each_side_of_half_the_threshold
     catch the threshold less than 95% of the time."""
     import numpy as np
 
-    from graphbench.analyze.specs import parse_spec
+    from graphbench.gate.specs import parse_spec
 
     rng = np.random.default_rng(4)
     for _ in range(5):
@@ -155,7 +155,7 @@ def test_a_real_change_of_the_threshold_on_a_timer_grid_is_slower():
     of log ratios reads +5%."""
     import numpy as np
 
-    from graphbench.analyze.specs import parse_spec
+    from graphbench.gate.specs import parse_spec
 
     rng = np.random.default_rng(6)
     base = 0.5 * np.floor((10.0 + 0.1 * rng.standard_normal(100)) / 0.5 + rng.random(100))
@@ -165,7 +165,7 @@ def test_a_real_change_of_the_threshold_on_a_timer_grid_is_slower():
 
 
 def test_fewer_than_20_pairs_are_not_gateable_however_clear():
-    from graphbench.analyze.specs import parse_spec
+    from graphbench.gate.specs import parse_spec
 
     record = wall_ab([10.0 + 0.01 * i for i in range(19)], [20.0 + 0.01 * i for i in range(19)])
     verdict = compare_ab(record, [parse_spec("graph.wall:5%")]).verdicts[0]
@@ -214,7 +214,7 @@ def test_a_verdict_on_paired_ratios_carries_its_figures():
     assert verdict.current == pytest.approx(float(np.median(cand)))
     from scipy import stats
 
-    from graphbench.analyze.ab import paired_location, ratio_quantum
+    from graphbench.gate.ab import paired_location, ratio_quantum
 
     ratios = [c / b for c, b in zip(cand, base)]
     # the mean of the log ratios, its spread floored at the readings' tick / sqrt(12)
@@ -263,7 +263,7 @@ def test_correlated_pairs_below_min_effective_pairs_are_not_gateable():
     for i in range(1, 40):
         ar[i] = 0.9 * ar[i - 1] + 0.002 * rng.standard_normal()
     ratios = list(1.05 + ar)
-    from graphbench.analyze.ab import paired_location
+    from graphbench.gate.ab import paired_location
 
     location = paired_location(np.log(ratios), 1e-4)
     assert location.effective_n < MIN_EFFECTIVE_PAIRS
@@ -305,7 +305,7 @@ def _ratios(n=80, seed=3):
 def test_ratio_change_widens_detectable_by_the_noise_margin_of_its_effective_pairs():
     from scipy import stats
 
-    from graphbench.analyze.ab import paired_location
+    from graphbench.gate.ab import paired_location
 
     ratios = _ratios()
     location = paired_location(np.log(ratios), 1e-4)
@@ -339,7 +339,7 @@ def test_compare_ab_reports_no_incompatibility():
 
 
 def test_exactly_the_minimum_of_independent_pairs_is_enough_for_an_ab_verdict(monkeypatch):
-    import graphbench.analyze.ab as ab
+    import graphbench.gate.ab as ab
 
     ratios = [1.0 + 0.01 * (-1) ** i * (1 + 0.1 * (i % 3)) for i in range(20)]
     worth = ab.paired_location(np.log(ratios), 1e-4).effective_n
@@ -353,7 +353,7 @@ def test_exactly_the_minimum_of_independent_pairs_is_enough_for_an_ab_verdict(mo
 def test_the_advice_names_the_fewest_pairs_in_steps_of_a_tenth_that_make_a_metric_gateable():
     import math
 
-    from graphbench.analyze import ab
+    from graphbench.gate import ab
 
     def width(n, effective_n, se, pairs):
         return 2 * sum(ab._widths(se * math.sqrt(n / pairs), effective_n * pairs / n - 1))
@@ -372,7 +372,7 @@ def test_the_advice_names_the_fewest_pairs_in_steps_of_a_tenth_that_make_a_metri
 
 
 def test_a_paired_location_leaves_out_what_lies_beyond_five_robust_sds():
-    from graphbench.analyze import ab
+    from graphbench.gate import ab
 
     for values in ([1.0, 2.0], [1.0, 2.0, math.nan], [1.0, math.inf, 2.0, 3.0]):
         with pytest.raises(ValueError, match="^a location needs 3 or more finite values$"):
@@ -401,7 +401,7 @@ def test_a_paired_location_leaves_out_what_lies_beyond_five_robust_sds():
 
 
 def test_the_mean_s_autocorrelation_time_is_1_below_three_values():
-    from graphbench.analyze import ab
+    from graphbench.gate import ab
 
     assert ab.mean_tau([1.0, 2.0]) == 1.0 and ab.mean_tau([]) == 1.0
     assert ab.mean_tau([1.0, 3.0, 2.0]) == pytest.approx(9.472135954999581)
@@ -413,7 +413,7 @@ def test_the_mean_s_autocorrelation_time_is_1_below_three_values():
 
 
 def test_a_candidate_round_of_zero_or_too_few_pairs_are_refused_in_words():
-    from graphbench.analyze.intervals import MIN_ROUNDS, _invalid_reason
+    from graphbench.stats.intervals import MIN_ROUNDS, _invalid_reason
 
     for ratios in ([1.0, 0.0, 1.0], [1.0, -0.5, 1.0]):
         change = ratio_change(ratios)
@@ -428,8 +428,8 @@ def test_a_candidate_round_of_zero_or_too_few_pairs_are_refused_in_words():
 def test_a_ratio_change_s_interval_bound_and_scope_follow_its_paired_location():
     from scipy import stats
 
-    from graphbench.analyze import ab
-    from graphbench.analyze.decide import GATE_LEVEL
+    from graphbench.gate import ab
+    from graphbench.gate.decide import GATE_LEVEL
 
     ratios = list(np.exp(np.random.default_rng(9).normal(0.02, 0.01, 60)))
     ratios[7] = 3.0  # an outlier, left out
@@ -471,8 +471,8 @@ def test_a_ratio_change_s_interval_bound_and_scope_follow_its_paired_location():
 
 
 def test_the_ratio_s_quantum_is_each_side_s_tick_over_its_median_in_quadrature():
-    from graphbench.analyze import ab
-    from graphbench.analyze.intervals import reading_quantum
+    from graphbench.gate import ab
+    from graphbench.stats.intervals import reading_quantum
 
     base = [10.0, 10.5, 10.0, 11.0, 10.5, 10.0]
     cand = [20.0, 20.25, 20.5, 20.25, 20.0, 20.5]
@@ -489,7 +489,7 @@ def test_an_ab_verdict_allows_for_the_tick_of_both_builds_readings():
     ratios with each side's tick (ratio_quantum) as the floor of their spread."""
     from statistics import median
 
-    from graphbench.analyze import ab
+    from graphbench.gate import ab
 
     record = two_rung_ab_record()
     run = record.runs[0]

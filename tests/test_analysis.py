@@ -4,8 +4,8 @@ from test_stopping import late_shift
 
 import dataclasses
 
-from graphbench.analyze.derived import break_even_iterations, cache_state, time_breakdown
-from graphbench.analyze.summary import summarize_run
+from graphbench.stats.derived import break_even_iterations, cache_state, time_breakdown
+from graphbench.stats.summary import summarize_run
 from graphbench.measure.repoint import chain_order
 from graphbench.config import DEFAULT_STAGES
 from graphbench.pipeline.files import load_pipeline, plan

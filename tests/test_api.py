@@ -11,7 +11,7 @@ import pytest
 from conftest import make_record
 
 import graphbench
-from graphbench.analyze.merge import merge_runs
+from graphbench.stats.merge import merge_runs
 from graphbench.errors import (CompileError, ConfigError, DeviceError, RecordError, UsageError,
                                VerificationError)
 from graphbench.pipeline.spec import SpecError

@@ -14,8 +14,8 @@ from tests_helpers import short_error
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import graphbench
-from graphbench.analyze.merge import merge_runs
-from graphbench.analyze.specs import FailSpec
+from graphbench.stats.merge import merge_runs
+from graphbench.gate.specs import FailSpec
 from graphbench.cli import main
 from graphbench.config import RunConfig
 from graphbench.counts import MAX_PROCESSES

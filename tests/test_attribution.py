@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from tests_helpers import iteration_kernels, kernel_trace, record_with_trace, trace_attribution
 
-from graphbench.analyze import attribution as A
-from graphbench.analyze import stage_figures as F
-from graphbench.analyze.attribution import capture_escapes
-from graphbench.analyze.stage_figures import all_rung_figures, rung_figures, timelines
+import graphbench.stats.attribution as A
+import graphbench.stats.stage_figures as F
+from graphbench.stats.attribution import capture_escapes
+from graphbench.stats.stage_figures import all_rung_figures, rung_figures, timelines
 from graphbench.cli import main
-from graphbench.analyze.attribution import escape_checks
+from graphbench.stats.attribution import escape_checks
 from graphbench.record.codec import read_run, write_record
 from graphbench.record.model import Check
 from graphbench.report.attribution import attribution_report, stage_names, timeline_text
@@ -133,7 +133,7 @@ def with_loop_device(record, values):
 
 
 def test_a_sparse_loop_trace_numbers_its_stages_and_survives_odd_device_times(record):
-    from graphbench.analyze.stage_figures import loop_cost
+    from graphbench.stats.stage_figures import loop_cost
 
     sparse = once_per_launch(record, "loop")
     assert [s.index for s in figures(sparse, "loop").stages] == [1, 2, 3]

@@ -1,4 +1,4 @@
-"""graphbench.analyze.intervals holds its calibration targets in simulation
+"""graphbench.stats.intervals holds its calibration targets in simulation
 (tests/calibration.py's models, fixed seeds, 4000 series each):
 
 - stated 0.95: of the intervals stated, at least 93% cover the true median,
@@ -8,7 +8,7 @@
 - no interval from fewer than 20 rounds.
 
 Slow host phases are met by the intervals' host-phase allowance
-(graphbench.analyze.intervals): a window that stays in one phase is an
+(graphbench.stats.intervals): a window that stays in one phase is an
 independent-looking sample of that phase (at n = 30, 20% of windows never
 leave the fast phase), so the allowance is a floor on the autocorrelation
 time, paid for in width while windows are short; the width test pins that
@@ -89,8 +89,8 @@ def between_coverage(name, processes, rounds, rows=1000):
     interval as run_speedups does."""
     import numpy as np
 
-    from graphbench.analyze.intervals import _median_intervals
-    from graphbench.analyze.summary import between_process_interval
+    from graphbench.stats.intervals import _median_intervals
+    from graphbench.stats.summary import between_process_interval
 
     simulate, truth = MODELS[name]
     seed = 1000 + 10 * list(MODELS).index(name) + processes

@@ -11,15 +11,14 @@ from conftest import device_info, make_record, make_run, with_runs
 from scipy import stats
 from tests_helpers import scaled_busy, short_error, with_busy
 
-from graphbench.analyze import decide as decide_module
-from graphbench.analyze.compare import (Z_GATE, Z_POWER, between_processes,
-                                        compare_records, median_noise, shared_busy_note,
-                                        verdict_on)
-from graphbench.analyze.gpu_spread import UNMEASURED, spread_of
-from graphbench.analyze.decide import (CHANGED, FASTER, INCOMPATIBLE, MISSING, NOT_GATEABLE, SAME,
-                                       SLOWER, WORSE_AS_MEASURED, Change, decide, unjudgeable)
-from graphbench.analyze.merge import merge_runs
-from graphbench.analyze.specs import default_specs, parse_spec
+import graphbench.gate.decide as decide_module
+from graphbench.gate.compare import (Z_GATE, Z_POWER, between_processes, compare_records,
+                                     median_noise, shared_busy_note, verdict_on)
+from graphbench.gate.gpu_spread import UNMEASURED, spread_of
+from graphbench.gate.decide import (CHANGED, FASTER, INCOMPATIBLE, MISSING, NOT_GATEABLE, SAME,
+                                    SLOWER, WORSE_AS_MEASURED, Change, decide, unjudgeable)
+from graphbench.stats.merge import merge_runs
+from graphbench.gate.specs import default_specs, parse_spec
 from graphbench.cli import main
 from graphbench.errors import RecordError, UsageError
 from graphbench.record.codec import read_run as read_record
@@ -463,8 +462,8 @@ def test_detects_is_the_contracts_two_widened_one_sided_widths():
 def test_a_known_systematic_error_joins_in_quadrature_with_normal_quantiles():
     from scipy import stats
 
-    from graphbench.analyze.compare import between_processes
-    from graphbench.analyze.decide import decide
+    from graphbench.gate.compare import between_processes
+    from graphbench.gate.decide import decide
 
     base = [(2.0 * (1 + 0.001 * i),) * 5 for i in (-1, 0, 1)]
     plain = between_processes(base, [(2.0,) * 5], False)
@@ -612,7 +611,7 @@ def test_a_noisy_side_widens_the_interval_by_its_own_noise():
 
 
 def test_median_noise_is_the_autocorrelation_stretched_robust_standard_error():
-    from graphbench.analyze.intervals import robust_scale
+    from graphbench.stats.intervals import robust_scale
 
     assert median_noise([1.0, 2.0]) == 0.0
     assert median_noise([1, 2, 3]) > 0            # three rounds are enough, ints welcome
@@ -1059,7 +1058,7 @@ def test_a_known_error_that_alone_detects_the_threshold_needs_no_count_of_proces
     """No number of processes shrinks a known systematic error: a threshold at or below
     what it alone detects, 2 (z95 + z95) sd, gets no count, and the spread between two
     physical GPUs is told to compare on the baseline's GPU."""
-    from graphbench.analyze.compare import Z_BOUND
+    from graphbench.gate.compare import Z_BOUND
 
     base = [(2.0 * (1 + 0.001 * i),) * 5 for i in (-1, 0, 1)]
     known = between_processes(base, [(2.0,) * 5], False, systematic=0.01).advice
@@ -1085,7 +1084,7 @@ def test_a_median_of_readings_on_a_timer_grid_is_never_steadier_than_a_tick():
 def test_far_outlier_rounds_weigh_in_the_autocorrelation_as_rounds_at_four_sds(side):
     """Two adjacent outlier rounds, however far out, count as two rounds at 4 robust sds
     from the median: they cannot stretch the noise by a correlation of their own."""
-    from graphbench.analyze.intervals import robust_scale
+    from graphbench.stats.intervals import robust_scale
 
     rng = np.random.default_rng(0)
     far = rng.standard_normal(200)
@@ -1131,7 +1130,7 @@ def test_a_not_gateable_verdict_states_no_resolution():
     assert judged.verdict == SAME and judged.resolution == pytest.approx(1e-4)
 
 
-# --- host-bound figures: like with like, as measured (graphbench.analyze.host_match) ---
+# --- host-bound figures: like with like, as measured (graphbench.gate.host_match) ---
 
 def _slower_launches(record, factor: float, cpu: float = 1.0):
     """The record with every launch slower by `factor` (individual wall and the
@@ -1206,7 +1205,7 @@ def test_a_noisy_pair_worse_beyond_the_threshold_does_not_pass_the_gate():
     """A like-with-like pair too noisy to judge, whose medians are 20% worse:
     not gateable, and the gate fails closed (RecordError, the CLI's exit 2)
     where it would pass a quiet metric beside it."""
-    from graphbench.analyze.gate import check_decidable
+    from graphbench.gate.judge import check_decidable
     from graphbench.record.model import Comparison
 
     spec = parse_spec("individual.wall:10%")
@@ -1242,7 +1241,7 @@ def test_cycles_from_fewer_than_three_clocked_sets_a_process_cannot_confirm_a_ve
 
 
 def test_a_note_joins_the_verdict_s_own_once():
-    from graphbench.analyze.compare import with_note
+    from graphbench.gate.compare import with_note
     from graphbench.record.model import Verdict
 
     bare = Verdict("graph.wall", SAME, True, "10%")

@@ -1,4 +1,4 @@
-"""graphbench.analyze.context: what two records differ in, as mismatches (which stop a comparison)
+"""graphbench.gate.context: what two records differ in, as mismatches (which stop a comparison)
 and as notes."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import dataclasses
 from conftest import device_info, make_record
 from tests_helpers import replace_run
 
-from graphbench.analyze.context import (config_mismatch, device_notes, difference_notes,
-                                        measured_clock, same_hardware, same_physical_gpu)
+from graphbench.gate.context import (config_mismatch, device_notes, difference_notes,
+                                     measured_clock, same_hardware, same_physical_gpu)
 from graphbench.record.model import Environment
 
 

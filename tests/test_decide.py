@@ -1,12 +1,12 @@
-"""graphbench.analyze.decide: a change's verdict at the edges of its threshold, the noise margin
+"""graphbench.gate.decide: a change's verdict at the edges of its threshold, the noise margin
 and what is not gateable."""
 
 from __future__ import annotations
 
 import math
 
-from graphbench.analyze.decide import (CHANGED, FASTER, NOT_GATEABLE, SAME, SLOWER, Change, decide,
-                                       noise_margin, unjudgeable)
+from graphbench.gate.decide import (CHANGED, FASTER, NOT_GATEABLE, SAME, SLOWER, Change, decide,
+                                    noise_margin, unjudgeable)
 
 
 def test_decide_at_the_edges():

@@ -1,13 +1,13 @@
-"""graphbench.analyze.derived: break-even, cache state, launch-bound and back-pressure rules, the
+"""graphbench.stats.derived: break-even, cache state, launch-bound and back-pressure rules, the
 time breakdown and the crossover."""
 
 from __future__ import annotations
 
 import pytest
 
-from graphbench.analyze.derived import (BACK_PRESSURE, Crossover, back_pressured,
-                                        break_even_iterations, cache_state, crossover,
-                                        launch_bound, time_breakdown)
+from graphbench.stats.derived import (BACK_PRESSURE, Crossover, back_pressured,
+                                      break_even_iterations, cache_state, crossover, launch_bound,
+                                      time_breakdown)
 
 
 def test_break_even():

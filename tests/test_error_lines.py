@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from tests_helpers import short_error
 
 import graphbench
-from graphbench.analyze.merge import merge_runs
+from graphbench.stats.merge import merge_runs
 from graphbench.cli import main
 from graphbench.cli.messages import MORE, error_line, error_lines
 from graphbench.errors import LINE_LIMIT, ConfigError, RecordError, UsageError, shortened

@@ -1,4 +1,4 @@
-"""graphbench.analyze.gate: the gate's fail-closed checks on both records, and its choice between a
+"""graphbench.gate.judge: the gate's fail-closed checks on both records, and its choice between a
 comparison and an A/B record."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from conftest import make_record, make_run, with_runs
 from tests_helpers import replace_run
 
-from graphbench.analyze.gate import check_decidable, check_judgeable, gate, judge, judged
+from graphbench.gate.judge import check_decidable, check_judgeable, gate, judge, judged
 from graphbench.errors import RecordError, UsageError, VerificationError
 from graphbench.record.model import Comparison, Verdict
 
@@ -80,7 +80,7 @@ def test_judge_refuses_mixing_ab_records_and_needs_one_or_the_other():
 
 
 def test_judge_and_gate_use_the_given_specs():
-    from graphbench.analyze.specs import parse_spec
+    from graphbench.gate.specs import parse_spec
 
     record = ab(None)
     specs = [parse_spec("graph.wall:50%")]

@@ -19,10 +19,10 @@ import pytest
 
 from calibration import _ar1  # the interval calibration's own models
 
-from graphbench.analyze.ab import ratio_change  # noqa: E402
-from graphbench.analyze.compare import between_processes  # noqa: E402
-from graphbench.analyze.decide import NOT_GATEABLE, SLOWER, decide  # noqa: E402
-from graphbench.analyze.stopping import AB_MIN_ROUNDS  # noqa: E402
+from graphbench.gate.ab import ratio_change  # noqa: E402
+from graphbench.gate.compare import between_processes  # noqa: E402
+from graphbench.gate.decide import NOT_GATEABLE, SLOWER, decide  # noqa: E402
+from graphbench.gate.stopping import AB_MIN_ROUNDS  # noqa: E402
 
 ROUNDS, BASE_PROCESSES = 30, 5
 

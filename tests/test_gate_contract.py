@@ -48,13 +48,12 @@ import pytest
 from conftest import device_info, make_record, workload
 
 import graphbench
-from graphbench.analyze.ab import default_ab_specs
-from graphbench.analyze.decide import (CHANGED, FASTER, NOT_GATEABLE, SAME, SLOWER,
-                                       WORSE_AS_MEASURED)
-from graphbench.analyze.gate import judged as gate_judged
-from graphbench.analyze.gpu_spread import spread_of
-from graphbench.analyze.host_match import HOST_STATE_TOLERANCE, is_host_bound
-from graphbench.analyze.specs import default_specs, parse_spec
+from graphbench.gate.ab import default_ab_specs
+from graphbench.gate.decide import CHANGED, FASTER, NOT_GATEABLE, SAME, SLOWER, WORSE_AS_MEASURED
+from graphbench.gate.judge import judged as gate_judged
+from graphbench.gate.gpu_spread import spread_of
+from graphbench.gate.host_match import HOST_STATE_TOLERANCE, is_host_bound
+from graphbench.gate.specs import default_specs, parse_spec
 from graphbench.errors import RecordError
 from graphbench.record.model import (BusyReading, Condition, HostInfo, LaunchFloorSamples,
                                      ModeSamples)
@@ -128,7 +127,7 @@ def side_of(rng, host: Host, baseline: Side | None = None) -> Side:
     if baseline is None or host.uuid == baseline.host.uuid:
         return Side(host, speed, offset)
     # another physical GPU: off the baseline's by the spread between GPUs of the model,
-    # its reference's copy following it as the model's GPUs do (graphbench.analyze.gpu_spread)
+    # its reference's copy following it as the model's GPUs do (graphbench.gate.gpu_spread)
     spread = spread_of(MODEL)
     gpu = 1 + spread.busy * math.sqrt(2) * rng.standard_normal()
     return Side(host, speed, offset, gpu, gpu * (1 + spread.reference * math.sqrt(2)
@@ -216,7 +215,7 @@ def judged(call, pair=None) -> dict[str, Outcome]:
     (fail closed), and every metric reads `not gateable` then. A gate that
     refused a metric worse as measured beyond its threshold raises too (it
     did not pass): the verdicts are then the comparison it refused
-    (graphbench.analyze.gate.judged of `pair`: baseline, current, specs)."""
+    (graphbench.gate.judge.judged of `pair`: baseline, current, specs)."""
     try:
         return outcomes(call())
     except RecordError as exc:

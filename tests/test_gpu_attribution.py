@@ -16,8 +16,8 @@ import statistics
 
 import pytest
 
-from graphbench.analyze.stage_figures import (all_rung_figures, busy_us, record_attribution,
-                                              rung_figures)
+from graphbench.stats.stage_figures import (all_rung_figures, busy_us, record_attribution,
+                                            rung_figures)
 from graphbench.cli import main
 from graphbench.config import RunConfig
 from graphbench.ladder import RUNG

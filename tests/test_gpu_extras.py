@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from graphbench.analyze.summary import summarize_run
+from graphbench.stats.summary import summarize_run
 from graphbench.cli import main
 from graphbench.config import RunConfig
 from graphbench.runner import run_benchmark

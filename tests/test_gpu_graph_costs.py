@@ -2,7 +2,7 @@
 
 import pytest
 
-from graphbench.analyze.summary import summarize_run
+from graphbench.stats.summary import summarize_run
 from graphbench.config import RunConfig
 from graphbench.runner import run_benchmark
 

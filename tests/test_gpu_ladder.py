@@ -3,7 +3,7 @@ new data, and a PDL kernel that reads before it waits is caught."""
 
 import pytest
 
-from graphbench.analyze.summary import summarize_run
+from graphbench.stats.summary import summarize_run
 from graphbench.config import RunConfig
 from graphbench.ladder import LADDER, RUNG
 from graphbench.runner import run_benchmark

@@ -1,6 +1,6 @@
-"""graphbench.analyze.gpu_spread: the spread between physical GPUs of one model."""
+"""graphbench.gate.gpu_spread: the spread between physical GPUs of one model."""
 
-from graphbench.analyze.gpu_spread import SPREADS, UNMEASURED, Spread, spread_of
+from graphbench.gate.gpu_spread import SPREADS, UNMEASURED, Spread, spread_of
 
 
 def test_a_measured_model_gets_its_own_spread():

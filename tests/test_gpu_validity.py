@@ -4,7 +4,7 @@ kernels, the SM clock read during timed work, and cold L2 that is cold."""
 import numpy as np
 import pytest
 
-from graphbench.analyze.summary import summarize_run
+from graphbench.stats.summary import summarize_run
 from graphbench.config import RunConfig
 from graphbench.runner import run_benchmark
 from graphbench.measure.verify import compare, untouched

@@ -10,8 +10,8 @@ import pytest
 
 from conftest import make_record
 
-from graphbench.analyze.node_costs import fit_line, fit_node_costs
-from graphbench.analyze.summary import summarize_run
+from graphbench.stats.node_costs import fit_line, fit_node_costs
+from graphbench.stats.summary import summarize_run
 from graphbench.errors import RecordError
 from graphbench.measure.costs import time_graph_lifecycle, time_node_costs
 from graphbench.measure.graph_memory import per_executable

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from conftest import make_record
 
 from graphbench._version import __version__
-from graphbench.analyze.summary import summarize_run
+from graphbench.stats.summary import summarize_run
 from graphbench.report.header import _judged_by, header
 
 

@@ -2,7 +2,7 @@
 class (GPU model, driver, CPU: not the GPU's UUID) and configuration form a
 series (graphbench.history.series); `compare last FILE` judges FILE against
 its series' level with its own spread, `history list` and the trend page
-name the first commit of each step (graphbench.analyze.series, .steps).
+name the first commit of each step (graphbench.gate.series, .steps).
 
 Records are the synthetic ones of tests/conftest.py (one process, as run
 --save makes by default), their GPU busy time scaled per record, stored in
@@ -440,7 +440,7 @@ def judged_last(folder: Path, current: RunRecord) -> str:
 
 def compare_rates(tmp_path, monkeypatch) -> dict[tuple, dict[str, float]]:
     """Per (spread, earlier records, change): the share of each verdict."""
-    import graphbench.analyze.series as analysis
+    import graphbench.gate.series as analysis
     import graphbench.cli.series as command
 
     for module in (analysis, command):
@@ -464,7 +464,7 @@ def compare_rates(tmp_path, monkeypatch) -> dict[tuple, dict[str, float]]:
 
 @pytest.mark.slow
 def test_compare_last_needs_5_earlier_records_to_judge_one_record(tmp_path, monkeypatch):
-    from graphbench.analyze.series import MIN_SERIES
+    from graphbench.gate.series import MIN_SERIES
 
     rates = compare_rates(tmp_path, monkeypatch)
     print(f"\ncompare last, one-process records, busy gated at {T:.0%} (verdict shares):")

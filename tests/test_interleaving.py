@@ -1,5 +1,5 @@
 """Interleaving: each mode's rounds grouped by the mode that ran just before
-it in its set (graphbench.analyze.interleaving), and the report's lines
+it in its set (graphbench.stats.interleaving), and the report's lines
 where a predecessor moved a rung (graphbench.report.interleaving)."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from conftest import make_record
-from graphbench.analyze.interleaving import (FIRST, MIN_ROUNDS, _predecessor_codes, chi2_sf,
-                                             cycle_length, holm, interleaving, label_codes,
-                                             predecessor_p_value)
+from graphbench.stats.interleaving import (FIRST, MIN_ROUNDS, _predecessor_codes, chi2_sf,
+                                           cycle_length, holm, interleaving, label_codes,
+                                           predecessor_p_value)
 from graphbench.record.codec import read_record
 from graphbench.record.model import ModeSamples
 from graphbench.report.interleaving import interleaving_lines
@@ -229,7 +229,7 @@ def test_chi_square_tail_matches_scipy():
 def test_past_exact_rounds_chi_square_agrees_with_the_permutations(monkeypatch, names, scale,
                                                                     seed, cases):
     """With two modes each one's variance is over its own rounds less 1."""
-    import graphbench.analyze.interleaving as module
+    import graphbench.stats.interleaving as module
 
     rng = np.random.default_rng(seed)
     labels, cycles = predecessor_labels(names, 120)["graph"], np.arange(120) // cycle_length(names)
@@ -291,7 +291,7 @@ def test_the_default_order_worked_out_for_one_period_gives_every_rounds_predeces
 
 
 def test_mean_ranks_share_ties_as_sorting_and_searching_did():
-    from graphbench.analyze.stats import mean_ranks as _mean_ranks
+    from graphbench.stats.stats import mean_ranks as _mean_ranks
 
     rng = np.random.default_rng(3)
     for data in (rng.standard_normal(500), rng.integers(0, 4, 500).astype(float), np.ones(3),
@@ -340,7 +340,7 @@ def test_a_record_in_an_order_of_one_s_own_is_grouped_by_that_order():
 def test_aligned_ranks_are_each_value_over_its_cycle_s_median_ranked_and_centred():
     from scipy.stats import rankdata
 
-    from graphbench.analyze.interleaving import _centred_ranks
+    from graphbench.stats.interleaving import _centred_ranks
 
     values = np.array([0.1, 0.2, 0.3, 1.0, 2.0, 3.0, 0.0, 0.0, 0.8, 30.0, 10.0, 20.0])
     cycles = np.repeat(np.arange(4), 3)
@@ -405,7 +405,7 @@ def test_pooled_cycles_never_span_processes():
 
 
 def test_units_say_why_a_process_or_the_pool_is_not_tested():
-    from graphbench.analyze.interleaving import Unit
+    from graphbench.stats.interleaving import Unit
 
     record = with_series(PLAIN, series(PLAIN, 20), series(PLAIN, 20, seed=1))
     short = [dataclasses.replace(run, rounds=19) for run in record.runs]
@@ -473,7 +473,7 @@ def test_the_null_covariance_is_that_of_the_rank_sums_over_every_shuffle_within_
     of the groups' sums over all 36 shuffles is the formula's, exactly."""
     import itertools
 
-    from graphbench.analyze.interleaving import _centred_ranks, _null_covariance
+    from graphbench.stats.interleaving import _centred_ranks, _null_covariance
 
     values = np.array([6.1, 5.9, 6.3, 6.0, 5.7, 6.2])
     starts, codes = np.array([0, 3]), np.array([0, 1, 1, 0, 0, 1])

@@ -1,4 +1,4 @@
-"""graphbench.analyze.intervals at the edges: tiny, constant, negative and
+"""graphbench.stats.intervals at the edges: tiny, constant, negative and
 extreme series, speed, import cost, and its Student quantile against scipy."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graphbench.analyze import intervals as I
-from graphbench.analyze.intervals import (_median_intervals, hill_t_quantile, lag1_autocorrelation,
-                                          median_interval)
+import graphbench.stats.intervals as I
+from graphbench.stats.intervals import (_median_intervals, hill_t_quantile, lag1_autocorrelation,
+                                        median_interval)
 
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 
@@ -145,7 +145,7 @@ def test_student_quantile_matches_scipy(probability):
 
 
 def test_importing_it_leaves_scipy_out():
-    code = ("import sys, graphbench.analyze.intervals as m; m.median_interval([1., 2., 3., 4.]); "
+    code = ("import sys, graphbench.stats.intervals as m; m.median_interval([1., 2., 3., 4.]); "
             "print(any(name.startswith('scipy') for name in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1])
@@ -155,7 +155,7 @@ def test_importing_it_leaves_scipy_out():
 # --- robust spread and the readings' tick ---------------------------------------
 
 def test_robust_scale_reads_a_gaussian_sd_and_ignores_one_outlier():
-    from graphbench.analyze.intervals import robust_scale
+    from graphbench.stats.intervals import robust_scale
 
     rng = np.random.default_rng(2)
     scales = [robust_scale(rng.normal(0, 2.0, 5)) for _ in range(20000)]
@@ -169,7 +169,7 @@ def test_robust_scale_reads_a_gaussian_sd_and_ignores_one_outlier():
 
 
 def test_reading_quantum_is_the_timers_tick_or_next_to_nothing():
-    from graphbench.analyze.intervals import reading_quantum
+    from graphbench.stats.intervals import reading_quantum
 
     rng = np.random.default_rng(3)
     ticks = 0.5 * np.floor(20 + 3 * rng.random(60)) / 10  # per iteration, 10 per round
@@ -316,7 +316,7 @@ def test_single_precision_samples_are_analysed_in_double():
     single, double = I.median_interval(values), I.median_interval(as_double)
     assert (single.estimate, single.low, single.high, single.effective_n) == \
         (double.estimate, double.low, double.high, double.effective_n)
-    from graphbench.analyze.stats import median
+    from graphbench.stats.stats import median
 
     close = np.array([1.0, 1 + 2**-23], dtype=np.float32)  # their mean needs double precision
     assert median(close) == 1 + 2**-24
@@ -447,7 +447,7 @@ def test_data_whose_largest_value_is_zero_keep_the_high_bound_at_zero():
 
 
 def test_robust_scale_of_two_values_is_their_half_gap_as_an_sd():
-    from graphbench.analyze.intervals import robust_scale
+    from graphbench.stats.intervals import robust_scale
 
     # the median absolute deviation of two values is half their gap; n / (n - 0.8) at 2
     assert robust_scale([1.0, 3.0]) == pytest.approx(1.4826 * 1.0 * 2 / 1.2, rel=1e-12)
@@ -455,7 +455,7 @@ def test_robust_scale_of_two_values_is_their_half_gap_as_an_sd():
 
 
 def test_robust_scale_of_three_and_four_values_uses_their_own_unbiasing_factors():
-    from graphbench.analyze.intervals import robust_scale
+    from graphbench.stats.intervals import robust_scale
 
     assert robust_scale([1.0, 2.0, 4.0]) == pytest.approx(1.4826 * 1.0 * 1.48, rel=1e-12)
     # median 3, deviations 2, 1, 1, 5: their median 1.5
@@ -466,7 +466,7 @@ def test_robust_scale_of_three_and_four_values_uses_their_own_unbiasing_factors(
 
 
 def test_single_precision_readings_give_the_spread_and_tick_of_their_double_values():
-    from graphbench.analyze.intervals import reading_quantum, robust_scale
+    from graphbench.stats.intervals import reading_quantum, robust_scale
 
     # float32 milliseconds: their median and deviations need double precision
     readings = (0.5 + 0.01 * np.random.default_rng(4).standard_normal(20)).astype(np.float32)
@@ -478,7 +478,7 @@ def test_single_precision_readings_give_the_spread_and_tick_of_their_double_valu
 
 
 def test_reading_quantum_of_two_readings_is_their_gap():
-    from graphbench.analyze.intervals import reading_quantum
+    from graphbench.stats.intervals import reading_quantum
 
     assert reading_quantum([1.0, 1.5]) == 0.5
     assert reading_quantum([1.5, 1.0]) == 0.5
@@ -486,7 +486,7 @@ def test_reading_quantum_of_two_readings_is_their_gap():
 
 
 def test_reading_quantum_counts_ties_relative_to_the_median():
-    from graphbench.analyze.intervals import reading_quantum
+    from graphbench.stats.intervals import reading_quantum
 
     # about a median of 0 only equal readings are ties
     assert reading_quantum([-1.0, 0.0, 0.0, 0.0, 1.0]) == 1.0

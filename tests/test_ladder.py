@@ -9,11 +9,11 @@ import json
 import numpy as np
 import pytest
 
-from graphbench.analyze.merge import merge_runs
+from graphbench.stats.merge import merge_runs
 
 from conftest import device_info, make_record
-from graphbench.analyze.ladder import gpu_floor, ladder
-from graphbench.analyze.summary import summarize_run
+from graphbench.stats.ladder import gpu_floor, ladder
+from graphbench.stats.summary import summarize_run
 from graphbench.cli import main
 from graphbench.config import RunConfig
 from graphbench.errors import ConfigError, DeviceError

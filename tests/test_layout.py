@@ -87,14 +87,15 @@ IMPORTS = {name: imported(name) for name in MODULES}
 
 
 def test_the_record_boundary_never_imports_statistics():
-    record = {n: sorted(m for m in IMPORTS[n] if m.startswith("graphbench.analyze"))
+    record = {n: sorted(m for m in IMPORTS[n] if m.startswith(("graphbench.stats",
+                                                                 "graphbench.gate")))
               for n in MODULES if n.startswith("graphbench.record")}
     assert {n: found for n, found in record.items() if found} == {}
 
 
 def test_no_statistics_module_loads_a_pipeline_file():
     analyze = {n: sorted(IMPORTS[n] & {"graphbench.pipeline.files"})
-               for n in MODULES if n.startswith("graphbench.analyze")}
+               for n in MODULES if n.startswith(("graphbench.stats", "graphbench.gate"))}
     assert {n: found for n, found in analyze.items() if found} == {}
 
 
@@ -137,7 +138,8 @@ FLOW = (
     ("graphbench.measure",),
     ("graphbench.preflight",),
     ("graphbench.replay",),
-    ("graphbench.analyze",),
+    ("graphbench.stats",),
+    ("graphbench.gate",),
     ("graphbench.report",),
     ("graphbench.runner",),
     ("graphbench.api", "graphbench.cli", "graphbench.pytest_plugin", "graphbench.pytest_session",
@@ -161,7 +163,7 @@ def test_every_import_follows_the_data_flow():
 
 
 def test_the_flow_check_sees_an_import_against_the_flow():
-    assert stage("graphbench.measure.benchmark") < stage("graphbench.analyze.stopping")
+    assert stage("graphbench.measure.benchmark") < stage("graphbench.gate.stopping")
     assert stage("graphbench.record.legacy") < stage("graphbench.pipeline.files")
     assert stage("graphbench") > stage("graphbench.runner") > stage("graphbench.report")
     with pytest.raises(AssertionError, match="no stage"):

@@ -4,12 +4,12 @@ import json
 import pytest
 from conftest import make_record
 
-from graphbench.analyze.compare import compare_records
-from graphbench.analyze.decide import SLOWER
-from graphbench.analyze.merge import merge_runs
-from graphbench.analyze.metrics import process_values
-from graphbench.analyze.specs import parse_spec
-from graphbench.analyze.summary import summarize_run
+from graphbench.gate.compare import compare_records
+from graphbench.gate.decide import SLOWER
+from graphbench.stats.merge import merge_runs
+from graphbench.stats.metrics import process_values
+from graphbench.gate.specs import parse_spec
+from graphbench.stats.summary import summarize_run
 from graphbench.errors import RecordError
 from graphbench.record.model import LegacyProcesses
 from tests_helpers import scaled_busy
@@ -97,7 +97,7 @@ def test_a_child_called_wrongly_exits_2_with_its_usage(argv, capsys):
 def test_the_between_process_interval_is_students_t_on_the_process_medians():
     from scipy import stats
 
-    from graphbench.analyze.compare import between_processes
+    from graphbench.gate.compare import between_processes
 
     medians = [12.2, 14.5, 15.8, 17.4, 15.0]
     # one value per process: each is a process's median, as a version-1 record keeps

@@ -1,4 +1,4 @@
-"""graphbench.analyze.metrics: the values of a gate metric, pooled and per process."""
+"""graphbench.stats.metrics: the values of a gate metric, pooled and per process."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import dataclasses
 
 from conftest import make_record, make_run, with_runs
 
-from graphbench.analyze.metrics import metric_values, process_values
+from graphbench.stats.metrics import metric_values, process_values
 from graphbench.record.model import LegacyProcesses
 
 

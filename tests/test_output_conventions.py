@@ -129,8 +129,8 @@ def test_an_unwritable_path_fails_before_device_all_asks_the_driver(capsys):
 
 
 def test_run_csv_has_one_row_per_mode_with_the_ladder_figures(fake_run, tmp_path):
-    from graphbench.analyze.ladder import ladder
-    from graphbench.analyze.summary import summarize_run
+    from graphbench.stats.ladder import ladder
+    from graphbench.stats.summary import summarize_run
 
     path = tmp_path / "run.csv"
     assert main(["run", "--csv", str(path), "--no-progress", "-q"]) == 0

@@ -174,7 +174,7 @@ def test_the_built_in_pipeline_is_a_pipeline_file_like_any_other():
 
 
 def test_a_user_pipeline_record_passes_through_report_compare_and_merge(tmp_path, capsys):
-    from graphbench.analyze.merge import merge_runs
+    from graphbench.stats.merge import merge_runs
 
     def softmax_record(seed):
         record = make_record({"individual": 20.0, "graph": 8.0, "fused": 6.0}, seed=seed)

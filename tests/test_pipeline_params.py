@@ -15,7 +15,7 @@ from tests_helpers import short_error
 from conftest import make_record, synthetic_point
 
 import graphbench
-from graphbench.analyze.compare import compare_records
+from graphbench.gate.compare import compare_records
 from graphbench.cli import main
 from graphbench.cli.commands import run_config, sweep_config
 from graphbench.cli.parser import build_parser

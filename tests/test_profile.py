@@ -5,7 +5,7 @@ profiler, and the exact command lines it prints."""
 
 import pytest
 
-from graphbench.analyze.stopping import FixedRounds
+from graphbench.gate.stopping import FixedRounds
 from graphbench.cli import main
 from graphbench.cli.profile import profile_commands
 from graphbench.measure import nvtx

@@ -21,7 +21,7 @@ from tests_helpers import ab_record
 from hypothesis import given, settings, strategies as st
 
 import graphbench.api
-from graphbench.analyze.merge import merge_runs
+from graphbench.stats.merge import merge_runs
 from graphbench.pytest_plugin import (GraphbenchFixture, Options, record_name,
                                       session_options)
 

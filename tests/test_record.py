@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 
-from graphbench.analyze.summary import speedups, summarize_run, summary_document
+from graphbench.stats.summary import speedups, summarize_run, summary_document
 from graphbench.errors import RecordError
 from graphbench.record.codec import SCHEMA_VERSION, read_record, read_run, run_document, write_json, write_record
 from graphbench.record.model import RunRecord, SweepRecord

@@ -2,7 +2,7 @@ import dataclasses
 
 from conftest import make_record
 
-from graphbench.analyze.summary import summarize_run
+from graphbench.stats.summary import summarize_run
 
 from graphbench.report.run import run_report
 from graphbench.report.tables import to_text
@@ -54,7 +54,7 @@ import pytest  # noqa: E402
 
 @pytest.mark.parametrize("width", [40, 60, 80])
 def test_narrow_terminals_stack_the_figures_instead_of_cutting_them(width, record):
-    from graphbench.analyze.merge import merge_runs
+    from graphbench.stats.merge import merge_runs
     from graphbench.record.codec import read_record
     from graphbench.report.run import runs_side_by_side
     from graphbench.report.sweep import sweep_report
@@ -90,8 +90,8 @@ def test_busy_before_and_after_the_checks_is_shown_with_which_the_gate_uses():
 def test_a_wide_speedup_interval_says_how_few_independent_rounds_it_rests_on():
     from types import SimpleNamespace
 
-    from graphbench.analyze.stats import summarize
-    from graphbench.analyze.summary import SpeedupSummary, speedups
+    from graphbench.stats.stats import summarize
+    from graphbench.stats.summary import SpeedupSummary, speedups
     from graphbench.report.run import FEW_EFFECTIVE_ROUNDS, speedup_line
 
     drifting = {"individual": tuple(10.0 + 0.1 * i for i in range(30)), "graph": (4.0,) * 30}

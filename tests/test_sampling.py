@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from graphbench.analyze.stopping import (NOISE_TARGET, TIME_BUDGET, FixedRounds, NoiseTarget,
-                                         headline_noise)
+from graphbench.gate.stopping import NOISE_TARGET, TIME_BUDGET, FixedRounds, NoiseTarget
+from graphbench.stats.noise import headline_noise
 from graphbench.measure.timing import LoopHooks, Sample, run_rounds
 
 

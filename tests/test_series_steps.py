@@ -1,4 +1,4 @@
-"""Steps in a series (graphbench.analyze.steps): the step model's proposal,
+"""Steps in a series (graphbench.gate.steps): the step model's proposal,
 its judgement by decide's rule, and its robust spread."""
 
 from __future__ import annotations
@@ -8,9 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from graphbench.analyze.decide import FASTER, SLOWER
-from graphbench.analyze.steps import (END_SEGMENT, MIN_SEGMENT, detect, fit, level_change,
-                                      proposed)
+from graphbench.gate.decide import FASTER, SLOWER
+from graphbench.gate.steps import END_SEGMENT, MIN_SEGMENT, detect, fit, level_change, proposed
 
 T = 0.05
 
@@ -110,7 +109,7 @@ def test_segments_of_four_keep_two_wild_records_from_making_a_step(monkeypatch):
     throttled GPU): with segments of 3, two such records in a row make a
     segment of their own now and then; with 4 (MIN_SEGMENT), three would
     have to (the ends, END_SEGMENT, stay as they are). Rates printed with -s."""
-    import graphbench.analyze.steps as steps
+    import graphbench.gate.steps as steps
 
     rates = {}
     for segment in (3, MIN_SEGMENT):
@@ -131,7 +130,7 @@ def test_segments_of_four_keep_two_wild_records_from_making_a_step(monkeypatch):
 
 def judge_last(steps_module, earlier, current: float) -> str:
     """One record against the level of the series before it, as compare last does."""
-    from graphbench.analyze.decide import decide
+    from graphbench.gate.decide import decide
 
     model = steps_module.detect(earlier, T).fit
     n = len(earlier) - model.starts[-1]
@@ -145,7 +144,7 @@ def test_pulling_records_in_keeps_one_wild_record_from_making_the_series_unjudge
     """5 and 8 earlier records 0.2% apart, 5% of them 4% off: the share where
     one record is not gateable, by CLIP; and with clean records, how often
     identical code is `changed` (its due is 1%). Printed with -s."""
-    import graphbench.analyze.steps as steps
+    import graphbench.gate.steps as steps
 
     shares, chosen = {}, steps.CLIP
     for clip in (chosen, 6.0, math.inf):

@@ -1,4 +1,4 @@
-"""graphbench.analyze.specs: --fail-on specs as users type them, their errors, and the default
+"""graphbench.gate.specs: --fail-on specs as users type them, their errors, and the default
 gate."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from conftest import make_record, make_run
 
-from graphbench.analyze.specs import (FailSpec, check_spec_fields, check_specs, default_specs,
-                                      elements_label, parse_size, parse_spec)
+from graphbench.gate.specs import (FailSpec, check_spec_fields, check_specs, default_specs,
+                                   elements_label, parse_size, parse_spec)
 from graphbench.errors import UsageError
 
 

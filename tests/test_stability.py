@@ -4,8 +4,8 @@ import dataclasses
 
 from conftest import make_record
 
-from graphbench.analyze.summary import summarize_run
-from graphbench.analyze.warnings import condition_warnings, mode_warnings
+from graphbench.stats.summary import summarize_run
+from graphbench.stats.warnings import condition_warnings, mode_warnings
 from graphbench.record.model import Condition, Environment
 
 
@@ -78,7 +78,7 @@ def test_host_speed_states_draw_no_warning():
 
 
 def test_a_hold_that_ended_too_soon_is_reported():
-    from graphbench.analyze.warnings import probe_warnings
+    from graphbench.stats.warnings import probe_warnings
     from graphbench.record.model import BusyReading, SubmitReading
 
     good = Condition(busy={"stages": BusyReading(3.0, 100.0, True, 1980.0)},
@@ -91,7 +91,7 @@ def test_a_hold_that_ended_too_soon_is_reported():
 
 
 def test_a_clock_below_the_maximum_during_timed_work_is_reported():
-    from graphbench.analyze.warnings import probe_warnings
+    from graphbench.stats.warnings import probe_warnings
     from graphbench.record.model import BusyReading
 
     at_max = [Condition(busy={"stages": BusyReading(3.0, 100.0, True, mhz)}) for mhz in (1979, 1980)]

@@ -1,4 +1,4 @@
-"""graphbench.analyze.stage_figures on synthetic traces: per-stage GPU time, idle gaps, overlap and
+"""graphbench.stats.stage_figures on synthetic traces: per-stage GPU time, idle gaps, overlap and
 shares, the loop's conditional cost, and the timeline's iteration."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 from conftest import make_record, with_runs
 from tests_helpers import iteration_kernels, kernel_trace, record_with_trace, replace_run
 
-from graphbench.analyze import attribution as A
-from graphbench.analyze import stage_figures as F
-from graphbench.analyze.stats import median
+import graphbench.stats.attribution as A
+import graphbench.stats.stage_figures as F
+from graphbench.stats.stats import median
 
 
 def test_stage_figures_sum_kernels_and_zero_gaps():

@@ -3,12 +3,12 @@ import math
 import numpy as np
 import pytest
 
-from graphbench.analyze.decide import (CHANGED, FASTER, NOT_GATEABLE, SAME, SLOWER, Change,
-                                       decide, unjudgeable)
-from graphbench.analyze.stats import (SORTED_FROM, SORTED_KEPT, block_counts, block_medians, chi2_sf,
-                                      dense_codes, dot, holm, in_order, median, paired_ratios,
-                                      summarize)
-from graphbench.analyze.stopping import drift, headline_noise, noise_parts
+from graphbench.gate.decide import (CHANGED, FASTER, NOT_GATEABLE, SAME, SLOWER, Change, decide,
+                                    unjudgeable)
+from graphbench.stats.stats import (SORTED_FROM, SORTED_KEPT, block_counts, block_medians, chi2_sf,
+                                    dense_codes, dot, holm, in_order, median, paired_ratios,
+                                    summarize)
+from graphbench.stats.noise import drift, headline_noise, noise_parts
 
 
 def test_summary_of_known_values():
@@ -97,11 +97,11 @@ def test_an_ab_run_watches_the_ratios_it_gates():
 
 
 def test_an_ab_run_samples_at_least_60_rounds():
-    from graphbench.analyze.stopping import stop_rule
+    from graphbench.gate.stopping import stop_rule
     from graphbench.config import RunConfig
 
     assert stop_rule(RunConfig()).min_rounds == 20
-    from graphbench.analyze.intervals import MIN_ROUNDS
+    from graphbench.stats.intervals import MIN_ROUNDS
     from graphbench.config import DEFAULT_MIN_ROUNDS  # config stays free of numpy, so two names
     assert DEFAULT_MIN_ROUNDS == MIN_ROUNDS  # the default waits for the first stated interval
     assert stop_rule(RunConfig(min_rounds=10)).min_rounds == 10  # records of older runs
@@ -171,7 +171,7 @@ def test_a_long_writable_series_is_sorted_afresh_and_the_kept_sorted_copies_are_
     assert median(series) == float(np.median(series))
     series[:] = np.arange(series.size)  # changed in place: its old order must not be reused
     assert median(series) == SORTED_FROM / 2
-    from graphbench.analyze import stats
+    from graphbench.stats import stats
 
     for i in range(SORTED_KEPT + 3):
         frozen = np.full(SORTED_FROM, float(i))

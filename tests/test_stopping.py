@@ -1,4 +1,4 @@
-"""graphbench.analyze.stopping: the stop rules and the noise they judge."""
+"""graphbench.gate.stopping: the stop rules and the noise they judge."""
 
 import math
 from dataclasses import replace
@@ -7,11 +7,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from graphbench.analyze.intervals import median_interval
-from graphbench.analyze.stopping import (AB_MIN_ROUNDS, DRIFT_ALLOWANCE, FIXED, NOISE_TARGET,
-                                         TIME_BUDGET, FixedRounds, NoiseTarget, drift,
-                                         excess_drift, headline_noise, headline_noise_parts,
-                                         noise_parts, stop_rule, watched_series)
+from graphbench.stats.intervals import median_interval
+from graphbench.gate.stopping import (AB_MIN_ROUNDS, FIXED, NOISE_TARGET, TIME_BUDGET, FixedRounds,
+                                      NoiseTarget, stop_rule)
+from graphbench.stats.noise import (DRIFT_ALLOWANCE, drift, excess_drift, headline_noise,
+                                    headline_noise_parts, noise_parts, watched_series)
 from graphbench.config import RunConfig
 
 

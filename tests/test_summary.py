@@ -1,4 +1,4 @@
-"""graphbench.analyze.summary: each figure of a run's summary against the samples it is derived
+"""graphbench.stats.summary: each figure of a run's summary against the samples it is derived
 from."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import pytest
 from conftest import make_record, make_run, with_runs
 from tests_helpers import replace_run
 
-from graphbench.analyze import summary as S
-from graphbench.analyze.intervals import lag1_autocorrelation, median_interval
-from graphbench.analyze.stats import paired_ratios, summarize
-from graphbench.analyze.summary import between_process_interval, mode_summary, speedups
+import graphbench.stats.summary as S
+from graphbench.stats.intervals import lag1_autocorrelation, median_interval
+from graphbench.stats.stats import paired_ratios, summarize
+from graphbench.stats.summary import between_process_interval, mode_summary, speedups
 from graphbench.config import RunConfig
 from graphbench.record.codec import write_record
 from graphbench.record.model import BusyReading, LegacyProcesses, LifecycleSamples
@@ -161,7 +161,7 @@ def test_summarize_run_figures_and_caching():
     assert summary.verified is True and summary.warnings == ()
     assert summary.lifecycle is summary.lifecycles["graph"]
     assert summary.node_costs is None and summary.unavailable == {}
-    from graphbench.analyze.stopping import headline_noise
+    from graphbench.stats.noise import headline_noise
 
     assert summary.noise == headline_noise({m: record.samples(m, "wall")
                                             for m in record.mode_names})
@@ -312,7 +312,7 @@ def test_summarize_run_states_the_walls_as_measured():
 
 
 def test_summarize_run_noise_drift_is_the_headline_series_drift():
-    from graphbench.analyze.stopping import headline_noise_parts
+    from graphbench.stats.noise import headline_noise_parts
 
     record = make_record(noise=0.01)
     parts = headline_noise_parts({m: np.asarray(w, dtype=float)
@@ -324,7 +324,7 @@ def test_summarize_run_noise_drift_is_the_headline_series_drift():
 
 
 def test_summarize_run_fits_node_costs_and_keeps_host_and_unavailable_rungs():
-    from graphbench.analyze.node_costs import fit_node_costs
+    from graphbench.stats.node_costs import fit_node_costs
     from graphbench.record.graph_costs import NodeCostSamples
 
     nodes = (3, 3, 6, 6, 12, 12, 24, 24, 48, 48)

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from conftest import device_info, make_record, synthetic_point
 
-from graphbench.analyze.derived import Crossover, crossover
-from graphbench.analyze.sweeps import (bytes_per_element, crossover_table, point_speedups,
-                                       points_at, several_shapes, short_shape)
+from graphbench.stats.derived import Crossover, crossover
+from graphbench.stats.sweeps import (bytes_per_element, crossover_table, point_speedups, points_at,
+                                     several_shapes, short_shape)
 from graphbench.cli import main
 from graphbench.config.values import parse_grid
 from graphbench.config import RunConfig, SweepConfig
@@ -279,7 +279,7 @@ def test_points_at_a_depth_and_shape():
 
 
 def test_points_of_parameter_values_and_the_labels_that_tell_variants_apart():
-    from graphbench.analyze.sweeps import variant_label
+    from graphbench.stats.sweeps import variant_label
 
     walls = {"individual": 3.0, "graph": 1.0}
     points = [make_record(walls, noise=0.0, elements=1024, depth=1, params={"cols": c, "k": "1"})

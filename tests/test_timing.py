@@ -1,4 +1,4 @@
-from graphbench.analyze.stopping import FixedRounds
+from graphbench.gate.stopping import FixedRounds
 from graphbench.measure.timing import LoopHooks, Sample, run_rounds
 from graphbench.sampling import round_order
 

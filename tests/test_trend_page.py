@@ -118,8 +118,8 @@ def test_the_page_needs_no_server_and_no_script(site):
 
 
 def test_each_step_is_the_series_own_and_only_the_sixth_commit_starts_one(history_file):
-    """The page's steps are graphbench.analyze.series' own, on the stored records."""
-    from graphbench.analyze.series import figures
+    """The page's steps are graphbench.gate.series' own, on the stored records."""
+    from graphbench.gate.series import figures
     from graphbench.history.documents import run_from_text
 
     with History.open(history_file) as history:

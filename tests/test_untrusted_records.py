@@ -102,7 +102,7 @@ def test_a_denormal_time_is_one_line_and_exit_2_not_a_crash(tmp_path, command):
 
 def report_quietly(path) -> None:
     """What report and compare compute and render, with any numpy warning an error."""
-    from graphbench.analyze.gate import judged
+    from graphbench.gate.judge import judged
     from graphbench.report.compare import comparison_markdown, comparison_report
     from graphbench.report.csv_rows import report_csv
     from graphbench.report.run import run_report

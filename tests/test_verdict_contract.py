@@ -22,11 +22,11 @@ import numpy as np
 import pytest
 from conftest import device_info, make_record
 
-from graphbench.analyze.ab import compare_ab
-from graphbench.analyze.compare import compare_records
-from graphbench.analyze.decide import CHANGED, NOT_GATEABLE, SLOWER
-from graphbench.analyze.gpu_spread import spread_of
-from graphbench.analyze.specs import parse_spec
+from graphbench.gate.ab import compare_ab
+from graphbench.gate.compare import compare_records
+from graphbench.gate.decide import CHANGED, NOT_GATEABLE, SLOWER
+from graphbench.gate.gpu_spread import spread_of
+from graphbench.gate.specs import parse_spec
 from graphbench.record.model import BusyReading, Condition, ModeSamples
 
 from calibration import _ar1  # the interval calibration's own AR(1)

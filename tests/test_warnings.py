@@ -1,4 +1,4 @@
-"""graphbench.analyze.warnings: each stability warning's rule, its boundary and its wording."""
+"""graphbench.stats.warnings: each stability warning's rule, its boundary and its wording."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import dataclasses
 from conftest import device_info, make_record, with_runs
 from tests_helpers import replace_run
 
-from graphbench.analyze import warnings as W
-from graphbench.analyze.stats import summarize
+import graphbench.stats.warnings as W
+from graphbench.stats.stats import summarize
 from graphbench.record.model import (BusyReading, Condition, Environment, LegacyProcesses,
                                      SubmitReading)
 

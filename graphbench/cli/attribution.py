@@ -10,7 +10,7 @@ from graphbench.record.printable import printable
 
 def show_attribution(args, record: RunRecord, device: int = 0, count: int = 1) -> None:
     """A record with an --attribute trace: its tables, timeline and --timeline file."""
-    from graphbench.analyze.stage_figures import record_attribution
+    from graphbench.stats.stage_figures import record_attribution
     from graphbench.report.attribution import attribution_report, write_record_timeline
 
     if record_attribution(record) is None:
@@ -22,6 +22,6 @@ def show_attribution(args, record: RunRecord, device: int = 0, count: int = 1) -
 
 
 def traced(record: RunRecord) -> bool:
-    from graphbench.analyze.stage_figures import record_attribution
+    from graphbench.stats.stage_figures import record_attribution
 
     return record_attribution(record) is not None

@@ -1,6 +1,6 @@
 """The gate's command-line side: a record against a stored baseline, or an
 A/B record's candidate build against its base build, judged by the library
-(graphbench.analyze.gate), shown, written, and turned into the exit code.
+(graphbench.gate.judge), shown, written, and turned into the exit code.
 Exit 0 pass, 1 regression or failed verification, 2 when anything cannot be
 judged (never a pass)."""
 
@@ -21,7 +21,7 @@ def gate(baseline: RunRecord | None, current: RunRecord, args, baseline_name: st
     With no baseline, `current` is judged against `series` (its earlier
     records and their commits) where given, else it is an A/B record judged
     against its base build."""
-    from graphbench.analyze.gate import check_decidable, judged, judged_series
+    from graphbench.gate.judge import check_decidable, judged, judged_series
     from graphbench.cli.outputs import json_text, write
     from graphbench.record.codec import COMPARE_SCHEMA, to_json
     from graphbench.report.compare import comparison_markdown, comparison_report

@@ -242,7 +242,7 @@ def abandon(stream) -> None:
 
 def record_text(record) -> str:
     """The record as --json writes it, with its block of derived figures."""
-    from graphbench.analyze.summary import summary_document
+    from graphbench.stats.summary import summary_document
     from graphbench.record.codec import run_document, sweep_document
     from graphbench.record.model import RunRecord
 

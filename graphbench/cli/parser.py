@@ -116,7 +116,7 @@ def add_gate_options(parser) -> None:
 
 
 def _spec(text: str):
-    from graphbench.analyze.specs import parse_spec
+    from graphbench.gate.specs import parse_spec
 
     return parse_spec(text)
 

@@ -94,7 +94,7 @@ def show_runs(runs: list[tuple[str, RunRecord]], verbose: bool) -> list[str]:
 
 def show_ab(record: RunRecord) -> None:
     """An A/B record also shows its candidate build against its base build."""
-    from graphbench.analyze.ab import compare_ab, is_ab
+    from graphbench.gate.ab import compare_ab, is_ab
     from graphbench.report.compare import comparison_report
 
     if is_ab(record):

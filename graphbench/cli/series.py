@@ -1,6 +1,6 @@
 """`compare last FILE` against FILE's series: the stored records of its
 pipeline, machine class and configuration (graphbench.history.series),
-judged by graphbench.analyze.series where MIN_SERIES or more are stored
+judged by graphbench.gate.series where MIN_SERIES or more are stored
 before it. With fewer, compare last judges the newest one record as it
 always has (graphbench.history.refs), and where that cannot judge, the
 error says how many more records the series needs."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphbench.analyze.series import SERIES_WINDOW
+from graphbench.gate.series import SERIES_WINDOW
 from graphbench.cli.history_files import is_file
 from graphbench.cli.progress import console
 from graphbench.errors import GraphbenchError
@@ -42,7 +42,7 @@ def against_series(args) -> bool:
 def earlier_records(args) -> Earlier:
     """The newest SERIES_WINDOW records of FILE's series made before it (or
     at its time), never FILE's own text, only those the gate can judge."""
-    from graphbench.analyze.gate import is_judgeable
+    from graphbench.gate.judge import is_judgeable
     from graphbench.history.keys import key_for
     from graphbench.history.store import History
     from graphbench.record.codec import read_run
@@ -107,8 +107,8 @@ def listed_series(history, keys) -> tuple[dict[str, Listed], int]:
     that start at it (the gated metrics of the default gate: busy time
     wherever a series holds it), by record id; and how many stored records
     of those series the reader refused."""
-    from graphbench.analyze.gate import is_judgeable
-    from graphbench.analyze.series import figures
+    from graphbench.gate.judge import is_judgeable
+    from graphbench.gate.series import figures
     from graphbench.history.series import class_runs, grouped
 
     runs, refused = class_runs(history, keys)

@@ -103,7 +103,7 @@ class RunConfig:
     rtol: float = TOLERANCE
     atol: float = TOLERANCE
     # set by the run, never by a flag: this is one of its --gate-sizes points, whose GPU busy
-    # time is all the gate reads there (graphbench.analyze.specs.default_specs)
+    # time is all the gate reads there (graphbench.gate.specs.default_specs)
     gate_point: bool = False
     params: dict[str, str] = option(
         None, "--param", "param", "pass NAME=VALUE to the pipeline's pipeline(): a Python "

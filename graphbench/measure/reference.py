@@ -5,7 +5,7 @@ The pipeline's busy time moves between physical GPUs of one model (memory
 bandwidth differing between parts: docs/measurement.md#physical-gpus-of-one-model);
 a workload that never changes moves with the GPU and not with the
 code. Busy time over the reference is therefore what the gate compares
-between two physical GPUs (graphbench.analyze.compare)."""
+between two physical GPUs (graphbench.gate.compare)."""
 
 from __future__ import annotations
 

@@ -79,7 +79,7 @@ def sweep_document(sweep: SweepRecord, summary: Summarize | None = None) -> dict
 def write_record(path: str | os.PathLike, record: RunRecord | SweepRecord,
                  summary: Summarize | None = None) -> Path:
     """Write `record`; `summary(run)` gives each run's summary block
-    (graphbench.analyze.summary.summary_document; None writes none)."""
+    (graphbench.stats.summary.summary_document; None writes none)."""
     document = run_document(record, summary) if isinstance(record, RunRecord) \
         else sweep_document(record, summary)
     return write_json(path, document)

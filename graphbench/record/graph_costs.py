@@ -1,7 +1,7 @@
 """The records of what a graph costs to build and to hold: its lifecycle's
 phases and the device memory the executable graph takes, and the capture
 and instantiate times at several node counts that the per-node fit
-(graphbench.analyze.node_costs) is derived from. Raw samples only."""
+(graphbench.stats.node_costs) is derived from. Raw samples only."""
 
 from __future__ import annotations
 

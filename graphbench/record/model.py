@@ -1,5 +1,5 @@
 """The typed records. Raw measurements and the configuration are the truth;
-every statistic is derived from them (graphbench.analyze.summary), never stored
+every statistic is derived from them (graphbench.stats.summary), never stored
 here or read back. A run record holds one ProcessRun per process that measured
 it; merging is a key check then concatenating runs. Only record.codec spells them."""
 

@@ -42,7 +42,7 @@ class Condition:
     host_probe_before_us: float | None = None  # ... and right before it (older records: None)
     # a fixed pure-Python loop right after the set: the host CPU's speed, read by
     # a probe that launches nothing, so a slower launch path cannot move it
-    # (graphbench.analyze.host_match; older records: None)
+    # (graphbench.gate.host_match; older records: None)
     cpu_probe_us: float | None = None
     busy: dict[str, BusyReading] = field(default_factory=dict)      # by workload
     submit: dict[str, SubmitReading] = field(default_factory=dict)  # by mode

@@ -1,7 +1,7 @@
 """The raw CUPTI kernel activity of `run --attribute` (graphbench.measure.
 attribution): what the GPU ran, when, in which graph node, as CUPTI
 reported it. Per-stage times, gaps, shares and capture escapes are derived
-from these records (graphbench.analyze.attribution), never stored.
+from these records (graphbench.stats.attribution), never stored.
 """
 
 from __future__ import annotations

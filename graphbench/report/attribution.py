@@ -9,10 +9,9 @@ from __future__ import annotations
 from rich.console import Group
 from rich.text import Text
 
-from graphbench.analyze.attribution import RungFigures
-from graphbench.analyze.stage_figures import (Timeline, all_rung_figures, busy_us,
-                                             device_loop, record_attribution,
-                                             record_rung_is_graph, timelines)
+from graphbench.stats.attribution import RungFigures
+from graphbench.stats.stage_figures import (Timeline, all_rung_figures, busy_us, device_loop,
+                                            record_attribution, record_rung_is_graph, timelines)
 from graphbench.record.model import RunRecord
 from graphbench.record.trace import FRESH
 from graphbench.report.tables import simple_table, us

@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from graphbench.analyze.summary import summarize_run
-from graphbench.analyze.sweeps import points_at, variant_label, variants
+from graphbench.stats.summary import summarize_run
+from graphbench.stats.sweeps import points_at, variant_label, variants
 from graphbench.counts import power_label
 from graphbench.ladder import BASELINE, DEFAULT_MODES, HEADLINE, ladder_order
 from graphbench.record.model import SweepRecord

@@ -42,8 +42,8 @@ def csv_text(columns, rows) -> str:
 
 def run_rows(record: RunRecord) -> list[list]:
     """One row per mode of the run, then of each of its gate sizes."""
-    from graphbench.analyze.ladder import ladder
-    from graphbench.analyze.summary import summarize_run
+    from graphbench.stats.ladder import ladder
+    from graphbench.stats.summary import summarize_run
 
     rows = []
     for point in (record, *record.gate_points):

@@ -1,10 +1,10 @@
 """The lines of a run's report about what a graph costs to build and hold:
 the executable graph's device memory, and capture and instantiate cost per
-node, fitted (graphbench.analyze.node_costs)."""
+node, fitted (graphbench.stats.node_costs)."""
 
 from __future__ import annotations
 
-from graphbench.analyze.node_costs import NodeCostFit
+from graphbench.stats.node_costs import NodeCostFit
 from graphbench.report.tables import byte_size
 
 

@@ -8,7 +8,7 @@ import math
 from rich.text import Text
 
 from graphbench._version import __version__
-from graphbench.analyze.summary import RunSummary
+from graphbench.stats.summary import RunSummary
 from graphbench.config.params import params_text
 from graphbench.record.model import RunRecord
 

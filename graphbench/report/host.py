@@ -1,11 +1,11 @@
 """The run report's host lines: the host CPU's speed while it ran, read by a
 probe that launches nothing (what a stored comparison matches host states
-by: graphbench.analyze.host_match), and how the sampling chose its CPUs.
+by: graphbench.gate.host_match), and how the sampling chose its CPUs.
 Every figure is stated as measured: no model moves it to another host speed."""
 
 from __future__ import annotations
 
-from graphbench.analyze.summary import RunSummary
+from graphbench.stats.summary import RunSummary
 from graphbench.record.model import RunRecord
 
 

@@ -1,11 +1,11 @@
 """Lines for the run report where interleaving moved a rung: a mode whose
 rounds differ by what ran just before them in their set, significantly
-(graphbench.analyze.interleaving) and by at least MATERIAL of its median.
+(graphbench.stats.interleaving) and by at least MATERIAL of its median.
 A run where nothing moved gets no line, so a normal report carries no noise."""
 
 from __future__ import annotations
 
-from graphbench.analyze.interleaving import MATERIAL, Effect, Interleaving, interleaving
+from graphbench.stats.interleaving import MATERIAL, Effect, Interleaving, interleaving
 from graphbench.record.model import RunRecord
 from graphbench.report.tables import us
 

@@ -10,9 +10,9 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from graphbench.analyze.ladder import ladder
-from graphbench.analyze.stats import Summary
-from graphbench.analyze.summary import RunSummary, summarize_run
+from graphbench.stats.ladder import ladder
+from graphbench.stats.stats import Summary
+from graphbench.stats.summary import RunSummary, summarize_run
 from graphbench.ladder import HEADLINE
 from graphbench.limits import MIN_EFFECTIVE_ROUNDS
 from graphbench.record.model import Check, RunRecord

@@ -2,7 +2,7 @@
 compare records (`schema` "graphbench/run", "graphbench/sweep",
 "graphbench/compare"). They are made from the typed model that writes and
 reads the records (graphbench.record.model, the summary block's
-graphbench.analyze.summary.RunSummary, graphbench.record.comparison), so
+graphbench.stats.summary.RunSummary, graphbench.record.comparison), so
 the model stays the one place a field is written down, and ship in the
 wheel as graphbench/schemas/*.schema.json.
 
@@ -62,7 +62,7 @@ def _older(kind: str) -> list[dict]:
 
 
 def run_schema() -> dict:
-    from graphbench.analyze.summary import RunSummary
+    from graphbench.stats.summary import RunSummary
     from graphbench.record.model import RunRecord
 
     model = _model_schema([RunRecord, RunSummary])
@@ -73,7 +73,7 @@ def run_schema() -> dict:
 
 
 def sweep_schema() -> dict:
-    from graphbench.analyze.summary import RunSummary
+    from graphbench.stats.summary import RunSummary
     from graphbench.record.model import RunRecord, SweepRecord
 
     model = _model_schema([SweepRecord, RunRecord, RunSummary])

@@ -17,7 +17,7 @@ import math
 from rich.console import Group
 from rich.text import Text
 
-from graphbench.analyze.summary import summarize_run
+from graphbench.stats.summary import summarize_run
 from graphbench.ladder import BASELINE, HEADLINE
 from graphbench.launch_shape import AUTO_BLOCKS_PER_SM, DEFAULT_BLOCK, PER_ELEMENT, shape_name
 from graphbench.pipeline.spec import AUTO
@@ -135,7 +135,7 @@ MOST_STAGES_SHOWN = 4  # beyond this (depth > 1) a cell gives the sum, not every
 def stage_gpu(record, mode: str) -> tuple[float, ...] | None:
     """Each stage's GPU time in `mode` from the record's --attribute trace
     (None: no trace of that rung, or its kernels could not be assigned)."""
-    from graphbench.analyze.stage_figures import record_attribution, rung_figures
+    from graphbench.stats.stage_figures import record_attribution, rung_figures
 
     attribution = record_attribution(record)
     if attribution is None or mode not in attribution.rungs:
@@ -172,7 +172,7 @@ def shapes_table(records) -> Group:
     """Shape, per-stage GPU time of the graph and individual rungs (with
     --attribute), the stages' GPU busy time, graph wall and speedup, per
     record; without a trace, a line on how to get the per-stage figures."""
-    from graphbench.analyze.stage_figures import record_attribution
+    from graphbench.stats.stage_figures import record_attribution
 
     traced = any(record_attribution(r) is not None for r in records)
     stage_columns = [f"{mode} stages GPU" for mode in ATTRIBUTED] if traced else []

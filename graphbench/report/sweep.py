@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Group
 from rich.text import Text
 
-from graphbench.analyze.summary import summarize_run
-from graphbench.analyze.sweeps import crossover_table, point_at, several_shapes, variants
+from graphbench.stats.summary import summarize_run
+from graphbench.stats.sweeps import crossover_table, point_at, several_shapes, variants
 from graphbench.config.params import shown
 from graphbench.ladder import HEADLINE
 from graphbench.launch_shape import shape_name

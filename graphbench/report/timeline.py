@@ -7,7 +7,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from graphbench.analyze.stage_figures import Timeline
+from graphbench.stats.stage_figures import Timeline
 from graphbench.errors import UsageError
 from graphbench.report.chart_files import COLORS
 from graphbench.report.figures import check_figure_path, save_png

@@ -2,11 +2,11 @@
 one series (a pipeline on one machine class in one configuration,
 graphbench.history.series) as a static page; an index page links the pages.
 
-For every metric of the default gate (graphbench.analyze.specs) a chart
+For every metric of the default gate (graphbench.gate.specs) a chart
 (inline SVG) of each record's level and 95% interval in time order, the
 series' step model drawn over it (each segment's level, and the threshold
 band around it), and a table of the records. The steps are the series'
-own (graphbench.analyze.series, by decide's rule at the metric's
+own (graphbench.gate.series, by decide's rule at the metric's
 threshold): the page decides nothing itself. A step `slower` on a gated
 metric marks the commit where a regression starts; such metrics come first.
 A metric the series cannot judge says why, and the page never says "no
@@ -28,15 +28,15 @@ from html import escape
 
 import numpy as np
 
-from graphbench.analyze.ab import is_ab
-from graphbench.analyze.compare import point_at
-from graphbench.analyze.decide import SLOWER
-from graphbench.analyze.intervals import median_interval
-from graphbench.analyze.metrics import process_values
-from graphbench.analyze.series import Figure, figures
-from graphbench.analyze.specs import FailSpec
-from graphbench.analyze.steps import END_SEGMENT, Step
-from graphbench.analyze.summary import between_process_interval
+from graphbench.gate.ab import is_ab
+from graphbench.gate.compare import point_at
+from graphbench.gate.decide import SLOWER
+from graphbench.stats.intervals import median_interval
+from graphbench.stats.metrics import process_values
+from graphbench.gate.series import Figure, figures
+from graphbench.gate.specs import FailSpec
+from graphbench.gate.steps import END_SEGMENT, Step
+from graphbench.stats.summary import between_process_interval
 from graphbench.history.keys import Key
 from graphbench.history.series import SeriesKey, grouped
 from graphbench.limits import MIN_PROCESSES

@@ -17,8 +17,8 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
 
 from conftest import device_info, make_record, synthetic_point  # noqa: E402
 
-from graphbench.analyze.merge import merge_runs  # noqa: E402
-from graphbench.analyze.summary import summary_document  # noqa: E402
+from graphbench.stats.merge import merge_runs  # noqa: E402
+from graphbench.stats.summary import summary_document  # noqa: E402
 from graphbench.config import RunConfig, SweepConfig  # noqa: E402
 from graphbench.measure.sweep import run_sweep  # noqa: E402
 from graphbench.record.codec import run_document, write_json, write_record  # noqa: E402

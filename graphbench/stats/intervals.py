@@ -26,7 +26,7 @@ Every series of MIN_ROUNDS or more rounds gets its interval, however wide
 data of one sign). Withholding the intervals whose autocorrelation read high
 would keep those whose autocorrelation read low, the too-narrow ones: at
 lag-1 0.9 the intervals left stated covered 89-92% at 20-45 rounds. Callers
-judge the width (graphbench.analyze.ab asks for 8 effective pairs).
+judge the width (graphbench.gate.ab asks for 8 effective pairs).
 
 Host phases. A host that turns slow for a while (its CPUs can change speed over
 seconds: docs/measurement.md#the-hosts-speed-states) puts a run's rounds in
@@ -265,7 +265,7 @@ def hill_t_quantile(probability: float, df: np.ndarray) -> np.ndarray:
     return np.where(np.abs(df - 2) < 1e-12, exact_two, q)
 
 
-# --- for a mean and a robust spread (graphbench.analyze.ab, .compare) ---------
+# --- for a mean and a robust spread (graphbench.gate.ab, .compare) ---------
 
 # Unbiasing factors of 1.4826 MAD as an sd for Gaussian samples of n values
 # (simulated); beyond them n / (n - 0.8) (Croux and Rousseeuw, 1992).

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphbench.analyze.derived import Crossover, crossover
-from graphbench.analyze.summary import summarize_run, working_set
+from graphbench.stats.derived import Crossover, crossover
+from graphbench.stats.summary import summarize_run, working_set
 from graphbench.config.params import params_text
 from graphbench.ladder import ladder_order
 from graphbench.record.model import RunRecord, SweepRecord

@@ -9,7 +9,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from graphbench.analyze.stats import summarize
+from graphbench.stats.stats import summarize
 from graphbench.record.columns import Columns, columns_of
 from graphbench.record.model import Condition, RunRecord
 

@@ -31,13 +31,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
 
+from graphbench.stats.host_readings import FLOOR_METRICS, cpu_probe_median
 from graphbench.limits import MIN_PROCESSES
-from graphbench.record.machine import LAUNCH_PROBE, LAUNCH_PROBE_UNIT
 from graphbench.record.model import ROUND_METRICS, RunRecord
 
-FLOOR_METRICS = ("floor.launch", "floor.replay")  # an empty kernel's launch, a one-node replay
 HOST_BOUND_FIELDS = ROUND_METRICS  # every per-round figure moves with the host CPU's speed
 # two speed states of one host lie much further apart than this on the probe
 # (docs/measurement.md#the-hosts-speed-states): medians further apart than
@@ -50,25 +48,6 @@ HOST_BOUND = "host-bound: "  # how the note of a figure not judged like with lik
 def is_host_bound(metric: str) -> bool:
     return metric.startswith("speedup") or metric in FLOOR_METRICS \
         or metric.split(".")[-1] in HOST_BOUND_FIELDS
-
-
-def floor_values(run, metric: str) -> tuple[float, ...]:
-    """floor.launch: an empty kernel's launch, us each, as the launch probe
-    read it after every set of rounds (many readings a process, through the
-    whole sampling); floor.replay: a one-node graph's replay, from the
-    launch floor measured after the rounds."""
-    if metric == "floor.launch":
-        if run.environment.host_probe != LAUNCH_PROBE:
-            return ()
-        return tuple(c.host_probe_us / LAUNCH_PROBE_UNIT for c in run.conditions
-                     if c.host_probe_us)
-    return run.launch_floor.graph_replay_us if run.launch_floor else ()
-
-
-def cpu_probe_median(record: RunRecord) -> float | None:
-    readings = [c.cpu_probe_us for run in record.runs for c in run.conditions
-                if c.cpu_probe_us is not None]
-    return float(np.median(readings)) if readings else None
 
 
 def in_current_state(baseline: RunRecord, current: RunRecord, threshold: float) -> RunRecord:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from graphbench.analyze.host_match import FLOOR_METRICS, floor_values
-from graphbench.analyze.summary import speedups
+from graphbench.stats.host_readings import FLOOR_METRICS, floor_values
+from graphbench.stats.summary import speedups
 from graphbench.ladder import BASELINE, HEADLINE
 from graphbench.record.model import RunRecord
 

@@ -1,6 +1,6 @@
 """What separates physical GPUs of one model that run the same code: each
 figure's relative sd from one GPU to the next, the systematic error a
-comparison between two of them carries (graphbench.analyze.compare adds
+comparison between two of them carries (graphbench.gate.compare adds
 sqrt(2) times it). Measured with unchanged code at 2^24 elements, one or
 more processes a GPU (results/gpu_reference/; the readings behind each
 figure: docs/measurement.md#physical-gpus-of-one-model); a model not

@@ -15,7 +15,7 @@ is the mean of the pairs' log ratios, after dropping those beyond
 OUTLIER_CUT robust sds of their median (one outlier moves a mean without
 bound), its spread floored at the ticks' own rounding error (tick / sqrt(12)
 per reading), and its standard error stretched by the autocorrelation time
-of an AR(1) mean (`mean_tau`). graphbench.analyze.decide gives the verdict,
+of an AR(1) mean (`mean_tau`). graphbench.gate.decide gives the verdict,
 as for a stored baseline; a `changed` needs more than AB_RESOLUTION, what
 identical builds reach.
 """
@@ -28,15 +28,13 @@ from typing import Sequence
 
 import numpy as np
 
-from graphbench.analyze.decide import (BOUND_LEVEL, GATE_LEVEL, MISSING, POWER, RESOLUTION,
-                                       Change, decide, noise_margin, one_sided_widths,
-                                       unjudgeable)
-from graphbench.analyze.intervals import (_R_MAX, MIN_ROUNDS, _invalid_reason, _scaled,
-                                          _von_neumann, hill_t_quantile, reading_quantum,
-                                          robust_scale)
-from graphbench.analyze.specs import (SPEEDUP_METRICS, FailSpec, check_specs,
-                                      first_mode_per_workload, parse_spec)
-from graphbench.analyze.stats import median
+from graphbench.gate.decide import (BOUND_LEVEL, GATE_LEVEL, MISSING, POWER, RESOLUTION, Change,
+                                    decide, noise_margin, one_sided_widths, unjudgeable)
+from graphbench.stats.intervals import (_R_MAX, MIN_ROUNDS, _invalid_reason, _scaled, _von_neumann,
+                                        hill_t_quantile, reading_quantum, robust_scale)
+from graphbench.gate.specs import (SPEEDUP_METRICS, FailSpec, check_specs, first_mode_per_workload,
+                                   parse_spec)
+from graphbench.stats.stats import median
 from graphbench.ladder import BASE_SUFFIX, BASELINE, HEADLINE
 from graphbench.limits import MIN_EFFECTIVE_ROUNDS
 from graphbench.record.model import Comparison, RunRecord, Verdict

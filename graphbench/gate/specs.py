@@ -7,8 +7,8 @@ launch; floor.replay: a one-node graph's replay) and each GPU workload's busy
 time (at the run's size and at every --gate-sizes size both records have);
 the speedup is shown but not gated unless asked for, since it falls when
 individual launches get faster. Host-bound figures are judged only like with
-like (graphbench.analyze.host_match); an A/B run gates them all, the speedup
-too (graphbench.analyze.ab).
+like (graphbench.gate.host_match); an A/B run gates them all, the speedup
+too (graphbench.gate.ab).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from graphbench.config import ALL_MODES, MAX_ELEMENTS
 from graphbench.counts import parse_count, power_label
-from graphbench.analyze.host_match import FLOOR_METRICS, floor_values
+from graphbench.stats.host_readings import FLOOR_METRICS, floor_values
 from graphbench.errors import UsageError
 from graphbench.record.model import TIME_METRICS, RunRecord
 

@@ -5,14 +5,14 @@ the trend page name them) and a record judged against its series
 
 A record is one observation: its level is the mean of its processes'
 medians (as compare forms a side's), at the metric's size. The series gives
-its own spread between runs (graphbench.analyze.steps): a one-process
+its own spread between runs (graphbench.gate.steps): a one-process
 record, which cannot be judged against one other record, is judged against
 a series of MIN_SERIES or more. The current record is judged against the
 series' current level (the records since its last step) with the spread of
 every record of the series around its step model, by decide's rule.
 
 GPU time (busy, cycles) is judged so: between records of one machine class
-it is comparable. A host-bound figure (graphbench.analyze.host_match) is
+it is comparable. A host-bound figure (graphbench.gate.host_match) is
 judged only where every record that gives the spread ran like with like
 with the current one (or, for steps, with each other); elsewhere it is
 shown and `not gateable`.
@@ -26,15 +26,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from graphbench.analyze.compare import (CLOCK_AGREEMENT, MIN_CURRENT_ROUNDS, point_at,
-                                        relative_limit, shared_busy_note, verdict_on,
-                                        with_note)
-from graphbench.analyze.context import measured_clock
-from graphbench.analyze.decide import MISSING, NOT_GATEABLE, Change, unjudgeable
-from graphbench.analyze.host_match import cpu_probe_median, host_mismatch, is_host_bound
-from graphbench.analyze.metrics import process_values
-from graphbench.analyze.specs import FailSpec, check_specs, default_specs
-from graphbench.analyze.steps import MAX_ADVICE, Steps, detect, level_change
+from graphbench.gate.compare import (CLOCK_AGREEMENT, MIN_CURRENT_ROUNDS, point_at, relative_limit,
+                                     shared_busy_note, verdict_on, with_note)
+from graphbench.gate.context import measured_clock
+from graphbench.gate.decide import MISSING, NOT_GATEABLE, Change, unjudgeable
+from graphbench.stats.host_readings import cpu_probe_median
+from graphbench.gate.host_match import host_mismatch, is_host_bound
+from graphbench.stats.metrics import process_values
+from graphbench.gate.specs import FailSpec, check_specs, default_specs
+from graphbench.gate.steps import MAX_ADVICE, Steps, detect, level_change
 from graphbench.limits import MIN_SERIES
 from graphbench.record.model import Comparison, RunRecord, Verdict
 

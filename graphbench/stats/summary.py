@@ -10,14 +10,14 @@ from statistics import median
 
 import numpy as np
 
-from graphbench.analyze.host_match import cpu_probe_median
-from graphbench.analyze.derived import (Breakdown, CacheState, break_even_iterations,
-                                        cache_state, time_breakdown)
-from graphbench.analyze.node_costs import NodeCostFit, fit_node_costs
-from graphbench.analyze.intervals import hill_t_quantile, lag1_autocorrelation, median_interval
-from graphbench.analyze.stats import Summary, paired_ratios, summarize
-from graphbench.analyze.stopping import headline_noise_parts
-from graphbench.analyze.warnings import Warning, record_warnings
+from graphbench.stats.host_readings import cpu_probe_median
+from graphbench.stats.derived import (Breakdown, CacheState, break_even_iterations, cache_state,
+                                      time_breakdown)
+from graphbench.stats.node_costs import NodeCostFit, fit_node_costs
+from graphbench.stats.intervals import hill_t_quantile, lag1_autocorrelation, median_interval
+from graphbench.stats.stats import Summary, paired_ratios, summarize
+from graphbench.stats.noise import headline_noise_parts
+from graphbench.stats.warnings import Warning, record_warnings
 from graphbench.ladder import BASELINE, HEADLINE, ORDER, launches_per_iteration
 from graphbench.limits import MIN_PROCESSES
 from graphbench.record.codec import to_json
@@ -48,7 +48,7 @@ class ModeSummary:
 @dataclass(frozen=True)
 class SpeedupSummary:
     """individual wall / this mode's wall, paired round by round. The 95%
-    interval holds for correlated rounds (graphbench.analyze.intervals);
+    interval holds for correlated rounds (graphbench.stats.intervals);
     `scope` says what it covers: this process's rounds, or, with 3 or more
     processes, the spread between processes. `interval` is None when too few
     independent rounds support one (`why`)."""
@@ -102,7 +102,7 @@ class RunSummary:
     busy_after_checks: dict[str, tuple[float, float]] = dataclasses.field(default_factory=dict)
     node_costs: NodeCostFit | None = None  # capture and instantiate per node (the graph rung)
     # the median of the pure-Python probe after each set of rounds: the host CPU's
-    # speed while the run ran (graphbench.analyze.host_match); None: not read
+    # speed while the run ran (graphbench.gate.host_match); None: not read
     cpu_probe_us: float | None = None
     noise_drift: float | None = None       # the part of `noise` that is drift, not spread
 
@@ -212,7 +212,7 @@ def between_process_interval(medians: list[float],
     rounds each; the widened one at least 97% (tests/test_calibration.py).
     The interval is formed on the logarithms: a speedup is a ratio, and three
     processes at 2.2x and 3.0x gave "0.00..3.67" on the linear scale. Its t
-    quantile is Hill's (graphbench.analyze.intervals), not scipy's: importing
+    quantile is Hill's (graphbench.stats.intervals), not scipy's: importing
     scipy.stats would be most of the parent's time after a multi-process
     run's last process (and of `graphbench report` on such a record;
     docs/measurement.md#host-side-costs), and from 3

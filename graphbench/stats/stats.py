@@ -1,8 +1,8 @@
 """Descriptive statistics of a series: its median with its spread, its
 ranks, and the chi-square tail the interleaving test reads. Pure: no
 GPU, no I/O. Intervals that hold for correlated rounds are in
-graphbench.analyze.intervals, and the gate's decision rule in
-graphbench.analyze.decide.
+graphbench.stats.intervals, and the gate's decision rule in
+graphbench.gate.decide.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Per-stage figures and one-iteration timelines of a record's attribution
-trace (the assignment of kernels to stages: graphbench.analyze.attribution).
+trace (the assignment of kernels to stages: graphbench.stats.attribution).
 
 Every figure is a median over the traced iterations that follow another
 iteration on the GPU (the first of each batch follows a host sync, so its
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphbench.analyze.attribution import (NS_PER_US, Placed, RungFigures, StageFigures,
-                                            batches, expected_stages, iterations, rung_escape)
-from graphbench.analyze.stats import median
+from graphbench.stats.attribution import (NS_PER_US, Placed, RungFigures, StageFigures, batches,
+                                          expected_stages, iterations, rung_escape)
+from graphbench.stats.stats import median
 from graphbench.ladder import ladder_order, rung
 from graphbench.record.model import RunRecord
 from graphbench.record.trace import Attribution, RungTrace

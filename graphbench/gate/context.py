@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphbench.analyze.stats import median
+from graphbench.stats.stats import median
 from graphbench.config.params import params_text
 from graphbench.record.model import RunRecord
 

@@ -3,7 +3,7 @@
 The unit of a stored-baseline comparison is the process: rounds inside one process are
 correlated, and processes of the same code land apart by more than their rounds suggest (host
 placement, the GPU's state). Each side's process medians give the change and its standard error
-(graphbench.analyze.decide turns them into a verdict):
+(graphbench.gate.decide turns them into a verdict):
 - the change is mean(current medians) / mean(baseline medians) - 1;
 - its spread is the baseline's between-process spread (pooled with the current's when it has 2
   or more processes), never below a side's medians' own within-process noise (a robust one: a
@@ -12,7 +12,7 @@ placement, the GPU's state). Each side's process medians give the change and its
   pooled degrees of freedom;
 - known systematic errors are added in quadrature with normal quantiles: when the two records
   ran on different physical GPUs, the spread of GPU time between GPUs of their model
-  (graphbench.analyze.gpu_spread), and whatever the caller passes as `systematic`;
+  (graphbench.gate.gpu_spread), and whatever the caller passes as `systematic`;
 - a baseline of fewer than MIN_PROCESSES processes cannot estimate the between-process spread,
   and a current process of fewer than MIN_CURRENT_ROUNDS rounds has a median noisier than any
   measure of its own: not gateable.
@@ -28,17 +28,17 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from graphbench.analyze.context import (config_mismatch, device_notes, difference_notes,
-                                        measured_clock, same_hardware, same_physical_gpu)
-from graphbench.analyze.gpu_spread import UNMEASURED, Spread, spread_of
-from graphbench.analyze.host_match import host_mismatch, in_current_state, is_host_bound
-from graphbench.analyze.decide import (BOUND_LEVEL, FASTER, GATE_LEVEL, INCOMPATIBLE, MISSING,
-                                       NOT_GATEABLE, POWER, RESOLUTION, SAME, TOO_FEW,
-                                       WORSE_AS_MEASURED, Z_BOUND, Z_POWER, Change, decide,
-                                       noise_margin, one_sided_widths, unjudgeable)
-from graphbench.analyze.intervals import lag1_autocorrelation, reading_quantum, robust_scale
-from graphbench.analyze.metrics import process_values
-from graphbench.analyze.specs import FailSpec, check_specs, default_specs
+from graphbench.gate.context import (config_mismatch, device_notes, difference_notes,
+                                     measured_clock, same_hardware, same_physical_gpu)
+from graphbench.gate.gpu_spread import UNMEASURED, Spread, spread_of
+from graphbench.gate.host_match import host_mismatch, in_current_state, is_host_bound
+from graphbench.gate.decide import (BOUND_LEVEL, FASTER, GATE_LEVEL, INCOMPATIBLE, MISSING,
+                                    NOT_GATEABLE, POWER, RESOLUTION, SAME, TOO_FEW,
+                                    WORSE_AS_MEASURED, Z_BOUND, Z_POWER, Change, decide,
+                                    noise_margin, one_sided_widths, unjudgeable)
+from graphbench.stats.intervals import lag1_autocorrelation, reading_quantum, robust_scale
+from graphbench.stats.metrics import process_values
+from graphbench.gate.specs import FailSpec, check_specs, default_specs
 from graphbench.limits import MIN_PROCESSES
 from graphbench.record.model import Comparison, RunRecord, Verdict
 
@@ -200,7 +200,7 @@ def verdict_for(spec: FailSpec, baseline: RunRecord, current: RunRecord, mismatc
     field = spec.metric.split(".")[-1]
     medians_only = cur_point.legacy_processes is not None
     note = ""
-    if is_host_bound(spec.metric):  # like with like, as measured (graphbench.analyze.host_match)
+    if is_host_bound(spec.metric):  # like with like, as measured (graphbench.gate.host_match)
         limit = relative_limit(spec, base)
         in_state = in_current_state(base_point, cur_point, limit)
         if in_state is not base_point and process_values(in_state, spec.metric):
@@ -296,7 +296,7 @@ def raw_check(verdict: str, note: str, base: float, current: float, limit: float
     the verdict is never `same` or `faster`, whatever the model of the
     noise says; and a like-with-like pair too noisy to judge such a change
     is marked WORSE_AS_MEASURED, which the gate does not pass
-    (graphbench.analyze.gate.check_decidable)."""
+    (graphbench.gate.judge.check_decidable)."""
     if verdict not in (SAME, FASTER, NOT_GATEABLE) or not base:
         return verdict, note
     worse = (current / base - 1) * (-1 if higher_is_better else 1)

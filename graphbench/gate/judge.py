@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from graphbench.analyze.decide import NOT_GATEABLE, TOO_FEW, WORSE_AS_MEASURED
-from graphbench.analyze.host_match import HOST_BOUND
+from graphbench.gate.decide import NOT_GATEABLE, TOO_FEW, WORSE_AS_MEASURED
+from graphbench.gate.host_match import HOST_BOUND
 from graphbench.errors import RecordError, UsageError, VerificationError, shortened
 from graphbench.ladder import BASE_SUFFIX
 from graphbench.record.model import Comparison, RunRecord
@@ -18,8 +18,8 @@ from graphbench.record.model import Comparison, RunRecord
 
 def judge(baseline: RunRecord | None, current: RunRecord, specs) -> Comparison:
     """The verdicts; with no baseline, `current` must be an A/B record."""
-    from graphbench.analyze.ab import compare_ab, is_ab
-    from graphbench.analyze.compare import compare_records
+    from graphbench.gate.ab import compare_ab, is_ab
+    from graphbench.gate.compare import compare_records
 
     if baseline is not None:
         if is_ab(baseline) or is_ab(current):
@@ -49,9 +49,9 @@ def judged_series(earlier: list[RunRecord], current: RunRecord, specs,
                   commits: list[str | None] | None = None) -> Comparison:
     """The current record checked as `judged` checks it, then judged against
     its series (`earlier`, oldest first: records `is_judgeable` keeps; see
-    graphbench.analyze.series)."""
-    from graphbench.analyze.ab import is_ab
-    from graphbench.analyze.series import judge_series
+    graphbench.gate.series)."""
+    from graphbench.gate.ab import is_ab
+    from graphbench.gate.series import judge_series
 
     check_current(current)
     if is_ab(current):
@@ -73,7 +73,7 @@ def check_current(current: RunRecord) -> None:
 def is_judgeable(record: RunRecord) -> bool:
     """A record the gate can judge, as a series' earlier record: not an A/B
     record (judged on its own), and one check_judgeable accepts."""
-    from graphbench.analyze.ab import is_ab
+    from graphbench.gate.ab import is_ab
 
     try:
         check_judgeable(record, "stored")

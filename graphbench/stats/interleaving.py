@@ -31,8 +31,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from graphbench.analyze.stats import (block_counts, block_medians, chi2_sf, dense_codes, dot,
-                                      holm, mean_ranks, median)
+from graphbench.stats.stats import (block_counts, block_medians, chi2_sf, dense_codes, dot, holm,
+                                    mean_ranks, median)
 from graphbench.record.columns import round_array
 from graphbench.record.model import ProcessRun, RunRecord
 from graphbench.sampling import round_order

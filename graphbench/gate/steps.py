@@ -19,7 +19,7 @@ not its code):
 2. judged: every proposed step is the change between the two segments'
    levels, its standard error from the model's spread (pooled over every
    segment, Student's t on its degrees of freedom: records less segments),
-   and its verdict graphbench.analyze.decide's at the metric's threshold.
+   and its verdict graphbench.gate.decide's at the metric's threshold.
    The weakest step that is not `slower` or `faster` is merged away and the
    rest judged again, until every step left is one.
 
@@ -37,11 +37,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphbench.analyze.compare import t_quantile
-from graphbench.analyze.decide import (BOUND_LEVEL, FASTER, GATE_LEVEL, POWER, RESOLUTION,
-                                       SLOWER, Change, decide, noise_margin, one_sided_widths,
-                                       unjudgeable)
-from graphbench.analyze.intervals import robust_scale
+from graphbench.gate.compare import t_quantile
+from graphbench.gate.decide import (BOUND_LEVEL, FASTER, GATE_LEVEL, POWER, RESOLUTION, SLOWER,
+                                    Change, decide, noise_margin, one_sided_widths, unjudgeable)
+from graphbench.stats.intervals import robust_scale
 
 # The fewest records of a segment inside the series: a level its records'
 # majority sets, so that two wild records in a row (a throttled GPU twice)

@@ -1,0 +1,1 @@
+"""Statistics of one record: intervals, summaries, the figures derived from its rounds."""
