@@ -391,6 +391,7 @@ COUNTS = st.one_of(st.none(), st.text(max_size=6), st.integers(-5, 2**70).map(st
                    st.sampled_from(["2^62", "1e3", "1e4", "3", "\uff13", " 3 ", "2^0"]))
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(save=FOLDERS, compare=FOLDERS, processes=COUNTS)
 def test_odd_plugin_options_are_one_usage_error_or_checked_options(option_root, save, compare,
