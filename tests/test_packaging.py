@@ -50,6 +50,7 @@ IN_THE_SDIST = ["tests/test_record.py", "tests/test_record_codec_v1.py", "tests/
                 "tests/test_cli_odd_inputs.py::test_a_stream_with_a_writer_is_read"]
 
 
+@pytest.mark.slow
 def test_the_sdist_s_own_tests_pass_without_the_records(tmp_path):
     """Built and unpacked, with graphbench imported from the unpacked tree:
     the tests that read results/ skip with the reason, the rest pass."""

@@ -54,6 +54,7 @@ def test_the_shipped_schemas_are_the_model_s():
     assert schema.main(["--check"]) == 0
 
 
+@pytest.mark.slow
 def test_every_committed_record_validates():
     if not (ROOT / "results").is_dir():
         pytest.skip("not a checkout: no results/")

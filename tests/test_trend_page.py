@@ -208,6 +208,7 @@ def chromium(*args: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_chromium_shows_the_step_at_the_sixth_commit_only(site):
     dom = chromium("--dump-dom", only_page(site).as_uri())
     marks = re.findall(r'<g class="regression-start" data-commit="([0-9a-f]*)"', dom)
@@ -224,6 +225,7 @@ def test_chromium_shows_the_step_at_the_sixth_commit_only(site):
     assert dom.count('class="band"') >= 8 and dom.count('class="level"') >= 8
 
 
+@pytest.mark.slow
 def test_chromium_renders_the_page_and_the_index(site, tmp_path):
     for name, page in (("page", only_page(site)), ("index", site / trend_page.INDEX)):
         shot = tmp_path / f"{name}.png"
