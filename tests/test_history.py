@@ -214,6 +214,7 @@ FIRST_WRITERS = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_first_writers_of_new_sqlite_files_at_the_same_moment_all_open_them(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     start = time.time() + 3.0  # after the four interpreters have started

@@ -79,6 +79,7 @@ def at(log, what: str, index: int) -> int:
     return next(i for i, (w, k, _) in enumerate(events(log)) if (w, k) == (what, index))
 
 
+@pytest.mark.slow
 def test_one_process_uses_the_gpu_at_a_time_and_none_imports_beside_a_timing(stand_in):
     log, _ = stand_in
     done = []
@@ -115,6 +116,7 @@ def test_a_failed_process_stops_the_run_and_the_one_waiting_never_starts(stand_i
         os.kill(waiting[0], 0)
 
 
+@pytest.mark.slow
 def test_each_process_gets_its_own_seed(monkeypatch, stand_in):
     seeds = []
     started = processes.Child.__init__
@@ -128,6 +130,7 @@ def test_each_process_gets_its_own_seed(monkeypatch, stand_in):
     assert seeds == [7, 8, 0, 1]
 
 
+@pytest.mark.slow
 def test_several_configs_run_as_one_queue_and_come_back_by_config(stand_in):
     log, _ = stand_in
     sets = processes.run_sets([RunConfig(), RunConfig(elements=2**20)], 2)
@@ -182,6 +185,7 @@ def test_a_child_ends_with_its_own_exit_code_and_message_skipping_finalization(t
     assert lines[0].startswith("graphbench: error: config.elements: expected a whole number")
 
 
+@pytest.mark.slow
 def test_a_process_that_never_says_its_timing_is_over_is_followed_all_the_same(
         monkeypatch, stand_in):
     log, _ = stand_in
