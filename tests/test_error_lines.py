@@ -1,6 +1,9 @@
 """A command's error is at most two lines of at most 200 characters; the
 reasoning behind it is the error's `details`, printed under -v. The API's
-errors are as short: str(exc) is the message, cut where it is long."""
+errors are as short: str(exc) is the message, cut where it is long.
+
+Covers graphbench/cli/messages.py.
+Covers graphbench/errors.py."""
 
 import pytest
 from conftest import make_record

@@ -1,7 +1,9 @@
 """`graphbench report` of every committed record renders the text it did
 before the record model was typed (tests/golden, made by make_golden.py
 from the code of that time). A deliberate change of rendering regenerates
-the golden files and names the change in its commit."""
+the golden files and names the change in its commit.
+
+Covers graphbench/cli/reading.py."""
 
 import sys
 from pathlib import Path

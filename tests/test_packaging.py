@@ -2,7 +2,9 @@
 benchmarks, and leaves out the H200 records (results/), the test caches and
 mutation testing's copies; pyproject.toml says so, and hatchling's own file
 selection for the sdist follows it. The sdist's own tests pass: those that
-read results/ skip there, saying so (conftest.needs_results)."""
+read results/ skip there, saying so (conftest.needs_results).
+
+Covers graphbench/_version.py."""
 
 import re
 import sys

@@ -1,7 +1,9 @@
 """graphbench.measure.processes: fresh processes, one on the GPU at a time,
 each started (importing) two turns ahead, once the one before the one
 before has timed; none times until the next has imported. The children
-here are stand-ins that log what they do; no GPU."""
+here are stand-ins that log what they do; no GPU.
+
+Covers graphbench/cli/child.py."""
 
 from __future__ import annotations
 

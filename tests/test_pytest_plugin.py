@@ -5,7 +5,9 @@ injected slowdown fails the test. The measurement is replaced by synthetic
 records (tests/conftest.py make_record) read from files the outer test
 writes; the inner session loads only this plugin (-p), with no conftest and
 no entry-point plugins. The -p forms and the entry point are run in fresh
-interpreters that see pyproject's entry point."""
+interpreters that see pyproject's entry point.
+
+Covers graphbench/pytest_entry.py."""
 
 import os
 import re

@@ -1,5 +1,7 @@
 """graphbench.analyze.summary: each figure of a run's summary against the samples it is derived
-from."""
+from.
+
+Covers graphbench/analyze/__init__.py."""
 
 from __future__ import annotations
 

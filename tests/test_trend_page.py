@@ -2,7 +2,11 @@
 H200 record stored in a SQLite history, from the sixth on its individual busy
 and wall time 15% slower; the site is written, and a real headless Chromium
 shows the series' step at the sixth commit and nowhere else, the level of
-each segment and the threshold band around it."""
+each segment and the threshold band around it.
+
+Covers graphbench/analyze/series.py.
+Covers graphbench/analyze/steps.py.
+Covers graphbench/cli/history_html.py."""
 
 from __future__ import annotations
 
