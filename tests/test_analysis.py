@@ -1,3 +1,5 @@
+"""Covers graphbench/measure/repoint.py."""
+
 import pytest
 from conftest import make_record
 from test_stopping import late_shift

@@ -1,6 +1,10 @@
 """The Python API on CPU: settings validated as the CLI validates them,
 before any GPU work; pipeline objects threaded to the run; compare and load
-on stored records; and `import graphbench` stays cheap."""
+on stored records; and `import graphbench` stays cheap.
+
+Covers graphbench/__init__.py.
+Covers graphbench/pipeline/objects.py.
+Covers graphbench/record/comparison.py."""
 
 import dataclasses
 import subprocess

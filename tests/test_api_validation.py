@@ -230,6 +230,7 @@ def measured(monkeypatch) -> list:
     return calls
 
 
+@pytest.mark.slow
 @FUZZ
 @given(kwargs=st.dictionaries(KEYS, ODD, max_size=4))
 def test_odd_run_settings_raise_graphbench_errors_or_run_a_valid_config(measured, kwargs):
@@ -244,6 +245,7 @@ def test_odd_run_settings_raise_graphbench_errors_or_run_a_valid_config(measured
     assert dataclasses.replace(config) == config  # a configuration its own checks accept
 
 
+@pytest.mark.slow
 @FUZZ
 @given(refused=st.sampled_from(REFUSED), others=st.dictionaries(KEYS, ODD, max_size=3))
 def test_a_refused_setting_never_reaches_the_gpu_whatever_comes_with_it(measured, refused,
@@ -258,6 +260,7 @@ SPECS = st.sampled_from(["graph.wall:10%", "individual.busy:5%", "speedup:5%",
                          "graph.wall@2^20:5%", "fused.wall:0.5us", "graph.wall:ten", ""])
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(fail_on=st.one_of(ODD, SPECS, st.lists(st.one_of(SPECS, ODD), max_size=3)))
 def test_odd_fail_on_values_raise_graphbench_errors_or_judge(files, fail_on):
@@ -292,6 +295,7 @@ def root(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("fuzz")
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(path=PATHS)
 def test_odd_load_paths_raise_graphbench_errors(root, path):
@@ -303,6 +307,7 @@ def test_odd_load_paths_raise_graphbench_errors(root, path):
     assert isinstance(record, (RunRecord, SweepRecord))
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None)
 @given(path=PATHS, which=st.sampled_from(["record", "text", "none", "comparison"]))
 def test_odd_save_arguments_raise_graphbench_errors_or_write_the_record(files, root, path,

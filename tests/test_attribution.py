@@ -1,7 +1,11 @@
 """run --attribute on CPU: the raw CUPTI records of a stored, H200-shaped
 fixture (tests/records/make_attribution.py) reduced to per-stage figures,
 escapes caught, the report and timeline against golden output, the record
-round trip, and the missing-extra error before any GPU work."""
+round trip, and the missing-extra error before any GPU work.
+
+Covers graphbench/cli/attribution.py.
+Covers graphbench/record/trace.py.
+Covers graphbench/report/timeline.py."""
 
 import sys
 from dataclasses import replace

@@ -8,6 +8,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests_helpers import short_error
@@ -80,6 +81,7 @@ def check_file(text_or_bytes) -> None:
             assert_clean(*run_cli(argv), verbose="--verbose" in argv)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=st.data(), document=st.sampled_from([RUN, SWEEP]))
 def test_a_mutated_record_never_ends_in_a_traceback(data, document):
@@ -89,6 +91,7 @@ def test_a_mutated_record_never_ends_in_a_traceback(data, document):
     check_file(json.dumps(mutated(document, path, action, replacement)))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(cut=st.floats(0, 1), junk=st.binary(max_size=8), depth=st.integers(1, 100_000))
 def test_truncated_binary_and_deep_files_never_end_in_a_traceback(cut, junk, depth):
@@ -106,6 +109,7 @@ ARGS = st.lists(st.sampled_from([
     "grph.busy:3%", "1.1x", "--bogus"]), max_size=6)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(command=st.sampled_from(["run", "sweep", "kernels"]), args=ARGS)
 def test_random_arguments_are_judged_before_any_gpu_work(command, args):

@@ -6,6 +6,7 @@ on stderr and never a traceback (an exception escaping main fails here)."""
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -54,6 +55,7 @@ def render(owner: str, field: str, value: str) -> str:
             f"def pipeline():\n    return {pipeline}\n")
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(data=st.data(), owner=st.sampled_from(sorted(FIELDS)),
        command=st.sampled_from(["run", "kernels"]))
@@ -76,6 +78,7 @@ TEXTS = st.one_of(st.sampled_from(["１e６", "١e٣", "٤٠٩٦", "2^62", "0.5%
                   st.text(max_size=8))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(pairs=st.lists(st.tuples(OPTIONS, TEXTS), max_size=4),
        command=st.sampled_from(["run", "sweep"]))

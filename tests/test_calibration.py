@@ -35,6 +35,7 @@ def results(name):
                                 shared_phases=calibration.shares_phases(name))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(MODELS))
 @pytest.mark.parametrize("n", calibration.LENGTHS)
 def test_stated_95_covers_at_least_93(name, n):
@@ -42,6 +43,7 @@ def test_stated_95_covers_at_least_93(name, n):
     assert invalid == 1.0 or (below + above) / (1 - invalid) <= 0.07, (below, above, invalid)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", STEADY)
 @pytest.mark.parametrize("n", calibration.LENGTHS)
 def test_stated_99_misses_each_side_at_most_1_percent(name, n):
@@ -70,6 +72,7 @@ def test_no_interval_from_fewer_than_20_rounds(name):
     assert results(name)[10, 0.95][2] == 1.0 and results(name)[20, 0.95][2] < 1.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [name for name in MODELS if name.startswith("slow phase")])
 @pytest.mark.parametrize("n", calibration.LENGTHS)
 def test_slow_phases_at_99(name, n):
@@ -106,6 +109,7 @@ def between_coverage(name, processes, rounds, rows=1000):
     return covered / rows
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", BETWEEN_MODELS)
 @pytest.mark.parametrize("processes", [3, 5])
 @pytest.mark.parametrize("rounds", [10, 30])

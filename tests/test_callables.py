@@ -1,6 +1,12 @@
 """Callable pipelines without a GPU: the spec's checks, the rung facts and
 reasons, the record's framework fields, the shipped examples' plans, and the
-stage checks' one-line errors (through a numpy stand-in for a framework)."""
+stage checks' one-line errors (through a numpy stand-in for a framework).
+
+Covers graphbench/callables.py.
+Covers graphbench/measure/backends/__init__.py.
+Covers graphbench/measure/backends/callable.py.
+Covers graphbench/pipeline/shipped/cupy_chain.py.
+Covers graphbench/pipeline/shipped/torch_mlp.py."""
 
 import dataclasses
 

@@ -1,5 +1,8 @@
 """A sweep's chart files: the SVG and the matplotlib PNG show the same
-titles, axis labels and round tick values, with each series' band."""
+titles, axis labels and round tick values, with each series' band.
+
+Covers graphbench/report/chart.py.
+Covers graphbench/report/figures.py."""
 
 import math
 import re

@@ -1,3 +1,8 @@
+"""Covers graphbench/__main__.py.
+Covers graphbench/cli/commands.py.
+Covers graphbench/cli/help.py.
+Covers graphbench/cli/parser.py."""
+
 import subprocess
 import sys
 from pathlib import Path

@@ -1,7 +1,9 @@
 """`graphbench completion SHELL` (graphbench/cli/completion.py): the script
 shtab makes of the parsers offers every command and option, checked in a
 real bash with its own completion machinery; without shtab, graphbench
-works and the command says how to add it."""
+works and the command says how to add it.
+
+Covers graphbench/cli/suggest.py."""
 
 import shutil
 import subprocess

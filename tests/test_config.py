@@ -1,3 +1,7 @@
+"""Covers graphbench/config/fields.py.
+Covers graphbench/config/run.py.
+Covers graphbench/config/sweep.py."""
+
 import pytest
 
 from graphbench.config.values import parse_list, parse_positive_int

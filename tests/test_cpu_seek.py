@@ -1,5 +1,7 @@
 """graphbench.measure.cpu_seek: each set of rounds starts on a CPU in the
-host's fast speed state, found by reading the probe on a few CPUs."""
+host's fast speed state, found by reading the probe on a few CPUs.
+
+Covers graphbench/report/host.py."""
 
 import random
 

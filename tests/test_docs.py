@@ -43,6 +43,7 @@ def test_the_readme_states_each_output_guarantee(words):
     assert words in README.replace("\n", " ").replace("  ", " ")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, code", [
     # another physical GPU than the baseline's: busy time is gateable from 7%, not at 5%
     (["compare", "results/gate/baseline.json", "results/gate/same_1.json"], 2),

@@ -1,6 +1,9 @@
 """A command's error is at most two lines of at most 200 characters; the
 reasoning behind it is the error's `details`, printed under -v. The API's
-errors are as short: str(exc) is the message, cut where it is long."""
+errors are as short: str(exc) is the message, cut where it is long.
+
+Covers graphbench/cli/messages.py.
+Covers graphbench/errors.py."""
 
 import pytest
 from conftest import make_record
@@ -97,6 +100,7 @@ WORDS = st.lists(st.text(st.characters(codec="ascii", categories=("L", "N", "P")
                          max_size=90), min_size=1, max_size=60)
 
 
+@pytest.mark.slow
 @given(WORDS, st.sampled_from(["; ", ": ", ", ", " ", ". "]), st.integers(20, 300))
 def test_shortened_fits_and_shows_only_pieces_of_the_text(words, joint, limit):
     text = joint.join(words)
@@ -117,6 +121,7 @@ def test_a_long_path_keeps_its_file_name_and_what_follows_it():
     assert short.startswith("/home/someon...")
 
 
+@pytest.mark.slow
 @given(st.text(max_size=3000), st.text(max_size=1000), st.text(max_size=2000))
 def test_any_error_prints_at_most_two_short_lines_and_everything_under_v(message, remedy,
                                                                          details):
@@ -161,6 +166,7 @@ VALUES = st.one_of(st.sampled_from(NEAR), st.text(max_size=1200),
                             max_size=300).map("".join))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[
     HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(sorted(OPTIONS)), st.data())

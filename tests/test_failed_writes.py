@@ -51,6 +51,7 @@ def one_error_line(done) -> str:
     return lines[-1]
 
 
+@pytest.mark.slow
 @needs_dev_full
 @pytest.mark.parametrize("argv", [
     ("report", BASE, "--csv", "/dev/full"),
@@ -66,6 +67,7 @@ def test_an_output_on_a_full_device_is_one_line_and_exit_2(argv):
         "disk, or write to another"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [
     ("report", BASE, "--csv", "-"),
     ("report", BASE, "--json", "-"),
@@ -91,6 +93,7 @@ def test_the_report_with_standard_output_closed_is_refused_unless_quiet(tmp_path
     assert (tmp_path / "out.csv").read_text().startswith("record,")
 
 
+@pytest.mark.slow
 @needs_dev_full
 @pytest.mark.parametrize("argv", [("report", BASE, "--csv", "-"), ("report", BASE, "--json", "-"),
                                   ("compare", BASE, CURRENT, "--markdown", "-")])
@@ -99,6 +102,7 @@ def test_an_output_to_a_full_standard_output_is_one_line_and_exit_2(argv):
     assert line.startswith(f"graphbench: error: cannot write standard output: {FULL}")
 
 
+@pytest.mark.slow
 @needs_dev_full
 @pytest.mark.parametrize("argv", [("report", BASE), ("compare", BASE, CURRENT)])
 def test_a_report_to_a_full_standard_output_is_one_line_and_exit_2(argv):
@@ -215,6 +219,7 @@ def test_a_png_that_cannot_be_written_leaves_the_old_picture(tmp_path, monkeypat
     assert [p.name for p in tmp_path.iterdir()] == ["chart.png"]
 
 
+@pytest.mark.slow
 def test_report_and_compare_leave_their_records_to_the_process_s_end_with_every_line_out(
         tmp_path):
     """`python -m graphbench` ends a reading command without freeing its

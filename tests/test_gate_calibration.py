@@ -68,6 +68,7 @@ SCENARIOS = {  # name: (rho, within-process sd, between-process sd, other GPU, t
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_stored_baseline_false_alarms_and_power(name):
     rho, within, between, other_gpu, threshold, least_gateable = SCENARIOS[name]
@@ -107,6 +108,7 @@ def bimodal_gate(rng, change, track_probe):
     return decide(between_processes(base, cur, False), 0.10)[0]
 
 
+@pytest.mark.slow
 def test_bimodal_hosts_with_the_host_probe_raise_no_false_alarms():
     rng = np.random.default_rng(16)
     tracked = [bimodal_gate(rng, 0.0, True) for _ in range(1000)]
@@ -126,6 +128,7 @@ def ab_ratios(rng, change, rho, pairs=AB_MIN_ROUNDS):
     return list(cand / base)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rho", [0.0, 0.5, 0.9])
 def test_ab_false_alarms_and_power_at_the_2_percent_busy_gate(rho):
     rng = np.random.default_rng(int(rho * 10) + 7)

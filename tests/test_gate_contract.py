@@ -34,7 +34,9 @@ than the knee and follows it fully beyond. Another host of the class sits
 -10% to +15% off in CPU speed and up to 10% off on every host-bound figure
 besides. Rounds: AR(1), lag-1 0.5, 1% on walls, 0.2% on busy time (and in
 A/B pairs a host drift both builds share, AR(1) lag-1 0.9 of 2%). The table
-of observed rates is printed with -s."""
+of observed rates is printed with -s.
+
+Covers graphbench/gate/host_match.py."""
 
 from __future__ import annotations
 

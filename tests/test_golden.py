@@ -2,7 +2,9 @@
 (tests/records/h200) renders the text it did before the record model was
 typed (tests/golden, made by make_golden.py), and one `compare` of two of
 them the text it does now. A deliberate change of rendering regenerates the
-golden files and names the change in its commit."""
+golden files and names the change in its commit.
+
+Covers graphbench/cli/reading.py."""
 
 import sys
 from pathlib import Path

@@ -2,7 +2,10 @@
 verified (replay on new data copied into the captured inputs, constants),
 and the one-line errors of stages that cannot be captured or write in place.
 
-Run: python -m pytest -q -p no:cacheprovider tests/test_gpu_callables.py -rs"""
+Run: python -m pytest -q -p no:cacheprovider tests/test_gpu_callables.py -rs
+
+Covers graphbench/measure/backends/cupy.py.
+Covers graphbench/measure/backends/torch.py."""
 
 
 import pytest

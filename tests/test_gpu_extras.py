@@ -1,4 +1,6 @@
-"""GPU tests of the lifecycle, floor, update and L2-flush measurements."""
+"""GPU tests of the lifecycle, floor, update and L2-flush measurements.
+
+Covers graphbench/measure/l2.py."""
 
 import numpy as np
 import pytest

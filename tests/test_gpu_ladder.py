@@ -1,5 +1,7 @@
 """GPU tests of the launch ladder: every rung verifies, graph rungs replay
-new data, and a PDL kernel that reads before it waits is caught."""
+new data, and a PDL kernel that reads before it waits is caught.
+
+Covers graphbench/measure/loop.py."""
 
 import pytest
 

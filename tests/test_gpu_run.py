@@ -1,4 +1,7 @@
-"""GPU tests: run only where a driver and a GPU are present."""
+"""GPU tests: run only where a driver and a GPU are present.
+
+Covers graphbench/measure/device.py.
+Covers graphbench/measure/graphs.py."""
 
 import pytest
 

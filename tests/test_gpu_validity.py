@@ -1,5 +1,7 @@
 """GPU tests of what makes the figures trustworthy: graphbench's own comparison
-kernels, the SM clock read during timed work, and cold L2 that is cold."""
+kernels, the SM clock read during timed work, and cold L2 that is cold.
+
+Covers graphbench/measure/reference.py."""
 
 import numpy as np
 import pytest

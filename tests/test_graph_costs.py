@@ -1,6 +1,11 @@
 """Graph memory and capture cost per node: the record
 fields round-trip, the lifecycle reads free memory outside its timed
-phases, and the per-node fit recovers a known line from stored samples."""
+phases, and the per-node fit recovers a known line from stored samples.
+
+Covers graphbench/stats/node_costs.py.
+Covers graphbench/measure/costs.py.
+Covers graphbench/measure/graph_memory.py.
+Covers graphbench/report/graph_costs.py."""
 
 import dataclasses
 import json

@@ -1,7 +1,15 @@
 """The results history (graphbench.history), every case against SQLite and
 against a real PostgreSQL server (tests/postgres_server.py): keys, the
 schema, references, filters, two writers at once and a writer killed
-before its commit."""
+before its commit.
+
+Covers graphbench/history/backends.py.
+Covers graphbench/history/documents.py.
+Covers graphbench/history/keys.py.
+Covers graphbench/history/refs.py.
+Covers graphbench/history/repo.py.
+Covers graphbench/history/sql.py.
+Covers graphbench/history/store.py."""
 
 from __future__ import annotations
 
@@ -219,6 +227,7 @@ FIRST_WRITERS = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_first_writers_of_new_sqlite_files_at_the_same_moment_all_open_them(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     start = time.time() + 3.0  # after the four interpreters have started

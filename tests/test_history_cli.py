@@ -1,6 +1,9 @@
 """The results history on the command line, every case against SQLite and
 against a real PostgreSQL server (tests/postgres_server.py): run --save,
-history list/export/import, and compare's references."""
+history list/export/import, and compare's references.
+
+Covers graphbench/cli/history.py.
+Covers graphbench/cli/series.py."""
 
 from __future__ import annotations
 

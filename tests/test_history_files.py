@@ -3,7 +3,9 @@ command is the history database or a file SQLite keeps beside it; a file
 that is not a graphbench history (another program's SQLite database, an
 empty file, any file) is refused in one line and left byte for byte;
 reading makes nothing; a --history that names no database file is refused;
-and `history html` writes only into a folder that is new, empty or its own."""
+and `history html` writes only into a folder that is new, empty or its own.
+
+Covers graphbench/history/sqlite_file.py."""
 
 from __future__ import annotations
 

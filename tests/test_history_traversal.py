@@ -1,7 +1,9 @@
 """Stored text never names a path: a history's rows are untrusted (anyone
 who can write the database can set a column), so `history html` names its
 pages by a hash alone, and checks that every path it writes lies in the
-folder it was given."""
+folder it was given.
+
+Covers graphbench/cli/site_folder.py."""
 
 from __future__ import annotations
 

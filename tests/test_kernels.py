@@ -1,3 +1,6 @@
+"""Covers graphbench/measure/cubin.py.
+Covers graphbench/report/kernels.py."""
+
 import pytest
 from tests_helpers import short_error
 

@@ -1,6 +1,9 @@
 """The launch ladder without a GPU: mode parsing, availability and refusal,
 per-mode round lengths, the ladder table at 80 columns, and records with
-every rung through report, compare and merge."""
+every rung through report, compare and merge.
+
+Covers graphbench/measure/availability.py.
+Covers graphbench/measure/modes.py."""
 
 import ctypes
 import dataclasses

@@ -1,6 +1,8 @@
 """graphbench.measure.conditions.LaunchProbe, the host probe read between
 rounds: what it launches and how a reading is made from its chunks (cuda.core's
-launch replaced, so this runs without a GPU; tests/test_gpu_* run it for real)."""
+launch replaced, so this runs without a GPU; tests/test_gpu_* run it for real).
+
+Covers graphbench/measure/conditions.py."""
 
 import numpy as np
 import pytest

@@ -1,6 +1,8 @@
 """--grid and --block on CPU: parsing, refusal of bad
 shapes before any GPU work, which stages take a shape, per-shape files and
-the shapes table."""
+the shapes table.
+
+Covers graphbench/cli/shapes.py."""
 
 import argparse
 import dataclasses

@@ -168,3 +168,58 @@ def test_the_flow_check_sees_an_import_against_the_flow():
     assert stage("graphbench") > stage("graphbench.runner") > stage("graphbench.report")
     with pytest.raises(AssertionError, match="no stage"):
         stage("graphbench.newthing")
+
+
+# A module's test file: tests/test_<name>.py, its name written with the
+# packages above it or without them (graphbench/cli/series.py: test_series.py
+# or test_cli_series.py; a package by its __init__.py: graphbench/cli/ is
+# test_cli.py). A bare name that two modules share (compare: analyze/compare.py
+# and report/compare.py) names only the one that test file imports. Any other
+# module is named by a "Covers graphbench/<path>." line in the docstring of
+# the test file that covers it.
+TESTS = Path(__file__).resolve().parent
+COVERS = "Covers "
+
+
+def imports_of(test: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(test.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def file_named_for(name: str, bare_names: dict[str, int]) -> Path | None:
+    parts = name.split(".")[1:]
+    for start in range(len(parts)):
+        test = TESTS / f"test_{'_'.join(parts[start:])}.py"
+        qualified = start < len(parts) - 1
+        if test.is_file() and (qualified or bare_names[parts[-1]] == 1
+                               or name in imports_of(test)):
+            return test
+    return None
+
+
+def covers_lines() -> dict[str, list[str]]:
+    """The paths a test file's docstring says it covers, and the files that say so."""
+    found: dict[str, list[str]] = {}
+    for test in sorted(TESTS.glob("test_*.py")):
+        for line in (ast.get_docstring(ast.parse(test.read_text())) or "").splitlines():
+            if line.startswith(COVERS + "graphbench/") and line.endswith(".py."):
+                found.setdefault(line[len(COVERS):-1], []).append(test.name)
+    return found
+
+
+def test_every_module_has_a_test_file_named_for_it_or_one_that_says_it_covers_it():
+    bare_names: dict[str, int] = {}
+    for name in MODULES:
+        bare_names[name.split(".")[-1]] = bare_names.get(name.split(".")[-1], 0) + 1
+    covered = covers_lines()
+    paths = {path.relative_to(PACKAGE.parent).as_posix(): name for name, path in MODULES.items()}
+    missing = sorted(path for path, name in paths.items()
+                     if file_named_for(name, bare_names) is None and path not in covered)
+    assert missing == [], "add tests/test_<name>.py or a 'Covers <path>.' docstring line"
+    assert sorted(set(covered) - set(paths)) == []  # no line names a module that is gone

@@ -1,4 +1,6 @@
-"""How many iterations a busy-time replay holds (no GPU needed)."""
+"""How many iterations a busy-time replay holds (no GPU needed).
+
+Covers graphbench/measure/busy.py."""
 
 from graphbench.measure.busy import (BUSY_MAX_ITERATIONS, BUSY_MIN_ITERATIONS, BUSY_TARGET_US,
                                   busy_iterations)

@@ -1,6 +1,10 @@
 """The conventions people type by habit: `-` is standard output (and then
 the only thing on it), a link to stdout works, --csv, --quiet, NO_COLOR,
-and paths that say nothing or name a folder are refused."""
+and paths that say nothing or name a folder are refused.
+
+Covers graphbench/cli/gate.py.
+Covers graphbench/cli/progress.py.
+Covers graphbench/report/csv_rows.py."""
 
 import csv
 import io

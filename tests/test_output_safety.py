@@ -1,7 +1,9 @@
 """Nothing a user owns is lost: a failed start leaves files byte for byte,
 an input is never an output, two outputs never share a file, and a
 replaced file keeps its mode, owner and hard links (docs/outputs.md, "What
-happens to files"; the README lists them)."""
+happens to files"; the README lists them).
+
+Covers graphbench/cli/paths.py."""
 
 import os
 import stat

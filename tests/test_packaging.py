@@ -3,7 +3,9 @@ benchmarks, and leaves out the H200 records (results/), the test caches and
 mutation testing's copies; pyproject.toml says so, and hatchling's own file
 selection for the sdist follows it. The sdist's own tests pass: they read
 their records from tests/records, and test_docs, the one test that reads
-results/, skips its checks of the records there, saying so."""
+results/, skips its checks of the records there, saying so.
+
+Covers graphbench/_version.py."""
 
 import re
 import sys
@@ -54,6 +56,7 @@ IN_THE_SDIST = ["tests/test_record.py", "tests/test_record_codec_v1.py", "tests/
                 "tests/test_cli_odd_inputs.py::test_a_stream_with_a_writer_is_read"]
 
 
+@pytest.mark.slow
 def test_the_sdist_s_own_tests_pass_without_the_records(tmp_path):
     """Built and unpacked, with graphbench imported from the unpacked tree:
     the tests that read results/ (test_docs) skip with the reason, the rest pass."""

@@ -1,7 +1,15 @@
 """Pipeline files without a GPU: every bad file is one line and exit 2
 before any GPU work, the shipped pipelines and the built-in one compile
 offline, their references compute what their kernels do, and records of a
-user pipeline pass through report, compare and merge."""
+user pipeline pass through report, compare and merge.
+
+Covers graphbench/pipeline/checks.py.
+Covers graphbench/pipeline/plan.py.
+Covers graphbench/pipeline/shipped/__init__.py.
+Covers graphbench/pipeline/shipped/add_mul_sub.py.
+Covers graphbench/pipeline/shipped/jacobi.py.
+Covers graphbench/pipeline/shipped/reduction.py.
+Covers graphbench/pipeline/shipped/softmax.py."""
 
 import dataclasses
 import textwrap

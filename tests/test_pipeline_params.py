@@ -3,7 +3,10 @@ NAME=V1,V2, the API's params=) on CPU: values as users type them and the
 one text a record keeps, the checks against pipeline()'s signature before
 any GPU work, the record's round trip, the report, the sweep's axis, the
 gate's config difference, the API, and the softmax pipeline's row width
-compiled for sm_90 offline."""
+compiled for sm_90 offline.
+
+Covers graphbench/config/params.py.
+Covers graphbench/spec.py."""
 
 import dataclasses
 import json

@@ -1,6 +1,8 @@
 """`--ab REF`: the base side is the revision's copy of the files the
 candidate reads, taken into a read-only temporary folder and removed after;
-the user's working tree is never touched (graphbench.pipeline.revision)."""
+the user's working tree is never touched (graphbench.pipeline.revision).
+
+Covers graphbench/kernel_files.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """graphbench.pipeline.spec: size expressions, short values in messages, and the defaults of
-buffer(), count() and scalar()."""
+buffer(), count() and scalar().
+
+Covers graphbench/pipeline/__init__.py."""
 
 from __future__ import annotations
 

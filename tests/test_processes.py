@@ -1,7 +1,9 @@
 """graphbench.measure.processes: fresh processes, one on the GPU at a time,
 each started (importing) two turns ahead, once the one before the one
 before has timed; none times until the next has imported. The children
-here are stand-ins that log what they do; no GPU."""
+here are stand-ins that log what they do; no GPU.
+
+Covers graphbench/cli/child.py."""
 
 from __future__ import annotations
 
@@ -79,6 +81,7 @@ def at(log, what: str, index: int) -> int:
     return next(i for i, (w, k, _) in enumerate(events(log)) if (w, k) == (what, index))
 
 
+@pytest.mark.slow
 def test_one_process_uses_the_gpu_at_a_time_and_none_imports_beside_a_timing(stand_in):
     log, _ = stand_in
     done = []
@@ -115,6 +118,7 @@ def test_a_failed_process_stops_the_run_and_the_one_waiting_never_starts(stand_i
         os.kill(waiting[0], 0)
 
 
+@pytest.mark.slow
 def test_each_process_gets_its_own_seed(monkeypatch, stand_in):
     seeds = []
     started = processes.Child.__init__
@@ -128,6 +132,7 @@ def test_each_process_gets_its_own_seed(monkeypatch, stand_in):
     assert seeds == [7, 8, 0, 1]
 
 
+@pytest.mark.slow
 def test_several_configs_run_as_one_queue_and_come_back_by_config(stand_in):
     log, _ = stand_in
     sets = processes.run_sets([RunConfig(), RunConfig(elements=2**20)], 2)
@@ -182,6 +187,7 @@ def test_a_child_ends_with_its_own_exit_code_and_message_skipping_finalization(t
     assert lines[0].startswith("graphbench: error: config.elements: expected a whole number")
 
 
+@pytest.mark.slow
 def test_a_process_that_never_says_its_timing_is_over_is_followed_all_the_same(
         monkeypatch, stand_in):
     log, _ = stand_in

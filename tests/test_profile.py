@@ -1,7 +1,9 @@
 """NVTX ranges and run --profile, on CPU: the
 ranges' names and no-op path with a fake nvtx module, their count per round
 (never per call), the profiling run's plan with fake modes and a fake
-profiler, and the exact command lines it prints."""
+profiler, and the exact command lines it prints.
+
+Covers graphbench/measure/nvtx.py."""
 
 import pytest
 

@@ -5,7 +5,9 @@ injected slowdown fails the test. The measurement is replaced by synthetic
 records (tests/conftest.py make_record) read from files the outer test
 writes; the inner session loads only this plugin (-p), with no conftest and
 no entry-point plugins. The -p forms and the entry point are run in fresh
-interpreters that see pyproject's entry point."""
+interpreters that see pyproject's entry point.
+
+Covers graphbench/pytest_entry.py."""
 
 import os
 import re
@@ -391,6 +393,7 @@ COUNTS = st.one_of(st.none(), st.text(max_size=6), st.integers(-5, 2**70).map(st
                    st.sampled_from(["2^62", "1e3", "1e4", "3", "\uff13", " 3 ", "2^0"]))
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(save=FOLDERS, compare=FOLDERS, processes=COUNTS)
 def test_odd_plugin_options_are_one_usage_error_or_checked_options(option_root, save, compare,

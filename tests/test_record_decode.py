@@ -1,5 +1,7 @@
 """graphbench.record.decode: values decoded by type, the flat fast path, and how a bad value is
-named and shown."""
+named and shown.
+
+Covers graphbench/record/machine.py."""
 
 from __future__ import annotations
 

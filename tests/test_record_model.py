@@ -1,5 +1,7 @@
 """graphbench.record.model: what a record derives from its processes (verified, series by mode and
-metric, busy and cycles by workload, one-off costs) and how a sweep finds its points."""
+metric, busy and cycles by workload, one-off costs) and how a sweep finds its points.
+
+Covers graphbench/record/readings.py."""
 
 from __future__ import annotations
 

@@ -1,3 +1,7 @@
+"""Covers graphbench/report/__init__.py.
+Covers graphbench/report/run.py.
+Covers graphbench/report/tables.py."""
+
 import dataclasses
 
 from conftest import make_record

@@ -1,7 +1,10 @@
 """graphbench.runner.measure_one: where one run is measured. In this process
 while it has not used the GPU; in a fresh one once it has (a second run in
 one process read busy 35% higher on an H100), except a pipeline object,
-which only this process can run. No GPU: the measurement itself is stubbed."""
+which only this process can run. No GPU: the measurement itself is stubbed.
+
+Covers graphbench/measure/__init__.py.
+Covers graphbench/measure/session.py."""
 
 from __future__ import annotations
 

@@ -54,6 +54,7 @@ def test_the_shipped_schemas_are_the_model_s():
     assert schema.main(["--check"]) == 0
 
 
+@pytest.mark.slow
 def test_every_record_of_the_tests_validates():
     checkers = validators()
     paths = [p for p in records(HERE / "records") if p.name not in REFUSED]

@@ -1,3 +1,5 @@
+"""Covers graphbench/limits.py."""
+
 import math
 
 import numpy as np

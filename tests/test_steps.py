@@ -1,5 +1,8 @@
 """Steps written out as code (graphbench.measure.steps) and the timer's use
-of them: a round runs the step's own loop, never a Python call per iteration."""
+of them: a round runs the step's own loop, never a Python call per iteration.
+
+Covers graphbench/measure/driver.py.
+Covers graphbench/measure/pipeline.py."""
 
 from __future__ import annotations
 

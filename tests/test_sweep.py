@@ -1,4 +1,6 @@
-"""Sweeps without a GPU: grid parsing, crossover, the sweep loop, charts, reports."""
+"""Sweeps without a GPU: grid parsing, crossover, the sweep loop, charts, reports.
+
+Covers graphbench/stats/sweeps.py."""
 
 import dataclasses
 import json

@@ -1,7 +1,9 @@
 """--grid and --block as sweep axes on CPU: parsing and
 refusal before any GPU work, how points cross, the shape column of the
 report and the chart's series per shape, and that a sweep of one shape
-(every sweep record before these axes) reads and renders as before."""
+(every sweep record before these axes) reads and renders as before.
+
+Covers graphbench/report/shapes.py."""
 
 import dataclasses
 from pathlib import Path

@@ -2,7 +2,11 @@
 H200 record stored in a SQLite history, from the sixth on its individual busy
 and wall time 15% slower; the site is written, and a real headless Chromium
 shows the series' step at the sixth commit and nowhere else, the level of
-each segment and the threshold band around it."""
+each segment and the threshold band around it.
+
+Covers graphbench/gate/series.py.
+Covers graphbench/gate/steps.py.
+Covers graphbench/cli/history_html.py."""
 
 from __future__ import annotations
 
@@ -206,6 +210,7 @@ def chromium(*args: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_chromium_shows_the_step_at_the_sixth_commit_only(site):
     dom = chromium("--dump-dom", only_page(site).as_uri())
     marks = re.findall(r'<g class="regression-start" data-commit="([0-9a-f]*)"', dom)
@@ -222,6 +227,7 @@ def test_chromium_shows_the_step_at_the_sixth_commit_only(site):
     assert dom.count('class="band"') >= 8 and dom.count('class="level"') >= 8
 
 
+@pytest.mark.slow
 def test_chromium_renders_the_page_and_the_index(site, tmp_path):
     for name, page in (("page", only_page(site)), ("index", site / trend_page.INDEX)):
         shot = tmp_path / f"{name}.png"

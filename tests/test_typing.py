@@ -4,6 +4,7 @@ passes mypy with the configuration in pyproject.toml."""
 
 from pathlib import Path
 
+import pytest
 from mypy import api as mypy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -16,11 +17,13 @@ def _mypy(*args: str) -> tuple[str, int]:
     return out + err, status
 
 
+@pytest.mark.slow
 def test_the_typed_surface_passes_mypy():
     out, status = _mypy(*(str(ROOT / path) for path in TYPED))
     assert status == 0, out
 
 
+@pytest.mark.slow
 def test_a_user_sees_the_record_types_of_the_top_level_functions(tmp_path):
     user = tmp_path / "user.py"
     user.write_text(
@@ -37,6 +40,7 @@ def test_a_user_sees_the_record_types_of_the_top_level_functions(tmp_path):
     assert status == 1 and 'Argument "processes" to "run" has incompatible type "str"' in out, out
 
 
+@pytest.mark.slow
 def test_a_strict_user_script_sees_every_top_level_function_as_exported(tmp_path):
     """mypy --strict on a user's script: no "does not explicitly export" for
     graphbench.run and friends (the lazy API is re-exported as X as X)."""

@@ -176,6 +176,7 @@ def assert_printable(text: str) -> None:
     assert bad == [], text[:2000]
 
 
+@pytest.mark.slow
 def test_no_string_of_a_hostile_record_reaches_an_output_raw(tmp_path):
     record, refused = hostile_record(tmp_path)
     assert len(refused) < 6 and all(HOSTILE not in line for line in refused)
@@ -235,6 +236,7 @@ def test_a_record_beyond_the_size_limit_is_refused(tmp_path, monkeypatch):
         codec.read_record("/dev/zero")  # a stream without end is not read to its end
 
 
+@pytest.mark.slow
 def test_the_fast_way_gives_the_record_the_careful_way_gives():
     """Every JSON file of the tests' records, of every version and files that are none."""
     paths = sorted(RECORDS.rglob("*.json"))

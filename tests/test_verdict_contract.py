@@ -185,6 +185,7 @@ def assert_contract(name, same, half, full, least_gateable):
         assert min(gateable, gateable_full) >= least_gateable                # 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", STORED)
 def test_stored_baseline_keeps_the_contract(name):
     scenario = STORED[name]
@@ -296,6 +297,7 @@ AB_SCENARIOS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", AB_SCENARIOS)
 def test_ab_keeps_the_contract(name):
     scenario = AB_SCENARIOS[name]
