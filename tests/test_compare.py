@@ -1,4 +1,6 @@
-"""The regression gate on record files kept under tests/records/."""
+"""The regression gate on record files kept under tests/records/.
+
+Covers graphbench/stats/host_readings.py."""
 
 import dataclasses
 import json

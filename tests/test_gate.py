@@ -1,5 +1,8 @@
 """graphbench.gate.judge: the gate's fail-closed checks on both records, and its choice between a
-comparison and an A/B record."""
+comparison and an A/B record.
+
+Covers graphbench/gate/judge.py.
+Covers graphbench/gate/__init__.py."""
 
 from __future__ import annotations
 

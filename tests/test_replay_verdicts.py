@@ -3,8 +3,9 @@ trip (graphbench.replay.outcomes) and its verdicts read from recorded
 outcomes (graphbench.replay.verdicts): each class of stale replay named
 from the evidence a GPU run records, a correct replay never flagged.
 
-Covers graphbench/replay/plan.py, graphbench/replay/outcomes.py and
-graphbench/replay/verdicts.py."""
+Covers graphbench/replay/plan.py.
+Covers graphbench/replay/outcomes.py.
+Covers graphbench/replay/__init__.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""graphbench.gate.stopping: the stop rules and the noise they judge."""
+"""graphbench.gate.stopping: the stop rules and the noise they judge.
+
+Covers graphbench/stats/noise.py."""
 
 import math
 from dataclasses import replace
