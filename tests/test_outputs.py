@@ -9,7 +9,8 @@ import pytest
 
 from graphbench.cli import main
 from graphbench.errors import UsageError
-from graphbench.record.files import check_writable, write_text_atomic
+from graphbench.record.files import write_text_atomic
+from graphbench.record.output_paths import check_writable
 
 RECORD = os.path.join(os.path.dirname(__file__), "records", "baseline.json")
 
