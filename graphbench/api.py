@@ -136,7 +136,7 @@ def save(path: str | os.PathLike, record: RunRecord | SweepRecord) -> Path:
     from graphbench.stats.summary import summary_document
     from graphbench.record.arguments import check_well_formed, record_path
     from graphbench.record.codec import write_record
-    from graphbench.record.files import check_writable
+    from graphbench.record.output_paths import check_writable
 
     target = record_path(path, "path")
     if not isinstance(record, (RunRecord, SweepRecord)):

@@ -117,7 +117,8 @@ def save_folder(path: str | None) -> Path | None:
     import stat
 
     from graphbench.errors import UsageError
-    from graphbench.record.files import check_folder, existing
+    from graphbench.record.files import existing
+    from graphbench.record.output_paths import check_folder
 
     if path is None:
         return None

@@ -115,7 +115,7 @@ def bare_run(fn, inputs, settings: dict) -> tuple:
 
 
 def autosave(record, habits: Habits) -> None:
-    from graphbench.cli.outputs import record_text
+    from graphbench.report.outputs import record_text
     from graphbench.history.keys import key_for
     from graphbench.history.repo import run_commit
 

@@ -2,8 +2,7 @@
 an input is never an output, two outputs never share a file, and a
 replaced file keeps its mode, owner and hard links (docs/outputs.md, "What
 happens to files"; the README lists them).
-
-Covers graphbench/cli/paths.py."""
+"""
 
 import os
 import stat

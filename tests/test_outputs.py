@@ -1,5 +1,9 @@
 """Output paths on real files: links and special files are written through,
-never replaced; impossible paths fail before any work."""
+never replaced; impossible paths fail before any work.
+
+Covers graphbench/cli/outputs.py.
+Covers graphbench/report/outputs.py.
+Covers graphbench/record/output_paths.py."""
 
 import os
 import stat
@@ -9,7 +13,8 @@ import pytest
 
 from graphbench.cli import main
 from graphbench.errors import UsageError
-from graphbench.record.files import check_writable, write_text_atomic
+from graphbench.record.files import write_text_atomic
+from graphbench.record.output_paths import check_writable
 
 RECORD = os.path.join(os.path.dirname(__file__), "records", "baseline.json")
 

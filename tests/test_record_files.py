@@ -11,12 +11,12 @@ import tempfile
 import pytest
 
 from graphbench.errors import OutputError, RecordError, UsageError
-from graphbench.record import files
+from graphbench.record import files, output_paths
 
 
 def test_a_directory_is_no_output_file(tmp_path):
     with pytest.raises(UsageError) as info:
-        files.check_writable(tmp_path, "--out")
+        output_paths.check_writable(tmp_path, "--out")
     assert "is a directory" in info.value.message and "--out" in info.value.message
 
 
@@ -25,7 +25,7 @@ def test_a_read_only_file_is_refused_even_for_root(tmp_path):
     target.write_text("{}")
     target.chmod(0o444)
     with pytest.raises(UsageError, match="read-only"):
-        files.check_writable(target, "--out")
+        output_paths.check_writable(target, "--out")
     with pytest.raises(UsageError, match="read-only"):
         files.write_text_atomic(target, "new")
     assert target.read_text() == "{}"
@@ -34,9 +34,9 @@ def test_a_read_only_file_is_refused_even_for_root(tmp_path):
 def test_a_writable_file_a_stream_and_a_new_file_pass(tmp_path):
     existing = tmp_path / "w.json"
     existing.write_text("{}")
-    files.check_writable(existing, "--out")
-    files.check_writable("/dev/null", "--out")
-    files.check_writable(tmp_path / "new" / "deeper" / "x.json", "--out")  # folders made later
+    output_paths.check_writable(existing, "--out")
+    output_paths.check_writable("/dev/null", "--out")
+    output_paths.check_writable(tmp_path / "new" / "deeper" / "x.json", "--out")  # folders made later
     assert not list(tmp_path.glob("**/.graphbench-check.*"))  # the probe is removed
 
 
@@ -44,7 +44,7 @@ def test_a_file_in_the_way_of_the_folder_is_named(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(UsageError) as info:
-        files.check_folder(blocker / "sub" / "x.json", "--out")
+        output_paths.check_folder(blocker / "sub" / "x.json", "--out")
     assert "--out" in info.value.message and "not a directory" in info.value.message
 
 
@@ -56,7 +56,7 @@ def test_a_folder_closed_to_writing_is_refused(tmp_path):
     closed.chmod(0o555)
     try:
         with pytest.raises(UsageError, match="cannot write in"):
-            files.check_folder(closed / "x.json", "--out")
+            output_paths.check_folder(closed / "x.json", "--out")
     finally:
         closed.chmod(0o755)
 
@@ -193,13 +193,13 @@ def test_a_bad_output_path_is_named_by_its_option(tmp_path):
                        (blocker / "x.json", f"--csv {blocker / 'x.json'}: a folder on that path"),
                        (tmp_path, f"--csv {tmp_path} is a directory")]:
         with pytest.raises(UsageError) as info:
-            files.check_writable(path, "--csv")
+            output_paths.check_writable(path, "--csv")
         assert info.value.message.startswith(said)
 
 
 def test_a_record_in_new_folders_is_made_with_them(tmp_path):
     target = tmp_path / "a" / "b" / "c" / "r.json"
-    files.check_writable(target, "--json")
+    output_paths.check_writable(target, "--json")
     assert files.write_text_atomic(target, "x") == target and target.read_text() == "x"
     assert [p.name for p in target.parent.iterdir()] == ["r.json"]
 
@@ -280,10 +280,10 @@ def test_empty_and_folder_paths_have_remedies():
 def test_an_existing_file_not_writable_by_this_user_is_refused(tmp_path, monkeypatch):
     target = tmp_path / "theirs.json"
     target.write_text("x")
-    files.check_writable(target, "--json")  # writable: fine
+    output_paths.check_writable(target, "--json")  # writable: fine
     monkeypatch.setattr(os, "access", lambda path, mode: False)
     with pytest.raises(UsageError) as info:
-        files.check_writable(target, "--json")
+        output_paths.check_writable(target, "--json")
     assert info.value.message == f"--json {target} is not writable by this user"
     assert info.value.remedy == "give another file"
     assert target.read_text() == "x"
@@ -291,21 +291,21 @@ def test_an_existing_file_not_writable_by_this_user_is_refused(tmp_path, monkeyp
 
 def test_a_stream_is_writable_whatever_access_says(monkeypatch):
     monkeypatch.setattr(os, "access", lambda path, mode: False)
-    files.check_writable("/dev/null", "--json")
+    output_paths.check_writable("/dev/null", "--json")
 
 
 def test_an_existing_file_is_not_probed_in_its_folder(tmp_path, monkeypatch):
     target = tmp_path / "mine.json"
     target.write_text("x")
-    monkeypatch.setattr(files, "check_folder", lambda *a: pytest.fail("probed the folder"))
-    files.check_writable(target, "--json")
+    monkeypatch.setattr(output_paths, "check_folder", lambda *a: pytest.fail("probed the folder"))
+    output_paths.check_writable(target, "--json")
 
 
 def test_read_only_and_directory_refusals(tmp_path):
     target = tmp_path / "ro.json"
     target.write_text("x")
     target.chmod(0o444)
-    for call in (lambda: files.check_writable(target, "--json"),
+    for call in (lambda: output_paths.check_writable(target, "--json"),
                  lambda: files.write_text_atomic(target, "new")):
         with pytest.raises(UsageError) as info:
             call()
@@ -314,9 +314,9 @@ def test_read_only_and_directory_refusals(tmp_path):
     assert target.read_text() == "x"
     for bits in (0o200, 0o020, 0o002):  # any write bit makes it writable
         target.chmod(bits)
-        files.check_writable(target, "--json")
+        output_paths.check_writable(target, "--json")
     with pytest.raises(UsageError) as info:
-        files.check_writable(tmp_path, "--json")
+        output_paths.check_writable(tmp_path, "--json")
     assert info.value.message == f"--json {tmp_path} is a directory"
     assert info.value.remedy == "give a file name"
 
@@ -325,14 +325,14 @@ def test_a_folder_on_the_path_that_is_a_file(tmp_path):
     blocker = tmp_path / "f"
     blocker.write_text("x")
     with pytest.raises(UsageError) as info:
-        files.check_folder(blocker / "deeper" / "x.json", "--json")
+        output_paths.check_folder(blocker / "deeper" / "x.json", "--json")
     assert info.value.message == f"--json {blocker / 'deeper' / 'x.json'}: {blocker} is not a " \
         "directory"
 
 
 def test_the_folder_probe_finds_the_nearest_existing_folder_and_cleans_up(tmp_path, mkstemp_calls):
     made = mkstemp_calls
-    files.check_folder(tmp_path / "a" / "b" / "x.json", "--json")
+    output_paths.check_folder(tmp_path / "a" / "b" / "x.json", "--json")
     assert made == [{"prefix": ".graphbench-check.", "dir": tmp_path}]
     assert list(tmp_path.iterdir()) == []  # the probe is gone, no folder made
 
@@ -340,12 +340,12 @@ def test_the_folder_probe_finds_the_nearest_existing_folder_and_cleans_up(tmp_pa
 def test_a_folder_closed_to_us_is_refused_with_the_reason(tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "mkstemp", denied)
     with pytest.raises(UsageError) as info:
-        files.check_writable(tmp_path / "x.json", "--json")
+        output_paths.check_writable(tmp_path / "x.json", "--json")
     assert info.value.message == (f"--json {tmp_path / 'x.json'}: cannot write in {tmp_path} "
                                   "(Permission denied)")
     monkeypatch.setattr(tempfile, "mkstemp", lambda **k: (_ for _ in ()).throw(OSError("odd")))
     with pytest.raises(UsageError) as info:
-        files.check_folder(tmp_path / "x.json", "--json")
+        output_paths.check_folder(tmp_path / "x.json", "--json")
     assert info.value.message.endswith(f"cannot write in {tmp_path} (odd)")
 
 
@@ -475,7 +475,7 @@ def test_only_write_bits_make_a_file_writable(tmp_path):
     target.write_text("x")
     target.chmod(0o555)  # read and execute for all: still read-only
     with pytest.raises(UsageError, match="is read-only"):
-        files.check_writable(target, "--json")
+        output_paths.check_writable(target, "--json")
 
 
 def test_writes_name_their_output(tmp_path):
@@ -528,7 +528,7 @@ def test_a_path_longer_than_any_file_name_is_shown_cut_short(tmp_path):
         files.read_text(long)
     assert len(info.value.message) < 300 and "characters)" in info.value.message
     with pytest.raises(UsageError) as refused:
-        files.check_writable(long, "--json")
+        output_paths.check_writable(long, "--json")
     assert len(refused.value.message) < 300 and refused.value.message.startswith("--json ")
 
 

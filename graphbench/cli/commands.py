@@ -9,7 +9,7 @@ from graphbench.cli import outputs
 from graphbench.cli.attribution import show_attribution
 from graphbench.cli.gate import gate
 from graphbench.cli.history import cmd_history, open_for_save, save_run
-from graphbench.cli.outputs import check_outputs, per_device_path
+from graphbench.cli.outputs import check_outputs, write_outputs
 from graphbench.cli.progress import console, round_progress, show_progress, sweep_progress
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_fields
 from graphbench.errors import EXIT_FAILED, EXIT_OK, UsageError
@@ -18,6 +18,9 @@ from graphbench.config.values import check_conflicts
 from graphbench.runner import check_run
 from graphbench.preflight import check_configs
 from graphbench.record.model import RunRecord, SweepRecord
+from graphbench.record.output_paths import is_stream_output, per_device_path, standard_stream
+from graphbench.record.printable import printable
+from graphbench.report.outputs import COMPARISON, OUTPUTS, RUN, SWEEP, outputs_for, record_text
 
 
 def run_config(args, command: str = RUN, **changes) -> RunConfig:
@@ -49,8 +52,11 @@ def checked_run(args) -> tuple[RunConfig, RunRecord | None, list[int]]:
     from graphbench.record.codec import read_run
 
     base = run_config(args)
-    if not (args.baseline or base.ab_source) and (args.fail_on or args.markdown):
-        raise UsageError("--fail-on and --markdown need --baseline FILE or --ab BASE.cu")
+    gated = [o for o, kind in outputs_for((RUN, COMPARISON)) if kind == COMPARISON]
+    if not (args.baseline or base.ab_source) and (args.fail_on or any(
+            getattr(args, o.name) for o in gated)):
+        raise UsageError(f"--fail-on and {' and '.join(o.flag for o in gated)} need "
+                         "--baseline FILE or --ab BASE.cu")
     if args.baseline and base.ab_source:
         raise UsageError("--ab gates against its own base build; leave out --baseline")
     if args.timeline and not base.attribute:
@@ -78,33 +84,21 @@ def run_each(args) -> tuple[list[RunRecord], int]:
             raise
         records.append(record)
         console().print(run_report(record, verbose=args.verbose))
-        show_attribution(args, record, device, len(devices))
-        write_run_outputs(args, record, device, len(devices))
+        show_attribution(record)
+        write_outputs(args, RUN, record, lambda path: per_device_path(path, device, len(devices)))
         save_run(args, record)
         for check in (c for c in record.checks if not c.passed):
             print(f"graphbench: verification failed: {failure_text(check)}", file=sys.stderr)
         if not all(point.verified for point in (record, *record.gate_points)):
             exit_code = EXIT_FAILED
         elif baseline is not None or base.ab_source:
-            markdown = per_device_path(args.markdown, device, len(devices)) if args.markdown else None
             exit_code = max(exit_code, gate(baseline, record, args, args.baseline,
-                                            args.json or "this run", markdown=markdown))
+                                            args.json or "this run", lambda path:
+                                            per_device_path(path, device, len(devices))))
     if len(records) > 1:
         names = [f"device {r.device.index}" for r in records]
         console().print(simple_table("devices side by side", *runs_side_by_side(records, names)))
     return records, exit_code
-
-
-def write_run_outputs(args, record: RunRecord, device: int, count: int) -> None:
-    """The run's --json and --csv, as soon as its record exists."""
-    from graphbench.report.csv_rows import run_csv
-
-    if args.json:
-        path = per_device_path(args.json, device, count)
-        outputs.emit("record", path, outputs.record_text(record))
-    if args.csv:
-        path = per_device_path(args.csv, device, count)
-        outputs.emit("CSV", path, run_csv(record))
 
 
 def checked_devices(args) -> list[int]:
@@ -166,12 +160,12 @@ def sweep_device(config: SweepConfig, path: str | None, show_progress: bool) -> 
     from graphbench.measure.sweep import run_sweep
 
     saved: list[SweepRecord] = []
-    once = bool(path) and outputs.is_stream_output(path)
+    once = bool(path) and is_stream_output(path)
 
     def keep(record: SweepRecord) -> None:
         saved[:] = [record]
         if path and not once:
-            outputs.write(path, outputs.record_text(record))
+            outputs.write(path, record_text(record))
 
     try:
         with sweep_progress(len(config.points()), show_progress) as on_point:
@@ -180,33 +174,27 @@ def sweep_device(config: SweepConfig, path: str | None, show_progress: bool) -> 
     except KeyboardInterrupt:
         done = len(saved[0].points) if saved else 0
         if once and saved:
-            outputs.write(path, outputs.record_text(saved[0]))
+            outputs.write(path, record_text(saved[0]))
         where = f"; {path} keeps them" if path and done else \
             " (nothing written)" if path else " (no --json: nothing written)"
         print(f"graphbench: sweep interrupted after {done} of {len(config.points())} "
               f"points{where}", file=sys.stderr)
         raise
     if once:
-        outputs.write(path, outputs.record_text(sweep))
+        outputs.write(path, record_text(sweep))
     return sweep
 
 
 def show_sweep(sweep: SweepRecord, args, device: int, devices: int, path: str | None) -> None:
-    from graphbench.report.chart import sweep_panels
-    from graphbench.report.chart_files import write_chart
-    from graphbench.report.csv_rows import sweep_csv
-    from graphbench.report.sweep import sweep_markdown, sweep_report
+    """The sweep's report, and every output but its record (kept as it went: sweep_device)."""
+    from graphbench.report.sweep import sweep_report
 
     console().print(sweep_report(sweep))
-    if path and outputs.standard_stream(path) is None:
-        console().print(f"sweep record written to {printable(str(path))}", style="dim")
-    if args.plot:
-        chart = write_chart(per_device_path(args.plot, device, devices), sweep_panels(sweep))
-        console().print(f"chart written to {printable(str(chart))}", style="dim")
-    for option, text in (("markdown", sweep_markdown), ("csv", sweep_csv)):
-        if getattr(args, option):
-            outputs.emit(option, per_device_path(getattr(args, option), device, devices),
-                         text(sweep))
+    if path and standard_stream(path) is None:
+        console().print(f"{OUTPUTS['json'].renders[SWEEP].noun} written to "
+                        f"{printable(str(path))}", style="dim")
+    write_outputs(args, SWEEP, sweep, lambda out: per_device_path(out, device, devices),
+                  skip=("json",))
 
 
 def show_crossovers(sweeps: list[SweepRecord]) -> None:
@@ -228,7 +216,6 @@ def cmd_completion(args) -> int:
 
 
 from graphbench.cli.reading import cmd_compare, cmd_kernels, cmd_report  # noqa: E402
-from graphbench.record.printable import printable
 
 COMMANDS = {"run": cmd_run, "sweep": cmd_sweep, "report": cmd_report, "compare": cmd_compare,
             "kernels": cmd_kernels, "history": cmd_history, "completion": cmd_completion}

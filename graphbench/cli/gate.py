@@ -15,17 +15,17 @@ from graphbench.record.model import RunRecord
 
 
 def gate(baseline: RunRecord | None, current: RunRecord, args, baseline_name: str | None,
-         current_name: str, json_out: str | None = None, markdown: str | None = None,
-         csv_out: str | None = None, series: tuple[list, list] | None = None) -> int:
-    """Compare, print, write the requested files, and choose the exit code.
+         current_name: str, path_of=lambda path: path,
+         series: tuple[list, list] | None = None) -> int:
+    """Compare, print, write the requested files (the command's outputs of
+    the verdicts, each at path_of(its path)), and choose the exit code.
     With no baseline, `current` is judged against `series` (its earlier
     records and their commits) where given, else it is an A/B record judged
     against its base build."""
     from graphbench.gate.judge import check_decidable, judged, judged_series
-    from graphbench.cli.outputs import json_text, write
-    from graphbench.record.codec import COMPARE_SCHEMA, to_json
-    from graphbench.report.compare import comparison_markdown, comparison_report
-    from graphbench.report.csv_rows import comparison_csv
+    from graphbench.cli.outputs import write_outputs
+    from graphbench.report.compare import comparison_report
+    from graphbench.report.outputs import COMPARISON, Verdicts
     from graphbench.report.run import failure_text
 
     try:
@@ -37,16 +37,7 @@ def gate(baseline: RunRecord | None, current: RunRecord, args, baseline_name: st
         return EXIT_FAILED
     baseline_name = baseline_name or f"{current_name} (its {BASE_SUFFIX} build)"
     console().print(comparison_report(comparison))
-    markdown = markdown or args.markdown
-    if markdown:
-        write(markdown, comparison_markdown(comparison, baseline_name, current_name))
-    if json_out:
-        write(json_out, json_text({"schema": COMPARE_SCHEMA, "schema_version": 3,
-                                   "passed": comparison.passed,
-                                   "regressions": [v.metric for v in comparison.regressions],
-                                   **to_json(comparison)}))
-    if csv_out:
-        write(csv_out, comparison_csv(comparison))
+    write_outputs(args, COMPARISON, Verdicts(comparison, baseline_name, current_name), path_of)
     check_decidable(comparison)  # after the verdicts are shown: they say what is missing
     return gate_exit_code(comparison)
 

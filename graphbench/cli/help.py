@@ -1,4 +1,22 @@
-"""The examples and exit-code lines under each command's --help."""
+"""The examples and exit-code lines under each command's --help; the
+output lines name the command's outputs from the registry
+(graphbench.report.outputs)."""
+
+import textwrap
+
+from graphbench.cli.outputs import COMMAND_KINDS
+from graphbench.report.outputs import outputs_for
+
+
+def output_note(command: str) -> str:
+    """The outputs of `command` that `-` may take (every one but a picture)."""
+    flags = [o.flag for o, _ in outputs_for(COMMAND_KINDS[command]) if o.picture is None]
+    listed = " and ".join([", ".join(flags[:-1]), flags[-1]] if len(flags) > 1 else flags)
+    return textwrap.fill(f"output: - is standard output for {listed} (then the record is all "
+                         "stdout holds; the report goes to stderr). --quiet prints only errors "
+                         "and a failed gate's decision; NO_COLOR=1 turns colour off.",
+                         width=79, subsequent_indent="  ")
+
 
 RUN_EXAMPLES = """examples:
   graphbench run                               defaults: 4096 elements, 1000 iterations, device 0
@@ -22,12 +40,11 @@ RUN_EXAMPLES = """examples:
   cudaGraphs sample does; auto caps at 32 blocks per SM (4,224 on a 132-SM GPU).
 --ab alternates both builds' rounds in this process and gates new.cu on paired
   ratios (default: each mode's wall 5%, each GPU workload's busy time 2%).
-output: - is standard output for --json, --markdown and --csv (then the record
-  is all stdout holds; the report goes to stderr). --quiet prints only errors
-  and a failed gate's decision; NO_COLOR=1 turns colour off.
+OUTPUT_NOTE
 exit codes: 0 ok, 1 verification failed or regression, 2 usage, environment or
   bad-file error, 130 interrupted
 """
+RUN_EXAMPLES = RUN_EXAMPLES.replace("OUTPUT_NOTE", output_note("run"))
 
 COMPARE_EXAMPLES = """examples:
   graphbench compare results/gate/baseline.json new.json
@@ -52,12 +69,11 @@ verdicts: same (no detectable change), faster, changed (a real change smaller
   incompatible, missing (a gated one is an error). detects: the smallest
   threshold the pair can gate.
   A gate that judged nothing exits 2.
-output: - is standard output for --json, --markdown and --csv (then the record
-  is all stdout holds; the report goes to stderr). --quiet prints only errors
-  and a failed gate's decision; NO_COLOR=1 turns colour off.
+OUTPUT_NOTE
 exit codes: 0 pass, 1 regression or failed verification of the current record,
   2 usage error, or a record or metric that cannot be judged
 """
+COMPARE_EXAMPLES = COMPARE_EXAMPLES.replace("OUTPUT_NOTE", output_note("compare"))
 
 SWEEP_EXAMPLES = """examples:
   graphbench sweep                                     2^12..2^24 (x4) elements x depth 1,4,16
@@ -73,12 +89,11 @@ SWEEP_EXAMPLES = """examples:
 
 Each point is a full verified run (adaptive sampling, --max-time per point).
 The record is rewritten after every point, so an interrupted sweep keeps its points.
-output: - is standard output for --json, --markdown and --csv (then the record
-  is all stdout holds; the report goes to stderr). --quiet prints only errors
-  and a failed gate's decision; NO_COLOR=1 turns colour off.
+OUTPUT_NOTE
 exit codes: 0 ok, 1 verification failed at a point, 2 usage, environment or
   bad-file error, 130 interrupted
 """
+SWEEP_EXAMPLES = SWEEP_EXAMPLES.replace("OUTPUT_NOTE", output_note("sweep"))
 
 REPORT_EXAMPLES = """examples:
   graphbench report results/ladder/default_4096.json
@@ -87,11 +102,10 @@ REPORT_EXAMPLES = """examples:
   graphbench report run.json --csv run.csv    one row per mode (a sweep: per point and mode)
   graphbench report run.json --markdown /dev/stdout | less
 
-output: - is standard output for --json, --markdown and --csv (then the record
-  is all stdout holds; the report goes to stderr). --quiet prints only errors
-  and a failed gate's decision; NO_COLOR=1 turns colour off.
+OUTPUT_NOTE
 exit codes: 0 ok, 2 usage error or unreadable record
 """
+REPORT_EXAMPLES = REPORT_EXAMPLES.replace("OUTPUT_NOTE", output_note("report"))
 
 KERNELS_EXAMPLES = """examples:
   graphbench kernels                 compile for sm_90 (no GPU needed)

@@ -144,6 +144,7 @@ def cmd_history(args) -> int:
 
 def history_list(args) -> int:
     from graphbench.cli import outputs
+    from graphbench.report.outputs import json_text
     from graphbench.record.printable import printable
 
     from graphbench.cli.series import Listed, listed_series
@@ -159,7 +160,7 @@ def history_list(args) -> int:
         document = {"schema": "graphbench/history-list", "schema_version": 2, "history": where,
                     "records": [{**key.as_json(), **series.get(key.id, none).as_json()}
                                 for key in keys]}
-        outputs.emit("listing", args.json, outputs.json_text(document))
+        outputs.emit("listing", args.json, json_text(document))
     if keys:
         console().print(listing_table([listing_row(key, series.get(key.id, none))
                                        for key in keys]))
@@ -263,7 +264,7 @@ def open_for_save(args) -> None:
 def save_run(args, record) -> None:
     """Store one record of run --save, as its --json text, over a connection
     of its own (a run may outlast an idle connection)."""
-    from graphbench.cli.outputs import record_text
+    from graphbench.report.outputs import record_text
 
     where = getattr(args, "saved_history", None)
     if where is None:

@@ -1,18 +1,16 @@
 """The results history's files as the command line sees them: which
-commands open the history, and the outputs that would be it.
+commands open the history, and the files of its SQLite database.
 
-No output may be the history's SQLite database or a file SQLite keeps
-beside it (-wal, -shm, -journal): writing a report there would replace the
-stored records. An output is compared with each of them after every link
-is resolved and by inode, so another name for the same file (a link, a
-hard link, /dev/stdout redirected to it) is caught too, before any work."""
+No output may be the database or a file SQLite keeps beside it (-wal,
+-shm, -journal): writing a report there would replace the stored records.
+The output-path policy (graphbench.record.output_paths) compares every
+output with each of them after every link is resolved and by inode, so
+another name for the same file (a link, a hard link, /dev/stdout
+redirected to it) is caught too, before any work."""
 
 from __future__ import annotations
 
 import os
-
-from graphbench.errors import UsageError
-from graphbench.record.files import shown_path
 
 STDOUT = "-"
 
@@ -43,26 +41,3 @@ def history_files(args) -> list[str]:
 
     where = location(getattr(args, "history", None))
     return [] if is_postgres(where) else database_files(where)
-
-
-def check_not_history(outputs: list[tuple[str, str]], history: list[str]) -> None:
-    """UsageError for an output that is one of the history's files."""
-    for option, path in outputs:
-        for guarded in history:
-            if same_file(path, guarded):
-                raise UsageError(f"{option} {shown_path(path)} is the results history's "
-                                 f"{shown_path(guarded)}: writing it would destroy the stored "
-                                 "records", "write the output to another file")
-
-
-def same_file(path: str | os.PathLike, other: str | os.PathLike) -> bool:
-    """`path` and `other` name one file: resolved through every link to
-    one path, or (both there) one inode. `-` is standard output."""
-    path = "/dev/stdout" if os.fspath(path) == STDOUT else path
-    try:
-        if os.path.realpath(path) == os.path.realpath(other):
-            return True
-        mine, theirs = os.stat(path), os.stat(other)
-    except (OSError, ValueError):  # either not there (or no name a file can have): not one
-        return False
-    return (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino)

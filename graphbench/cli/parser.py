@@ -17,6 +17,7 @@ from graphbench.config.values import (PARSERS, StoreGiven, StoreParam, parse_pos
                                   parse_processes, parse_record_path)
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_default, cli_fields
 from graphbench.errors import UsageError
+from graphbench.report.outputs import outputs_for
 
 
 METAVARS = {"count": "N", "int": "N", "float": "X", "fraction": "PCT", "seconds": "SECONDS",
@@ -85,21 +86,13 @@ def _subcommand(commands, name: str, help_text: str, description: str, epilog: s
                                formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
-def add_output_options(parser, what: str, rows: str) -> None:
-    parser.add_argument("--json", metavar="FILE", help=f"write the {what} to FILE (- for "
-                        "standard output; the report then goes to stderr)")
-    add_csv_option(parser, rows)
-    parser.add_argument("--no-progress", action="store_true", help="no progress display")
+def add_outputs(parser, command: str) -> None:
+    """Every output format this command writes, its flag and help from the
+    registry (graphbench.report.outputs)."""
+    from graphbench.cli.outputs import COMMAND_KINDS
 
-
-def add_csv_option(parser, rows: str) -> None:
-    parser.add_argument("--csv", metavar="FILE", help=f"write {rows} as CSV to FILE (- for "
-                        "standard output), units in the header")
-
-
-def add_timeline_option(parser) -> None:
-    parser.add_argument("--timeline", metavar="FILE", help="with an --attribute trace: write "
-                        "one iteration per rung on one time axis to FILE (.svg or .png)")
+    for output, kind in outputs_for(COMMAND_KINDS[command]):
+        parser.add_argument(output.flag, metavar="FILE", help=output.renders[kind].help)
 
 
 def add_quiet(parser) -> None:
@@ -111,8 +104,6 @@ def add_gate_options(parser) -> None:
     parser.add_argument("--fail-on", action="append", type=_spec, metavar="SPEC", default=None,
                         help="gate on METRIC:THRESHOLD, e.g. speedup:5%%, graph.wall:10%%, "
                         "individual.wall:0.5us (repeatable; replaces the default gate)")
-    parser.add_argument("--markdown", metavar="FILE", help="write the comparison as a markdown "
-                        "table (CI job summary; - for standard output)")
 
 
 def _spec(text: str):
@@ -129,8 +120,8 @@ def add_run(commands) -> None:
     run.add_argument("--processes", type=parse_processes, default=1, metavar="N",
                      help="run in N fresh processes one after another and merge their rounds, "
                      "so the noise includes the spread between processes (use for baselines)")
-    add_output_options(run, "record", "one row per mode")
-    add_timeline_option(run)
+    add_outputs(run, "run")
+    run.add_argument("--no-progress", action="store_true", help="no progress display")
     run.add_argument("--verbose", "-v", action="store_true",
                      help="also show where the time goes and every one-off cost; on an "
                      "error, the full reasoning behind it")
@@ -150,11 +141,8 @@ def add_sweep(commands) -> None:
                         "Run the benchmark over elements x depth, find where the graph speedup "
                         "fades, and chart it.", SWEEP_EXAMPLES)
     add_config_options(sweep, SWEEP, SweepConfig, RunConfig)
-    sweep.add_argument("--plot", metavar="FILE", help="write the charts to FILE (.svg or .png)")
-    sweep.add_argument("--markdown", metavar="FILE", help="write the tables as markdown "
-                       "(- for standard output)")
-    add_output_options(sweep, "sweep record (rewritten after every point)",
-                       "one row per point and mode")
+    add_outputs(sweep, "sweep")
+    sweep.add_argument("--no-progress", action="store_true", help="no progress display")
     add_quiet(sweep)
 
 
@@ -164,15 +152,7 @@ def add_report(commands) -> None:
                          "records side by side.", REPORT_EXAMPLES)
     report.add_argument("files", nargs="+", metavar="FILE", type=_record("FILE"),
                         help="records written with --json")
-    report.add_argument("--markdown", metavar="FILE", help="write the tables as markdown "
-                        "(- for standard output)")
-    report.add_argument("--plot", metavar="FILE",
-                        help="draw one record (.svg or .png): a sweep's chart, or a run's "
-                             "rounds per mode and their paired ratios")
-    report.add_argument("--json", metavar="FILE", help="write the one record again, in the "
-                        "current schema (- for standard output)")
-    add_csv_option(report, "one row per mode of each run record and per point of a sweep")
-    add_timeline_option(report)
+    add_outputs(report, "report")
     report.add_argument("--verbose", "-v", action="store_true", help="every detail of a run; "
                         "on an error, the full reasoning behind it")
     add_quiet(report)
@@ -188,9 +168,7 @@ def add_compare(commands) -> None:
                          "a branch (references, below)")
     compare.add_argument("current", nargs="?", type=_record("CURRENT"),
                          help="current record (none for an A/B record), or a stored one")
-    compare.add_argument("--json", metavar="FILE", help="write the verdicts as JSON (- for "
-                         "standard output)")
-    add_csv_option(compare, "one row per metric")
+    add_outputs(compare, "compare")
     add_history_option(compare)
     add_gate_options(compare)
     add_quiet(compare)

@@ -20,9 +20,9 @@ from graphbench.errors import EXIT_OK, UsageError
 
 NSYS = "nsys profile --capture-range=cudaProfilerApi --cuda-graph-trace=node -o graphbench"
 NCU = "ncu --graph-profiling node --profile-from-start off -o graphbench"
-# options that write or gate on figures, which a profiling run does not make
-NO_FIGURES = {"json": "--json", "csv": "--csv", "baseline": "--baseline",
-              "fail_on": "--fail-on", "markdown": "--markdown", "save": "--save"}
+# options that gate on or store figures, which a profiling run does not make (and
+# every output of the registry, graphbench.report.outputs)
+NO_FIGURES = {"baseline": "--baseline", "fail_on": "--fail-on", "save": "--save"}
 # options that steer timed sampling, which a profiling run does not do
 NO_SAMPLING = {"rounds": "--rounds", "max_noise": "--max-noise", "min_rounds": "--min-rounds",
                "max_time": "--max-time", "warmup_rounds": "--warmup"}
@@ -36,7 +36,10 @@ def profile_commands(argv: list[str]) -> list[str]:
 
 def check_profile_options(args, config) -> None:
     """Refused before any GPU work: what a profiling run cannot give."""
-    for name, flag in NO_FIGURES.items():
+    from graphbench.report.outputs import OUTPUTS
+
+    flags = {**{output.name: output.flag for output in OUTPUTS.values()}, **NO_FIGURES}
+    for name, flag in flags.items():
         if getattr(args, name, None):
             raise UsageError(f"--profile times nothing and writes no record, so {flag} has "
                              "nothing to write or gate on", f"leave out {flag}, or --profile")

@@ -7,14 +7,13 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
-from graphbench.cli import outputs
 from graphbench.cli.attribution import show_attribution, traced as _traced
 from graphbench.cli.gate import gate
-from graphbench.cli.outputs import check_outputs
+from graphbench.cli.outputs import check_outputs, write_outputs
 from graphbench.cli.progress import console
 from graphbench.errors import EXIT_OK, HistoryError, RecordError, UsageError
 from graphbench.record.model import RunRecord, SweepRecord
-from graphbench.record.printable import printable
+from graphbench.report.outputs import RECORDS
 
 
 LEFT_TO_EXIT: list = []  # records read by this command, which end with the process
@@ -46,50 +45,25 @@ def cmd_report(args) -> int:
                          "give one record written by graphbench run --attribute --json")
     if args.json and len(records) != 1:
         raise UsageError("report --json writes one record again: give one FILE")
-    markdown = show_runs(runs, args.verbose) + show_sweeps(sweeps)
+    show_runs(runs, args.verbose)
+    show_sweeps(sweeps)
     if len(runs) == 1:
-        show_attribution(args, runs[0][1])
-    if args.plot:
-        chart = plot_record(args.plot, records[0][1])
-        console().print(f"chart written to {printable(str(chart))}", style="dim")
-    write_report_outputs(args, records, "\n\n".join(markdown) + "\n")
+        show_attribution(runs[0][1])
+    write_outputs(args, RECORDS, records)
     return EXIT_OK
 
 
-def plot_record(path: str, record: RunRecord | SweepRecord) -> Path:
-    """A sweep's chart, or a run's rounds (graphbench.report.round_plot)."""
-    from graphbench.report.chart import sweep_panels
-    from graphbench.report.chart_files import write_chart
-    from graphbench.report.round_plot import round_panels, write_round_plot
-
-    if isinstance(record, SweepRecord):
-        return write_chart(path, sweep_panels(record))
-    return write_round_plot(path, round_panels(record))
-
-
-def write_report_outputs(args, records, markdown: str) -> None:
-    from graphbench.report.csv_rows import report_csv
-
-    for option, make in (("markdown", lambda: markdown), ("csv", lambda: report_csv(records)),
-                         ("json", lambda: outputs.record_text(records[0][1]))):
-        if getattr(args, option):
-            outputs.emit(option, getattr(args, option), make())
-
-
-def show_runs(runs: list[tuple[str, RunRecord]], verbose: bool) -> list[str]:
-    """Print one run in full, or several side by side; return their markdown."""
+def show_runs(runs: list[tuple[str, RunRecord]], verbose: bool) -> None:
+    """Print one run in full, or several side by side."""
     from graphbench.report.run import run_report, runs_side_by_side
-    from graphbench.report.tables import markdown_table, simple_table
+    from graphbench.report.tables import simple_table
 
-    if not runs:
-        return []
     if len(runs) == 1:
         console().print(run_report(runs[0][1], verbose=verbose))
         show_ab(runs[0][1])
-        return [markdown_table(*runs_side_by_side([runs[0][1]], [runs[0][0]]))]
-    columns, rows = runs_side_by_side([r for _, r in runs], [Path(p).name for p, _ in runs])
-    console().print(simple_table("records side by side", columns, rows))
-    return [markdown_table(columns, rows)]
+    elif runs:
+        columns, rows = runs_side_by_side([r for _, r in runs], [Path(p).name for p, _ in runs])
+        console().print(simple_table("records side by side", columns, rows))
 
 
 def show_ab(record: RunRecord) -> None:
@@ -101,12 +75,11 @@ def show_ab(record: RunRecord) -> None:
         console().print(comparison_report(compare_ab(record)))
 
 
-def show_sweeps(sweeps: list[tuple[str, SweepRecord]]) -> list[str]:
-    from graphbench.report.sweep import sweep_markdown, sweep_report
+def show_sweeps(sweeps: list[tuple[str, SweepRecord]]) -> None:
+    from graphbench.report.sweep import sweep_report
 
     for _, sweep in sweeps:
         console().print(sweep_report(sweep))
-    return [sweep_markdown(sweep) for _, sweep in sweeps]
 
 
 def cmd_compare(args) -> int:
@@ -132,10 +105,9 @@ def compare_pair(args) -> int:
     records = kept_until_exit(compare_records(args))  # files, or references to stored records
     if args.current is None:  # one A/B record
         (record, name), = records
-        return gate(None, record, args, None, name, json_out=args.json, csv_out=args.csv)
+        return gate(None, record, args, None, name)
     (baseline, baseline_name), (current, current_name) = records
-    return gate(baseline, current, args, baseline_name, current_name, json_out=args.json,
-                csv_out=args.csv)
+    return gate(baseline, current, args, baseline_name, current_name)
 
 
 def cmd_kernels(args) -> int:

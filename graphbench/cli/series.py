@@ -68,8 +68,8 @@ def compare_series(args, earlier: Earlier) -> int:
                         f"{len(earlier.records)} earlier records of "
                         f"{earlier.series.pipeline} on {earlier.series.machine_class}",
                         style="dim", markup=False, highlight=False)
-    return gate(None, earlier.current, args, name, args.current, json_out=args.json,
-                csv_out=args.csv, series=(earlier.records, earlier.commits))
+    return gate(None, earlier.current, args, name, args.current,
+                series=(earlier.records, earlier.commits))
 
 
 def with_shortfall(exc: GraphbenchError, earlier: Earlier) -> GraphbenchError:

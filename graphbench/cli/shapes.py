@@ -13,8 +13,6 @@ from graphbench.cli.progress import console
 from graphbench.errors import UsageError
 from graphbench.launch_shape import shape_suffix
 
-OUTPUTS = ("json", "csv", "markdown")
-
 
 def shapes_of(args) -> list[tuple[str, int | None]]:
     """Every (grid, block) asked for, blocks outermost."""
@@ -35,17 +33,19 @@ def per_shape_path(path: str, grid: str, block: int | None) -> str:
 
 
 def shape_args(args, grid: str, block: int | None, several: bool):
-    """`args` for one shape: that shape alone, and its own output files."""
-    from graphbench.cli.outputs import check_splittable
+    """`args` for one shape: that shape alone, and its own output files
+    (every output the run was given)."""
+    from graphbench.record.output_paths import check_splittable
+    from graphbench.report.outputs import OUTPUTS
 
     one = copy.copy(args)
     one.grid, one.block = (grid,), (block,)
-    for option in OUTPUTS if several else ():
-        path = getattr(args, option, None)
+    for output in OUTPUTS.values() if several else ():
+        path = getattr(args, output.name, None)
         if path:
-            check_splittable(f"--{option}", path, "several launch shapes", "each shape gets "
+            check_splittable(output.flag, path, "several launch shapes", "each shape gets "
                              "its own (out.block256.grid1056.json, ...)")
-            setattr(one, option, per_shape_path(path, grid, block))
+            setattr(one, output.name, per_shape_path(path, grid, block))
     return one
 
 

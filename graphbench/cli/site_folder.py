@@ -16,9 +16,9 @@ import os
 import stat
 from pathlib import Path
 
-from graphbench.cli.history_files import same_file
 from graphbench.errors import OutputError, UsageError
 from graphbench.record.files import shown_path, write_text_atomic
+from graphbench.record.output_paths import same_file
 from graphbench.report.trend_page import INDEX, PAGE_NAME
 
 MARKER = ".graphbench-site"

@@ -1,7 +1,8 @@
 """Reading and writing result files.
 
-Output is checked before any work starts, so a bad path costs a second, not
-a finished benchmark. What a write does depends on what is already there:
+Output paths are judged before any work starts
+(graphbench.record.output_paths); the writer refuses again what a write
+would lose. What a write does depends on what is already there:
 
 - nothing: a new regular file (mode 0666 less the umask), made atomically;
 - a regular file with one link that graphbench can give its mode and owner:
@@ -159,42 +160,12 @@ def check_path_text(path: str, option: str) -> None:
                          f"give a file name in it, such as {path.rstrip('/.')}/out")
 
 
-def check_writable(path: str | os.PathLike, option: str) -> None:
-    """UsageError now if `path` cannot be written later."""
-    check_path_text(os.fspath(path), option)
-    found = existing(path, option)
-    if found is not None:
-        _check_existing(path, found, option)
-        if is_stream(found.st_mode) or os.access(path, os.W_OK):
-            return  # written in place when its folder is closed to us
-        # replacing it would hand another user's file to us: refuse instead
-        raise UsageError(f"{option} {path} is not writable by this user", "give another file")
-    check_folder(path, option)
-
-
-def _check_existing(path, found: os.stat_result, option: str) -> None:
+def check_existing(path, found: os.stat_result, option: str) -> None:
+    """A folder or a read-only file, refused before any work and again as it is written."""
     if stat.S_ISDIR(found.st_mode):
         raise UsageError(f"{option} {path} is a directory", "give a file name")
     if not is_stream(found.st_mode) and not found.st_mode & 0o222:
         raise UsageError(f"{option} {path} is read-only", "give another file")
-
-
-def check_folder(path: str | os.PathLike, option: str) -> None:
-    """UsageError unless a file can be made in the folder `path` names."""
-    folder = Path(os.path.realpath(path)).parent
-    probe_dir = folder
-    while not probe_dir.exists():
-        probe_dir = probe_dir.parent
-    if not probe_dir.is_dir():
-        raise UsageError(f"{option} {path}: {probe_dir} is not a directory")
-    # can a file (or the missing folders) really be made there? /proc says yes to access()
-    try:
-        fd, probe = tempfile.mkstemp(prefix=".graphbench-check.", dir=probe_dir)
-    except OSError as exc:
-        raise UsageError(f"{option} {path}: cannot write in {probe_dir} "
-                         f"({exc.strerror or exc})") from None
-    os.close(fd)
-    os.unlink(probe)
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> Path:
@@ -208,7 +179,7 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> Path:
     check_path_text(os.fspath(path), "output")
     found = existing(path)
     if found is not None:
-        _check_existing(path, found, "output")
+        check_existing(path, found, "output")
     try:
         _write(path, data, found)
     except OSError as exc:
