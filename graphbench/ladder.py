@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from graphbench.metrics import COMPILED, FUSED, STAGES, STAGES_PDL
+
 MODE_SEPARATOR = "@"  # an A/B baseline build's modes are named graph@base, ...
 BASE_SUFFIX = MODE_SEPARATOR + "base"
 
@@ -23,7 +25,7 @@ class Rung:
     kernel_change: bool  # needs kernels beyond the pipeline's own (PDL variants, fusion)
     launches: str        # launch calls per iteration: "stages", "one", "per-unroll", "per-iters"
     pdl: bool = False    # needs programmatic dependent launch (compute capability 9.0+)
-    workload: str = "stages"  # the GPU work it runs; rungs with one workload share busy time
+    workload: str = STAGES  # the GPU work it runs; rungs with one workload share busy time
     backends: frozenset = frozenset({KERNELS})  # the backends that can run it
     why_not: str = ""    # why a callable pipeline cannot run it
     opt_in: bool = False  # run only when named: not part of --modes all
@@ -49,12 +51,12 @@ RUNGS = (
     Rung("driver", "cuLaunchKernel per stage, arguments packed once", False, False, "stages",
          why_not=f"cuLaunchKernel needs raw kernels; {_RAW}"),
     Rung("pdl", "launch() per stage with programmatic dependent launch", False, True, "stages",
-         pdl=True, workload="stages-pdl",
+         pdl=True, workload=STAGES_PDL,
          why_not=f"programmatic dependent launch is a launch attribute; {_RAW}"),
     Rung("graph", "one captured graph, one graph.launch per iteration", True, False, "one",
          backends=_EVERY),
     Rung("graph-pdl", "the PDL launches captured into one graph", True, True, "one", pdl=True,
-         workload="stages-pdl",
+         workload=STAGES_PDL,
          why_not=f"programmatic dependent launch is a launch attribute; {_RAW}"),
     Rung("unrolled", "--unroll iterations in one graph, one launch per K", True, False,
          "per-unroll", backends=_EVERY),
@@ -62,11 +64,11 @@ RUNGS = (
          "per-iters", needs=("conditional-nodes",),
          why_not="a device-side loop needs graphbench's counter kernel in a conditional node, "
          "which framework capture cannot hold"),
-    Rung("fused", "one kernel doing every stage", False, True, "one", workload="fused",
+    Rung("fused", "one kernel doing every stage", False, True, "one", workload=FUSED,
          needs=("fused-stage",),
          why_not="fusing is the pipeline author's kernel; try torch-compile for torch"),
     Rung("torch-compile", "torch.compile(mode='reduce-overhead'): compiled kernels in CUDA "
-         "graphs torch makes itself", True, True, "one", workload="compiled",
+         "graphs torch makes itself", True, True, "one", workload=COMPILED,
          backends=frozenset({TORCH}), why_not="torch.compile compiles torch code only",
          opt_in=True, needs=("triton",)),
 )

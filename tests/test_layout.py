@@ -128,7 +128,7 @@ def test_graphbench_has_no_import_cycles():
 # runner, the one place where measurement and statistics meet, before the
 # entry points (CLI, Python API, pytest plugin) that call it.
 FLOW = (
-    ("graphbench._version", "graphbench.errors", "graphbench.limits", "graphbench.counts",
+    ("graphbench._version", "graphbench.metrics", "graphbench.errors", "graphbench.limits", "graphbench.counts",
      "graphbench.ladder", "graphbench.launch_shape", "graphbench.kernel_files",
      "graphbench.spelling", "graphbench.process_state", "graphbench.sampling"),
     ("graphbench.config",),

@@ -34,9 +34,9 @@ from dataclasses import replace
 
 from graphbench.stats.host_readings import FLOOR_METRICS, cpu_probe_median
 from graphbench.limits import MIN_PROCESSES
-from graphbench.record.model import ROUND_METRICS, RunRecord
+from graphbench.metrics import HOST_BOUND_FIELDS
+from graphbench.record.model import RunRecord
 
-HOST_BOUND_FIELDS = ROUND_METRICS  # every per-round figure moves with the host CPU's speed
 # two speed states of one host lie much further apart than this on the probe
 # (docs/measurement.md#the-hosts-speed-states): medians further apart than
 # this are never one state, whatever the threshold

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 
 from graphbench.config import ALL_MODES, MAX_ELEMENTS
 from graphbench.counts import parse_count, power_label
+from graphbench.metrics import GATE_FIELDS
 from graphbench.stats.host_readings import FLOOR_METRICS, floor_values
 from graphbench.errors import UsageError
-from graphbench.record.model import TIME_METRICS, RunRecord
+from graphbench.record.model import RunRecord
 
-GATE_FIELDS = TIME_METRICS + ("cycles",)  # cycles: busy x SM clock
 
 SPEEDUP_METRICS = ("speedup", "speedup.fused")
 DEFAULT_SHOWN = ("speedup:5%",)  # shown, not gated

@@ -45,6 +45,7 @@ import time
 from graphbench._version import install_command
 from graphbench.errors import ConfigError
 from graphbench.measure.kernels import LOOP_COUNT_KERNEL, LOOP_RESET_KERNEL
+from graphbench.metrics import FUSED, STAGES, STAGES_PDL
 from graphbench.record.trace import (MEASURING, Attribution, KernelActivity, RungTrace,
                                      StageWindow)
 
@@ -139,11 +140,11 @@ def stage_steps(session, workload: str) -> list[tuple[str, object]]:
     if pipeline.framework == "cuda.core":
         from cuda.core import launch
 
-        launches = {"stages": pipeline.stage_launches, "stages-pdl": pipeline.pdl_launches,
-                    "fused": [pipeline.fused_launch]}.get(workload) or []
+        launches = {STAGES: pipeline.stage_launches, STAGES_PDL: pipeline.pdl_launches,
+                    FUSED: [pipeline.fused_launch]}.get(workload) or []
         return [(name, lambda one=one: launch(stream, one.config, one.kernel, *one.args))
                 for name, one in zip(_kernel_names(session, workload), launches)]
-    if workload != "stages":
+    if workload != STAGES:
         return []
     # a callable backend's stages, each called as its eager iteration calls it
     return [(stage.name, lambda fn=fn, args=args: fn(*args))
@@ -152,9 +153,9 @@ def stage_steps(session, workload: str) -> list[tuple[str, object]]:
 
 def _kernel_names(session, workload: str) -> list[str]:
     plan = session.plan
-    if workload == "fused":
+    if workload == FUSED:
         return [plan.fused.kernel] if plan.fused else []
-    return [s.pdl_kernel if workload == "stages-pdl" else s.kernel for s in plan.stages]
+    return [s.pdl_kernel if workload == STAGES_PDL else s.kernel for s in plan.stages]
 
 
 def stage_windows(session, tracer: Tracer, workloads) -> tuple[StageWindow, ...]:

@@ -28,8 +28,9 @@ from graphbench.measure.repoint import graph_update_experiment
 from graphbench.measure.session import Session
 from graphbench.measure.timing import ColdTimer, LoopHooks, Sampling, run_rounds
 from graphbench.measure.verify import all_passed, compare_outputs
-from graphbench.record.model import (ROUND_METRICS, Check, Environment, ModeSamples,
-                                     PipelineInfo, ProcessRun, RunRecord)
+from graphbench.metrics import ROUND_METRICS
+from graphbench.record.model import (Check, Environment, ModeSamples, PipelineInfo, ProcessRun,
+                                     RunRecord)
 from graphbench.record.machine import LAUNCH_PROBE
 from graphbench.sampling import StopRule
 

@@ -21,6 +21,7 @@ from graphbench.measure.costs import time_graph_lifecycle
 from graphbench.measure.graphs import CapturedGraph
 from graphbench.measure.host_work import SLICE, over_slices, slices
 from graphbench.measure.steps import written_step
+from graphbench.metrics import FUSED, STAGES_PDL
 from graphbench.pipeline.files import reference_outputs
 from graphbench.launch_shape import GridRule  # --grid's shape
 from graphbench.pipeline.spec import AUTO
@@ -134,7 +135,7 @@ class Pipeline:
 
     def workload_enqueue(self, workload: str):
         """One iteration of `workload`'s GPU work, for the busy probe."""
-        return {"fused": self.enqueue_fused, "stages-pdl": self.enqueue_stages_pdl}.get(
+        return {FUSED: self.enqueue_fused, STAGES_PDL: self.enqueue_stages_pdl}.get(
             workload, self.enqueue_stages)
 
     @staticmethod

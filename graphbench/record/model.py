@@ -11,6 +11,7 @@ from typing import Callable, Iterable, TypeVar
 import numpy as np
 
 from graphbench.config import RunConfig, SweepConfig
+from graphbench.metrics import ROUND_METRICS, STAGES
 from graphbench.record.columns import (Columns, busy_array, frozen, joined, relative_busy,
                                        round_array, run_columns)
 from graphbench.record.comparison import Comparison, Verdict  # noqa: F401 - part of the model
@@ -20,8 +21,7 @@ from graphbench.record.machine import (DeviceInfo, Environment, HostInfo,  # noq
                                        ToolInfo)
 from graphbench.record.readings import BusyReading, Condition, SubmitReading  # noqa: F401 - too
 
-ROUND_METRICS = ("wall", "submit", "device")  # read every timed round (ModeSamples)
-TIME_METRICS = ROUND_METRICS + ("busy",)        # and busy, read once per set of rounds
+TIME_METRICS = ROUND_METRICS + ("busy",)  # the times a mode summary states (busy: once per set)
 REFERENCE_WORKLOAD = "stream"  # what relative busy time is over (graphbench.measure.reference)
 
 
@@ -46,7 +46,7 @@ class ModeSamples:
     wall_us: tuple[float, ...]
     submit_us: tuple[float, ...]   # enqueue time of the whole round (can back-pressure)
     device_us: tuple[float, ...]
-    workload: str = "stages"
+    workload: str = STAGES
     # the host probe right before and right after each round (older records: empty)
     probe_before_us: tuple[float, ...] = ()
     probe_after_us: tuple[float, ...] = ()
