@@ -14,6 +14,7 @@ from typing import Callable, Mapping, Protocol
 
 from graphbench.measure.nvtx import RANGES, round_name, warmup_name
 from graphbench.measure.steps import Step, repeat_of
+from graphbench.metrics import ROUND_METRICS
 from graphbench.sampling import StopRule, round_order
 
 
@@ -27,8 +28,7 @@ class Sample:
 
     def per_iteration_us(self, iters: int) -> dict[str, float]:
         scale = 1e6 / iters
-        return {"wall": self.wall_s * scale, "submit": self.submit_s * scale,
-                "device": self.device_s * scale}
+        return {name: getattr(self, f"{name}_s") * scale for name in ROUND_METRICS}
 
 
 class RoundTimer(Protocol):
