@@ -1,7 +1,8 @@
 """The JSON boundary: the one writer and the one reader of every record.
 
-The reader reads the model through msgspec (graphbench.record.decode), then
-checks what the types cannot say; a problem is one RecordError naming the file and the field's
+The reader reads every version through one table (READERS) and the model
+through msgspec (graphbench.record.decode), then checks what the types
+cannot say; a problem is one RecordError naming the file and the field's
 path, e.g. `r.json: runs[0].modes[...].wall_us[3]: expected a number, got a
 string`.
 
@@ -44,7 +45,11 @@ from graphbench.record.ranges import MAX_US, check_numbers
 
 RUN_SCHEMA, SWEEP_SCHEMA, COMPARE_SCHEMA = "graphbench/run", "graphbench/sweep", "graphbench/compare"
 SCHEMA_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+# every schema version this graphbench reads: its document to the current version's
+READERS = {1: lambda data, source: upgrade_v2(codec_v1.upgrade(data, source)),
+           2: lambda data, source: upgrade_v2(data),
+           SCHEMA_VERSION: lambda data, source: data}
+READABLE_VERSIONS = tuple(READERS)
 
 
 # --- writing -------------------------------------------------------------------
@@ -110,9 +115,10 @@ _CURRENT = re.compile(rb'\s*\{\s*"schema"\s*:\s*"graphbench/(run|sweep)"\s*,\s*'
 
 def load_json(data: bytes, source: str, text: typing.Callable[[], str]) -> RunRecord | SweepRecord:
     """The record in the JSON text `data` (`text()`: it as a str). msgspec
-    parses it in C: a record of the current version straight into the model,
-    an older one to plain dicts and lists for load_document. Text msgspec
-    refuses is parsed again by parse_json, which names what is wrong."""
+    parses it in C: a record of the current version (whose reader keeps its
+    document as it is) straight into the model, any other to plain dicts
+    and lists for load_document. Text msgspec refuses is parsed again by
+    parse_json, which names what is wrong."""
     found = _CURRENT.match(data, 0, 256)
     try:
         if found:
@@ -153,7 +159,8 @@ def read_run(path: str | os.PathLike) -> RunRecord:
 
 
 def load_document(data, source: str) -> RunRecord | SweepRecord:
-    """The record in a parsed document, upgraded from its version."""
+    """The record in a parsed document, brought to the current version by
+    its version's reader (READERS)."""
     schema = data.get("schema") if isinstance(data, dict) else None
     if schema not in (RUN_SCHEMA, SWEEP_SCHEMA):
         found = repr(schema if isinstance(data, dict) else type(data).__name__)
@@ -165,11 +172,8 @@ def load_document(data, source: str) -> RunRecord | SweepRecord:
                           f"versions {', '.join(map(str, READABLE_VERSIONS))}",
                           "use the graphbench version that wrote it")
     with _named(source):  # every problem below is named with the file it is in
-        if version == 1:
-            data = codec_v1.upgrade(data, source)
-        if version in (1, 2):
-            data = upgrade_v2(data)
-        record = decode(RunRecord if schema == RUN_SCHEMA else SweepRecord, data)
+        record = decode(RunRecord if schema == RUN_SCHEMA else SweepRecord,
+                        READERS[version](data, source))
     return _checked(record, source)
 
 
