@@ -345,7 +345,7 @@ def test_an_integer_past_pythons_text_limit_is_refused_in_one_short_line(call):
     ({"runs": None}, "runs: expected a list, got null"),
     ({"runs": ()}, "holds no process run"),
     ({"config": None}, "config: expected an object, got null"),
-    ({"created": 5}, "created: expected a string, got 5"),
+    ({"created": 5}, "created: expected a string, got a whole number"),
 ])
 def test_a_hand_built_record_that_is_not_well_formed_is_refused_and_never_written(
         files, tmp_path, changes, words):

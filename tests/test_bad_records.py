@@ -22,7 +22,7 @@ def changed(path: list, value):
 
 @pytest.mark.parametrize("path, value, message", [
     (["runs", 0, "modes", MODE, "wall_us", 0], int("9" * 401),
-     f"{SAMPLES}.wall_us[0]: expected a number, got a 401-digit one"),
+     "runs[0].modes[...].wall_us[0]: number out of range"),
     (["runs", 0, "seed"], int("9" * 401), "runs[0].seed: a whole number beyond 2^63"),
     (["device", "name"], "\ud800", "device.name: a string with a lone surrogate"),
     (["runs", 0, "modes", MODE, "wall_us", 2], 1e308, f"{SAMPLES}.wall_us[2]: a time of 1e+308"),
@@ -53,7 +53,7 @@ def test_an_integer_beyond_the_digit_limit_is_one_line(tmp_path):
     record = tmp_path / "huge.json"
     record.write_text(json.dumps(RUN).replace('"seed": 0', '"seed": ' + "9" * 5000, 1))
     code, err = run_cli(["report", str(record)])
-    assert code == 2 and "thousands of digits" in err
+    assert code == 2 and "config.seed: integer value out of range" in err
 
 
 def test_a_run_record_with_no_launches_per_iteration_is_refused_in_one_line(tmp_path):

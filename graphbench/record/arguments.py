@@ -11,6 +11,7 @@ import os
 from graphbench.errors import RecordError, UsageError
 from graphbench.record.codec import (RUN_SCHEMA, SCHEMA_VERSION, SWEEP_SCHEMA, load_document,
                                      read_run, to_json)
+from graphbench.record.decode import REMEDY as FILE_REMEDY
 from graphbench.record.files import check_not_waiting, check_path_text
 from graphbench.record.model import RunRecord, SweepRecord
 
@@ -51,15 +52,14 @@ def run_record(value: object, side: str) -> RunRecord:
 
 def check_well_formed(record: RunRecord | SweepRecord, name: str) -> None:
     """RecordError unless `record` is what reading its file back would give:
-    it is read as its own document would be (msgspec first, then the
-    careful way that names the field)."""
+    it is read as its own document would be."""
     schema = RUN_SCHEMA if isinstance(record, RunRecord) else SWEEP_SCHEMA
     document = {"schema": schema, "schema_version": SCHEMA_VERSION, **to_json(record)}
     try:
-        if load_document(document, name, fast=True) is None:
-            load_document(document, name)
+        load_document(document, name)
     except RecordError as exc:
-        raise RecordError(exc.message, exc.remedy or RECORD_REMEDY) from None
+        remedy = RECORD_REMEDY if exc.remedy in ("", FILE_REMEDY) else exc.remedy
+        raise RecordError(exc.message, remedy) from None
     points = (record,) if isinstance(record, RunRecord) else record.points
     for point in points:
         if not point.runs and point.legacy_processes is None:

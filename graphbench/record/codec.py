@@ -1,9 +1,10 @@
 """The JSON boundary: the one writer and the one reader of every record.
 
-The reader is driven by the model's type hints: it checks every field's
-type, that required fields are present and that numbers are finite, and
-raises one RecordError naming the field's path, e.g.
-`runs[0].modes.graph.wall_us[3]: expected a number, got "nan"`.
+The reader reads every version through one table (READERS) and the model
+through msgspec (graphbench.record.decode), then checks what the types
+cannot say; a problem is one RecordError naming the file and the field's
+path, e.g. `r.json: runs[0].modes[...].wall_us[3]: expected a number, got a
+string`.
 
 Format history of graphbench/run and graphbench/sweep:
 - version 1: nested dicts with stored statistics; merged records kept their
@@ -28,20 +29,27 @@ import re
 import typing
 from pathlib import Path
 
+import msgspec
+
 from graphbench.errors import RecordError
 from graphbench.record.graph_costs import check_node_costs
 from graphbench.record.columns import round_array, run_columns
-from graphbench.record.decode import convert, decode, decode_json  # noqa: F401 - decode too
+from graphbench.record import codec_v1
+from graphbench.record.decode import decode, decode_json
 from graphbench.record.files import read_bytes, text_of, write_text_atomic
 from graphbench.record.legacy import with_working_sets
-from graphbench.record.parse import parse_json  # noqa: F401 - read_record's first step, and public
+from graphbench.record.parse import parse_json
 from graphbench.record.model import ROUND_METRICS, RunRecord, SweepRecord
 from graphbench.record.printable import may_hide, printable, printable_record
 from graphbench.record.ranges import MAX_US, check_numbers
 
 RUN_SCHEMA, SWEEP_SCHEMA, COMPARE_SCHEMA = "graphbench/run", "graphbench/sweep", "graphbench/compare"
 SCHEMA_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+# every schema version this graphbench reads: its document to the current version's
+READERS = {1: lambda data, source: upgrade_v2(codec_v1.upgrade(data, source)),
+           2: lambda data, source: upgrade_v2(data),
+           SCHEMA_VERSION: lambda data, source: data}
+READABLE_VERSIONS = tuple(READERS)
 
 
 # --- writing -------------------------------------------------------------------
@@ -93,15 +101,10 @@ def write_json(path: str | os.PathLike, document: dict) -> Path:
 
 def read_record(path: str | os.PathLike) -> RunRecord | SweepRecord:
     """A run or sweep record from a file; RecordError naming what is wrong.
-    It is read the fast way (msgspec: decode_json, or for an older version
-    a parse, the upgrade and convert); anything that way refuses is read
-    again the careful way, which names what is wrong. Its strings are made
-    printable (record.printable)."""
+    Its strings are made printable (record.printable)."""
     source, data = str(path), read_bytes(path)
     with _no_collection():
-        record = _fast_record(data, source)
-        if record is None:
-            record = load_document(parse_json(text_of(data, path), source), source)
+        record = load_json(data, source, lambda: text_of(data, path))
     return printable_record(record, source) if may_hide(data) else record
 
 
@@ -110,16 +113,23 @@ _CURRENT = re.compile(rb'\s*\{\s*"schema"\s*:\s*"graphbench/(run|sweep)"\s*,\s*'
                       rb'"schema_version"\s*:\s*3\s*[,}]')
 
 
-def _fast_record(data: bytes, source: str) -> RunRecord | SweepRecord | None:
+def load_json(data: bytes, source: str, text: typing.Callable[[], str]) -> RunRecord | SweepRecord:
+    """The record in the JSON text `data` (`text()`: it as a str). msgspec
+    parses it in C: a record of the current version (whose reader keeps its
+    document as it is) straight into the model, any other to plain dicts
+    and lists for load_document. Text msgspec refuses is parsed again by
+    parse_json, which names what is wrong."""
     found = _CURRENT.match(data, 0, 256)
-    if found:
-        record = decode_json(RunRecord if found.group(1) == b"run" else SweepRecord, data)
-        return _checked(record, source) if record else None
-    document = decode_json(None, data)  # an older version, parsed in C
     try:
-        return None if document is None else load_document(document, source, fast=True)
-    except RecordError:  # named again the careful way
-        return None
+        if found:
+            cls = RunRecord if found.group(1) == b"run" else SweepRecord
+            with _named(source):
+                record = decode_json(cls, data)
+            return _checked(record, source)
+        document = msgspec.json.decode(data)
+    except (msgspec.MsgspecError, RecursionError):  # a typed one's ValidationError is named
+        document = parse_json(text(), source)
+    return load_document(document, source)
 
 
 @contextlib.contextmanager
@@ -148,9 +158,9 @@ def read_run(path: str | os.PathLike) -> RunRecord:
     return record
 
 
-def load_document(data, source: str, fast: bool = False) -> RunRecord | SweepRecord | None:
-    """The record in a parsed document, upgraded from its version; `fast`
-    converts it in C (convert), and gives None for what that refuses."""
+def load_document(data, source: str) -> RunRecord | SweepRecord:
+    """The record in a parsed document, brought to the current version by
+    its version's reader (READERS)."""
     schema = data.get("schema") if isinstance(data, dict) else None
     if schema not in (RUN_SCHEMA, SWEEP_SCHEMA):
         found = repr(schema if isinstance(data, dict) else type(data).__name__)
@@ -161,28 +171,26 @@ def load_document(data, source: str, fast: bool = False) -> RunRecord | SweepRec
         raise RecordError(f"{source} has schema version {version!r}; this graphbench reads "
                           f"versions {', '.join(map(str, READABLE_VERSIONS))}",
                           "use the graphbench version that wrote it")
-    cls = RunRecord if schema == RUN_SCHEMA else SweepRecord
-    try:  # every problem below is named with the file it is in
-        if version == 1:
-            from graphbench.record.codec_v1 import upgrade
+    with _named(source):  # every problem below is named with the file it is in
+        record = decode(RunRecord if schema == RUN_SCHEMA else SweepRecord,
+                        READERS[version](data, source))
+    return _checked(record, source)
 
-            data = upgrade(data, source)
-        if version in (1, 2):
-            data = upgrade_v2(data)
-        record = convert(cls, data) if fast else decode(cls, data, "")
+
+@contextlib.contextmanager
+def _named(source: str):
+    try:
+        yield
     except RecordError as exc:
         raise RecordError(printable(f"{source}: {exc.message}"), exc.remedy) from None
-    return None if record is None else _checked(record, source)
 
 
 def _checked(record: RunRecord | SweepRecord, source: str) -> RunRecord | SweepRecord:
     """What the types cannot say, checked; what old records lack, filled in."""
-    try:
+    with _named(source):
         check_consistent(record)
         check_numbers(record)
         return with_working_sets(record)
-    except RecordError as exc:
-        raise RecordError(printable(f"{source}: {exc.message}"), exc.remedy) from None
 
 
 def upgrade_v2(data):
