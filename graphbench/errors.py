@@ -79,9 +79,11 @@ class UsageError(GraphbenchError):
     """A bad argument or option value."""
 
 
-class ConfigError(UsageError):
+class ConfigError(UsageError, ValueError):
     """A configuration field with a bad value. It names the field, not a
-    flag: the CLI knows which flag sets it and says that instead."""
+    flag: the CLI knows which flag sets it and says that instead. A
+    ValueError too, so that msgspec, decoding a stored record, names the
+    field's path in the record."""
 
     def __init__(self, field: str, problem: str, remedy: str = "") -> None:
         super().__init__(f"{field} {problem}", remedy)

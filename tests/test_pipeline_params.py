@@ -280,7 +280,7 @@ def test_a_record_with_a_hostile_param_text_is_refused(tmp_path):
     document = json.loads(write_record(tmp_path / "run.json", make_record()).read_text())
     document["config"]["params"] = {"cols": "__import__('os')"}
     (tmp_path / "bad.json").write_text(json.dumps(document))
-    with pytest.raises(graphbench.errors.RecordError, match="a configuration: params cols"):
+    with pytest.raises(graphbench.errors.RecordError, match="config: params cols"):
         read_record(tmp_path / "bad.json")
 
 

@@ -60,7 +60,7 @@ def _bad_copy(tmp_path, record, mutate) -> Path:
     (lambda d: d["runs"][0].pop("checks"), "runs[0].checks: required field is missing"),
     (lambda d: d.__setitem__("device", {}), "device.index: required field is missing"),
     (lambda d: d["config"].__setitem__("elements", 1.5), "config.elements: expected a whole number"),
-    (lambda d: d["config"].__setitem__("min_rounds", 0), "a configuration: min_rounds must be a positive"),
+    (lambda d: d["config"].__setitem__("min_rounds", 0), "config: min_rounds must be a positive"),
     (lambda d: d["runs"][0]["checks"][0].__setitem__("passed", "yes"),
      "runs[0].checks[0].passed: expected true or false"),
 ])

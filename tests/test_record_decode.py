@@ -60,12 +60,12 @@ def test_said_turns_any_msgspec_message_into_one_line():
 
 
 def test_a_configuration_s_own_check_is_a_record_error():
-    """RunConfig checks its values itself; msgspec passes its ConfigError on
-    without the path, and it is read as a RecordError naming the field."""
+    """RunConfig checks its values itself; its ConfigError is a ValueError,
+    which msgspec passes on with the field's path: a RecordError naming it."""
     message, _ = refusal(lambda: decode(RunConfig, {"min_rounds": 0}, "config"), RecordError)
     assert message.startswith("config: min_rounds must be")
     assert refusal(lambda: decode(RunConfig, {"min_rounds": 0}), RecordError)[0].startswith(
-        "a configuration: min_rounds must be")
+        "the record: min_rounds must be")
 
 
 def test_values_are_built_as_the_model_has_them():

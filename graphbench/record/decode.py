@@ -51,9 +51,9 @@ def _decoder(cls):
 
 @contextlib.contextmanager
 def _named(path: str):
-    """msgspec's ValidationError as RecordError; so too a configuration's
-    own check (a ConfigError of RunConfig or SweepConfig, which msgspec
-    passes on as it is, without the path)."""
+    """msgspec's ValidationError as RecordError: a configuration's own check
+    (a ConfigError of RunConfig or SweepConfig) is one too, with its path,
+    being a ValueError; any other graphbench error is named as it is."""
     try:
         yield
     except msgspec.ValidationError as exc:
