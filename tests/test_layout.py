@@ -223,3 +223,13 @@ def test_every_module_has_a_test_file_named_for_it_or_one_that_says_it_covers_it
                      if file_named_for(name, bare_names) is None and path not in covered)
     assert missing == [], "add tests/test_<name>.py or a 'Covers <path>.' docstring line"
     assert sorted(set(covered) - set(paths)) == []  # no line names a module that is gone
+
+
+def test_the_api_and_the_plugin_import_nothing_of_the_command_line():
+    """The CLI, the API and the plugin are thin layers over one library: the
+    API and the plugin read values, outputs and paths from it, not from cli/."""
+    entry = ("graphbench.api", "graphbench.pytest_plugin", "graphbench.pytest_session",
+             "graphbench.pytest_entry")
+    found = {n: sorted(m for m in IMPORTS[n] if m.startswith("graphbench.cli"))
+             for n in entry if n in MODULES}
+    assert len(found) == len(entry) and {n: f for n, f in found.items() if f} == {}
