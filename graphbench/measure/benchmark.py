@@ -67,8 +67,8 @@ def process_run(session: Session, sampling: Sampling | None, checks: list[Check]
                 extras: dict, elapsed_s: float) -> ProcessRun:
     config, iterations = session.config, round_iterations(session)
     workloads = {mode.name: mode.workload for mode in session.modes}
-    modes = {name: ModeSamples(*(tuple(sampling.per_iteration_us(name, metric, iterations[name]))
-                                 for metric in ROUND_METRICS),
+    modes = {name: ModeSamples(**{f"{metric}_us": tuple(sampling.per_iteration_us(
+                                   name, metric, iterations[name])) for metric in ROUND_METRICS},
                                workload=workloads[name],
                                probe_before_us=tuple(a for a, _ in sampling.probes.get(name, ())),
                                probe_after_us=tuple(b for _, b in sampling.probes.get(name, ())))
