@@ -21,15 +21,22 @@ class Metric:
     bound: str
     gateable: bool
     description: str
+    # a record always holds it: one reading a round (a figure added later may
+    # be absent from older records, and is then not measured there)
+    required: bool = False
+    may_be_zero: bool = False  # a reading of 0 is a measurement (enqueue below the clock's tick)
 
 
 METRICS = (
     Metric("wall", "us", ROUND, HOST, True,
-           "host clock around enqueue and synchronise, per iteration: what a user waits"),
+           "host clock around enqueue and synchronise, per iteration: what a user waits",
+           required=True),
     Metric("submit", "us", ROUND, HOST, True,
-           "host time to enqueue an iteration: the CPU's launch cost"),
+           "host time to enqueue an iteration: the CPU's launch cost", required=True,
+           may_be_zero=True),
     Metric("device", "us", ROUND, HOST, True,
-           "CUDA events around the loop: the stream busy or waiting, per iteration"),
+           "CUDA events around the loop: the stream busy or waiting, per iteration",
+           required=True),
     Metric("busy", "us", SET, GPU, True,
            "GPU time of one iteration's work queued behind a hold (the mode's workload's)"),
     Metric("cycles", "cycles", SET, GPU, True, "busy time in SM cycles at the measured clock"),

@@ -45,3 +45,21 @@ def test_names_units_and_kinds_are_stated_once_and_well_formed():
 
 def test_every_rung_runs_a_workload_the_table_names():
     assert {rung.workload for rung in RUNGS} <= {STAGES, STAGES_PDL, FUSED, COMPILED}
+
+
+def test_a_stored_record_missing_a_required_figure_is_refused(tmp_path):
+    """wall, submit and device are in every record; submit may read 0."""
+    import json
+
+    from conftest import make_record
+
+    from graphbench.errors import RecordError
+    from graphbench.record.codec import read_record, write_record
+
+    assert all(BY_NAME[name].required for name in ("wall", "submit", "device"))
+    assert BY_NAME["submit"].may_be_zero and not BY_NAME["wall"].may_be_zero
+    document = json.loads(write_record(tmp_path / "r.json", make_record()).read_text())
+    document["runs"][0]["modes"]["graph"]["device_us"] = []
+    (tmp_path / "bad.json").write_text(json.dumps(document))
+    with pytest.raises(RecordError, match=r"graph.device_us: 0 samples for \d+ rounds"):
+        read_record(tmp_path / "bad.json")

@@ -39,7 +39,8 @@ from graphbench.record.decode import decode, decode_json
 from graphbench.record.files import read_bytes, text_of, write_text_atomic
 from graphbench.record.legacy import with_working_sets
 from graphbench.record.parse import parse_json
-from graphbench.record.model import ROUND_METRICS, RunRecord, SweepRecord
+from graphbench.metrics import BY_NAME, ROUND_METRICS
+from graphbench.record.model import RunRecord, SweepRecord
 from graphbench.record.printable import may_hide, printable, printable_record
 from graphbench.record.ranges import MAX_US, check_numbers
 
@@ -244,11 +245,14 @@ def check_consistent(record, path: str = "") -> None:
         for name, samples in run.modes.items():
             for metric in ROUND_METRICS:
                 values = getattr(samples, f"{metric}_us")
+                if not values and not BY_NAME[metric].required:
+                    continue  # a figure this record's version did not yet read
                 if len(values) != run.rounds:
                     raise RecordError(f"{where}.modes.{name}.{metric}_us: {len(values)} samples "
                                       f"for {run.rounds} rounds")
                 _check_times(values, f"{where}.modes.{name}.{metric}_us",
-                             allow_zero=metric == "submit", array=round_array(samples, metric))
+                             allow_zero=BY_NAME[metric].may_be_zero,
+                             array=round_array(samples, metric))
         _check_positive(run, where)
     for i, point in enumerate(record.gate_points):
         check_consistent(point, f"{path}gate_points[{i}].")
