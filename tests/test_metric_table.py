@@ -22,7 +22,7 @@ from graphbench.record.model import ModeSamples
 def test_every_per_round_metric_is_a_field_of_a_mode_s_samples():
     fields = {f.name for f in dataclasses.fields(ModeSamples)}
     assert {f"{name}_us" for name in ROUND_METRICS} <= fields
-    assert ROUND_METRICS == ("wall", "submit", "device")
+    assert {"wall", "submit", "device"} <= set(ROUND_METRICS)
 
 
 @pytest.mark.parametrize("metric", METRICS, ids=lambda m: m.name)
