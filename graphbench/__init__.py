@@ -17,8 +17,9 @@ if TYPE_CHECKING:  # what a type checker sees; at run time __getattr__ loads the
     # "X as X": an explicit re-export, which mypy --strict and pyright require
     from graphbench.api import bench as bench, compare as compare, load as load, run as run
     from graphbench.api import save as save, summarize as summarize
+    from graphbench.api import check_replay as check_replay
 
-API = ("run", "bench", "compare", "load", "save", "summarize")
+API = ("run", "bench", "check_replay", "compare", "load", "save", "summarize")
 __all__ = ["__version__", *API]
 
 

@@ -28,6 +28,7 @@ from graphbench.record.model import Comparison, RunRecord, SweepRecord
 
 if TYPE_CHECKING:
     from graphbench.gate.specs import FailSpec
+    from graphbench.replay.check import ReplayCheck
     from graphbench.stats.summary import RunSummary
     from graphbench.pipeline.callables import CallablePipeline
     from graphbench.pipeline.spec import Pipeline
@@ -101,6 +102,24 @@ def bench(fn: Callable[..., Any], *inputs: Any, rtol: float | None = None,
     with in_api_words():
         spec = bare_pipeline(fn, inputs, rtol, atol, reference)
     return run(spec, **bench_settings(inputs, settings))
+
+
+def check_replay(fn: Callable[..., Any], *args: Any, outputs: Sequence[int] = (),
+                 scalars: dict[str, Any] | None = None, sizes: Sequence[str] = (),
+                 repeats: int = 5, seed: int = 0, rtol: float | None = None,
+                 atol: float | None = None) -> "ReplayCheck":
+    """Whether a CUDA graph captured from fn(*args, **scalars) stays right on
+    new data (torch CUDA tensors): captured once, replayed under a battery
+    of perturbations (inputs refilled with random values and poison, outputs
+    poisoned, the scalars changed, unchanged inputs twice) and compared with
+    eager execution each time. `outputs`: positions of arguments fn writes
+    in place (none: the arrays it returns); `sizes`: scalars that are sizes.
+    The ReplayCheck's judgement names each class of stale replay with its
+    evidence; `passed` where none was found (graphbench.replay)."""
+    from graphbench.replay.check import check_replay as checked
+
+    with in_api_words():
+        return checked(fn, args, outputs, scalars, sizes, repeats, seed, rtol, atol)
 
 
 def compare(baseline: RecordArg, current: RecordArg | None = None,
