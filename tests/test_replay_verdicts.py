@@ -31,7 +31,7 @@ def run(takes: Takes, capture: CaptureFacts | None = None, wrong=None, repeats: 
         out = (wrong(case) if wrong else None) or OutputOutcome("y", N, 0)
         given = {"eager_kernels": KERNELS, "replay_kernels": KERNELS}
         if case.perturbation == SAME_INPUTS:
-            given.update(replay_repeated=False, eager_repeated=False)
+            given.update(replay_repeated=True, eager_repeated=True)  # deterministic
         given.update(fields.get(case.perturbation.replace("-", "_"), {}))
         cases.append(CaseOutcome(case.index, case.perturbation, case.repeat, (out,), **given))
     return ReplayRecord("f", takes.inputs, takes.outputs, takes.sizes,
@@ -135,6 +135,19 @@ def test_replays_that_repeat_where_eager_does_not_are_repeating_random_numbers()
     assert finding.kind == "repeating-random" and "in 3 of 3 cases" in finding.evidence
     deterministic = run(TAKES, same_inputs={"replay_repeated": True, "eager_repeated": True})
     assert judge(deterministic).passed
+
+
+def test_a_random_callable_is_held_only_to_drawing_anew_on_every_replay():
+    """Where eager draws new numbers on unchanged inputs, no replay can match
+    eager's values: graph-safe random numbers pass, whatever the values."""
+    def differs(case):
+        return OutputOutcome("y", N, N)
+    fresh = run(TAKES, wrong=differs, same_inputs={"replay_repeated": False,
+                                                   "eager_repeated": False})
+    assert judge(fresh).passed
+    stuck = run(TAKES, wrong=differs, same_inputs={"replay_repeated": True,
+                                                   "eager_repeated": False})
+    assert kinds(stuck) == ["repeating-random"]
 
 
 def test_kernels_the_replay_adds_or_drops_are_named():

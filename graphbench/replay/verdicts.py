@@ -20,6 +20,8 @@ a wrong replay is, is read from where it went wrong:
   callable (host-sync), kernels the replay runs that eager does not or the
   reverse, with eager's own kernels the same in every case (kernels);
 - wrong on new data with none of these: stale, its cause unnamed.
+Where eager execution itself draws new values on unchanged inputs (random
+numbers), values cannot be held to eager's: only repeating-random is read.
 A callable that could not be captured at all cannot be judged.
 """
 
@@ -95,6 +97,11 @@ def detected(record: ReplayRecord) -> list[Finding]:
 
 
 def from_values(record: ReplayRecord) -> list[Finding]:
+    """What the values show. Where eager execution itself gave other values
+    on unchanged inputs (random numbers drawn anew), no replay can be held
+    to eager's values: only whether the replay's repeat is judged."""
+    if eager_varies(record.cases):
+        return repeating(record.cases)
     found = []
     for name in record.outputs:
         found += unwritten(record, name)
@@ -156,6 +163,10 @@ def on_new_data(record: ReplayRecord, name: str) -> list[Finding]:
                     f"({worst.wrong:,} of {worst.elements:,} elements, {worst.stale:,} equal "
                     f"to the captured run's value){_repeats(hits, record, DATA_CASES)}",
                     tuple(c.case for c, _ in hits))]
+
+
+def eager_varies(cases) -> bool:
+    return any(c.eager_repeated is False for c in cases if c.perturbation == SAME_INPUTS)
 
 
 def repeating(cases) -> list[Finding]:
