@@ -38,7 +38,8 @@ CLASSES = {
     "host-scalar": "a host scalar was baked into the graph at capture",
     "frozen-shape": "a launch shape follows the size seen at capture",
     "frozen-branch": "a data-dependent branch was frozen at capture",
-    "repeating-random": "random numbers repeat on every replay",
+    "repeating-random": ("the replay repeats what eager changes from call to call: random "
+                         "numbers, or Python-side state frozen at capture"),
     "side-stream": "work on a side stream is never joined to the capture",
     "pageable-staging": "an input is staged from pageable host memory",
     "host-sync": "the callable synchronises with or reads from the host inside",

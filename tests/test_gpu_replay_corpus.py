@@ -1,0 +1,115 @@
+"""GPU tests of the replay check (graphbench.check_replay) over a corpus of
+torch callables: each buggy one flagged with its class, no correct one
+flagged, and the time a check takes. Needs torch and a GPU.
+
+Run: python -m pytest -q -p no:cacheprovider tests/test_gpu_replay_corpus.py -rs -s"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import graphbench
+
+pytestmark = pytest.mark.gpu
+torch = pytest.importorskip("torch")
+N = 1 << 16
+
+
+def _x():
+    return torch.randn(N, device="cuda")
+
+
+def _matrix(rows=256, cols=256):
+    return torch.randn(rows, cols, device="cuda")
+
+
+def mlp(x, w1, w2):
+    return torch.relu(x @ w1) @ w2
+
+
+def scale_into(x, out):
+    torch.mul(x, 2.0, out=out)
+
+
+def by_device_scalar(x, alpha):
+    return x * alpha  # alpha a tensor: refilled on the device, read by every replay
+
+
+def by_host_scalar(x, alpha):
+    return x * alpha  # a Python float: baked into the graph at capture
+
+
+def head(x, n):
+    out = torch.zeros_like(x)
+    out[:n] = x[:n] * 2  # the slice's size is the one seen at capture
+    return out
+
+
+class Stepper:
+    """Python-side state advanced by every eager call, frozen in the graph."""
+
+    def __init__(self):
+        self.step = 0
+
+    def __call__(self, x):
+        self.step += 1
+        return x * self.step
+
+
+def writes_its_own(x, out):
+    """Writes a tensor it allocates under capture instead of the caller's."""
+    if torch.cuda.is_current_stream_capturing():
+        torch.mul(x, 2.0, out=torch.empty_like(out))
+    else:
+        torch.mul(x, 2.0, out=out)
+
+
+CORRECT = {
+    "elementwise": (lambda x: x * 2 + 1, lambda: (_x(),), {}),
+    "matmul": (lambda a, b: a @ b, lambda: (_matrix(), _matrix()), {}),
+    "mlp": (mlp, lambda: (_matrix(64, 256), _matrix(), _matrix(256, 64)), {}),
+    "softmax": (lambda x: torch.softmax(x, -1), lambda: (_matrix(),), {}),
+    "in place": (scale_into, lambda: (_x(), torch.empty(N, device="cuda")), {"outputs": (1,)}),
+    "device scalar": (by_device_scalar, lambda: (_x(), torch.randn(1, device="cuda")), {}),
+    "data-dependent on the device": (lambda x: torch.where(x > 0, x, -x), lambda: (_x(),), {}),
+    "cumsum": (lambda x: torch.cumsum(x, 0), lambda: (_x(),), {}),
+    "reduction": (lambda x: x.sum(dim=0), lambda: (_matrix(),), {}),
+    "layer norm": (lambda x: torch.nn.functional.layer_norm(x, (256,)), lambda: (_matrix(),), {}),
+}
+BUGGY = {
+    "host scalar": (by_host_scalar, lambda: (_x(),), {"scalars": {"alpha": 2.0}},
+                    "host-scalar"),
+    "size seen at capture": (head, lambda: (_x(),), {"scalars": {"n": N}, "sizes": ("n",)},
+                             "frozen-shape"),
+    # eager's results change from call to call on the same inputs: read as a repeat
+    "python-side state": (Stepper(), lambda: (_x(),), {}, "repeating-random"),
+    "own tensor under capture": (writes_its_own, lambda: (_x(), torch.empty(N, device="cuda")),
+                                 {"outputs": (1,)}, "capture-allocation"),
+}
+
+
+@pytest.mark.parametrize("name", CORRECT)
+def test_a_correct_callable_is_never_flagged(name):
+    fn, args, options = CORRECT[name]
+    start = time.perf_counter()
+    check = graphbench.check_replay(fn, *args(), **options)
+    print(f"\n{name}: {time.perf_counter() - start:.2f} s, {len(check.record.cases)} cases")
+    assert check.passed, check.judgement
+
+
+@pytest.mark.parametrize("name", BUGGY)
+def test_a_buggy_callable_is_flagged_with_its_class(name):
+    fn, args, options, kind = BUGGY[name]
+    start = time.perf_counter()
+    check = graphbench.check_replay(fn, *args(), **options)
+    print(f"\n{name}: {time.perf_counter() - start:.2f} s: "
+          + "; ".join(f"{f.kind}: {f.evidence}" for f in check.judgement.findings))
+    assert kind in [f.kind for f in check.judgement.findings], check.judgement
+
+
+def test_a_callable_that_synchronises_inside_cannot_be_judged():
+    check = graphbench.check_replay(lambda x: x * float(x.sum().item()), _x())
+    assert not check.passed and check.judgement.findings == ()
+    assert check.judgement.unjudged.startswith("the callable could not be captured")
