@@ -107,13 +107,20 @@ def test_a_size_the_launch_follows_is_a_frozen_shape():
     assert [f.kind for f in judgement.findings] == ["frozen-shape"]
 
 
-def test_a_callable_that_cannot_be_captured_is_not_judged():
+def test_a_callable_that_cannot_be_captured_is_judged_only_where_the_error_names_why():
     record, judgement = checked(lambda a: a * 2, (np.ones(N),),
-                                adapter=Stand("RuntimeError: operation not permitted when "
-                                              "stream is capturing"))
+                                adapter=Stand("RuntimeError: CUDA error: out of memory"))
     assert record.cases == () and not record.capture.captured
     assert not judgement.passed and judgement.findings == ()
-    assert judgement.unjudged.endswith("operation not permitted when stream is capturing")
+    assert judgement.unjudged == ("the callable could not be captured: RuntimeError: CUDA "
+                                  "error: out of memory")
+    for error, kind in (("RuntimeError: operation not permitted when stream is capturing",
+                         "host-sync"),
+                        ("RuntimeError: CUDA error: operation failed due to a previous error "
+                         "during capture (cudaErrorStreamCaptureUnjoined)", "side-stream")):
+        _, judgement = checked(lambda a: a * 2, (np.ones(N),), adapter=Stand(error))
+        [finding] = judgement.findings
+        assert finding.kind == kind and finding.evidence.endswith(f"the capture failed: {error}")
 
 
 def test_scalars_are_varied_so_that_a_size_stays_one_the_inputs_hold():

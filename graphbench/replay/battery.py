@@ -75,7 +75,7 @@ def run_battery(callee: Callee, adapter: Adapter, repeats: int, seed: int) -> Re
     try:
         replay, returned = adapter.capture(lambda: callee.call(callee.scalars))
     except CaptureFailed as exc:
-        return _record(callee, CaptureFacts(False, error=str(exc)), ())
+        return _record(callee, failed_capture(str(exc)), ())
     facts = CaptureFacts(True, allocated_bytes=max(0, adapter.held_bytes() - before),
                          scalars=_numbers(callee.scalars))
     outs = [callee.args[i] for i in callee.outputs] or list(_results(returned))
@@ -87,6 +87,22 @@ def run_battery(callee: Callee, adapter: Adapter, repeats: int, seed: int) -> Re
     cases = tuple(run_case(case, callee, adapter, replay, outs, captured, rng)
                   for case in plan(takes, repeats))
     return _record(callee, facts, cases)
+
+
+# what the capture's error says, in CUDA's words and torch's, and the class it names
+UNJOINED = ("unjoined",)
+FORBIDDEN = ("captureunsupported", "not permitted when stream is capturing",
+             "cannot be called during cuda graph capture", "synchroniz")
+
+
+def failed_capture(error: str) -> CaptureFacts:
+    """The facts of a capture that failed: a side stream never joined, or a
+    host synchronisation, where its error says so."""
+    text = error.lower()
+    joined = any(word in text for word in UNJOINED)
+    forbidden = not joined and any(word in text for word in FORBIDDEN)
+    return CaptureFacts(False, error=error, side_stream_work=1 if joined else None,
+                        host_syncs=1 if forbidden else None)
 
 
 def run_case(case: Case, callee: Callee, adapter: Adapter, replay, outs, captured,

@@ -22,7 +22,9 @@ a wrong replay is, is read from where it went wrong:
 - wrong on new data with none of these: stale, its cause unnamed.
 Where eager execution itself draws new values on unchanged inputs (random
 numbers), values cannot be held to eager's: only repeating-random is read.
-A callable that could not be captured at all cannot be judged.
+A callable that could not be captured at all cannot be judged, unless the
+capture's own error names the class (a side stream never joined; a host
+synchronisation, which capture forbids).
 """
 
 from __future__ import annotations
@@ -72,8 +74,10 @@ class Judgement:
 
 def judge(record: ReplayRecord) -> Judgement:
     """Every class's finding on the record (the module docstring)."""
-    if not record.capture.captured:
-        return Judgement((), f"the callable could not be captured: {record.capture.error}")
+    if not record.capture.captured:  # judged where the capture's error names a class
+        named = detected(record)
+        return Judgement(tuple(named)) if named else \
+            Judgement((), f"the callable could not be captured: {record.capture.error}")
     if not record.cases:
         return Judgement((), "no case ran")
     findings = [*detected(record), *from_values(record)]
@@ -92,7 +96,8 @@ def detected(record: ReplayRecord) -> list[Finding]:
                               ("host-sync", facts.host_syncs,
                                "host synchronisation(s) or read(s) inside the callable")):
         if count:
-            found.append(Finding(kind, f"{count:,} {what}"))
+            failed = "" if facts.captured else f"; the capture failed: {facts.error}"
+            found.append(Finding(kind, f"{count:,} {what}{failed}"))
     found += kernel_findings(record.cases)
     return found
 
