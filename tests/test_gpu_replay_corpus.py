@@ -66,6 +66,15 @@ def writes_its_own(x, out):
         torch.mul(x, 2.0, out=out)
 
 
+def side_stream_unjoined(x):
+    """Work forked onto a side stream and never joined back."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        y = x * 2
+    return y
+
+
 CORRECT = {
     "elementwise": (lambda x: x * 2 + 1, lambda: (_x(),), {}),
     "matmul": (lambda a, b: a @ b, lambda: (_matrix(), _matrix()), {}),
@@ -85,6 +94,7 @@ BUGGY = {
                              "frozen-shape"),
     # eager's results change from call to call on the same inputs: read as a repeat
     "python-side state": (Stepper(), lambda: (_x(),), {}, "repeating-random"),
+    "side stream never joined": (side_stream_unjoined, lambda: (_x(),), {}, "side-stream"),
     "own tensor under capture": (writes_its_own, lambda: (_x(), torch.empty(N, device="cuda")),
                                  {"outputs": (1,)}, "capture-allocation"),
 }
