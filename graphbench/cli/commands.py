@@ -216,6 +216,8 @@ def cmd_completion(args) -> int:
 
 
 from graphbench.cli.reading import cmd_compare, cmd_kernels, cmd_report  # noqa: E402
+from graphbench.cli.replay import cmd_replay  # noqa: E402
 
 COMMANDS = {"run": cmd_run, "sweep": cmd_sweep, "report": cmd_report, "compare": cmd_compare,
-            "kernels": cmd_kernels, "history": cmd_history, "completion": cmd_completion}
+            "kernels": cmd_kernels, "replay": cmd_replay, "history": cmd_history,
+            "completion": cmd_completion}

@@ -18,6 +18,17 @@ def output_note(command: str) -> str:
                          width=79, subsequent_indent="  ")
 
 
+REPLAY_EXAMPLES = """examples:
+  graphbench replay --pipeline torch_mlp       the shipped torch MLP, 4096 elements
+  graphbench replay --pipeline my_model.py --elements 2^20 --repeats 10
+  graphbench replay --pipeline my_model.py --json replay.json
+
+Each case refills the inputs (random values, poison), poisons the outputs,
+or replays twice on unchanged inputs, then compares the replay with eager
+execution on the same inputs (docs/replay.md).
+exit codes: 0 every replay right, 1 a stale replay found, 2 cannot judge.
+"""
+
 RUN_EXAMPLES = """examples:
   graphbench run                               defaults: 4096 elements, 1000 iterations, device 0
   graphbench run --elements 2^20 --json out.json

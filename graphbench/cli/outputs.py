@@ -25,11 +25,12 @@ from graphbench.record import output_paths
 from graphbench.record.files import write_failed, write_text_atomic
 from graphbench.record.output_paths import STDOUT, Wanted, standard_stream
 from graphbench.record.printable import printable
-from graphbench.report.outputs import COMPARISON, OUTPUTS, RECORDS, RUN, SWEEP, outputs_for
+from graphbench.report.outputs import (COMPARISON, OUTPUTS, RECORDS, REPLAY, RUN, SWEEP,
+                                       outputs_for)
 
 # the kinds each command writes, the first a format renders winning (run's --markdown: the gate's)
 COMMAND_KINDS = {"run": (RUN, COMPARISON), "sweep": (SWEEP,), "report": (RECORDS,),
-                 "compare": (COMPARISON,)}
+                 "compare": (COMPARISON,), "replay": (REPLAY,)}
 # the inputs each command reads, by option; positional ones by their metavar
 INPUTS = (("files", "FILE"), ("baseline", "--baseline"), ("current", "CURRENT"),
           ("ab_source", "--ab"), ("kernel_source", "--kernel-source"), ("pipeline", "--pipeline"))

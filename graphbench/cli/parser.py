@@ -9,14 +9,15 @@ import dataclasses
 
 from graphbench._version import __version__
 from graphbench.cli.completion import EPILOG, add_completion
-from graphbench.cli.help import (COMPARE_EXAMPLES, KERNELS_EXAMPLES, REPORT_EXAMPLES,
-                                 RUN_EXAMPLES, SWEEP_EXAMPLES)
+from graphbench.cli.help import (COMPARE_EXAMPLES, KERNELS_EXAMPLES, REPLAY_EXAMPLES,
+                                 REPORT_EXAMPLES, RUN_EXAMPLES, SWEEP_EXAMPLES)
 from graphbench.cli.history import (REFERENCES, add_history, add_history_option,
                                     add_save_options)
-from graphbench.config.values import (PARSERS, StoreGiven, StoreParam, parse_positive_int,
-                                  parse_processes, parse_record_path)
+from graphbench.config.values import (PARSERS, StoreGiven, StoreParam, parse_int,
+                                     parse_positive_int, parse_processes, parse_record_path)
 from graphbench.config import RUN, SWEEP, RunConfig, SweepConfig, cli_default, cli_fields
 from graphbench.errors import UsageError
+from graphbench.replay.plan import MAX_REPEATS, REPEATS
 from graphbench.report.outputs import outputs_for
 
 
@@ -190,6 +191,26 @@ def add_kernels(commands) -> None:
     add_quiet(kernels)
 
 
+def add_replay(commands) -> None:
+    replay = _subcommand(commands, "replay", "prove a captured graph replays right on new data",
+                         "Capture a torch pipeline once, replay it under a battery of new "
+                         "inputs, poison and repeats, and compare every replay with eager "
+                         "execution.", REPLAY_EXAMPLES)
+    replay.add_argument("--pipeline", metavar="FILE|NAME", required=True,
+                        help="a callable (torch) pipeline file, or a shipped one (torch_mlp)")
+    replay.add_argument("--elements", type=lambda t: parse_positive_int(t, "--elements"),
+                        default=4096, metavar="N", help="the pipeline's size n (default 4096)")
+    replay.add_argument("--repeats", type=lambda t: parse_positive_int(t, "--repeats"),
+                        default=REPEATS, metavar="N", help=f"each case this many times, "
+                        f"interleaved (default {REPEATS}, at most {MAX_REPEATS})")
+    replay.add_argument("--seed", type=lambda t: parse_int(t, "--seed"), default=1,
+                        metavar="N", help="the random inputs' seed (default 1)")
+    params = next(f for f in dataclasses.fields(RunConfig) if f.name == "params")
+    add_config_option(replay, params, RUN)
+    add_outputs(replay, "replay")
+    add_quiet(replay)
+
+
 def build_parser() -> ArgumentParser:
     parser = ArgumentParser(prog="graphbench", epilog=EPILOG,  # the epilog's command: one line
                             formatter_class=argparse.RawDescriptionHelpFormatter, description=(
@@ -199,8 +220,8 @@ def build_parser() -> ArgumentParser:
         "every result checked against CuPy."))
     parser.add_argument("--version", action="version", version=f"graphbench {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
-    for add in (add_run, add_sweep, add_report, add_compare, add_kernels, add_history,
-                add_completion):
+    for add in (add_run, add_sweep, add_report, add_compare, add_kernels, add_replay,
+                add_history, add_completion):
         add(commands)
     for command in commands_of(parser):
         if "--verbose" not in command._option_string_actions:

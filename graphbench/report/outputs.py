@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-RUN, SWEEP, RECORDS, COMPARISON = "run", "sweep", "records", "comparison"
+RUN, SWEEP, RECORDS, COMPARISON, REPLAY = "run", "sweep", "records", "comparison", "replay"
 STDOUT_HELP = "- for standard output; the report then goes to stderr"
 
 
@@ -126,6 +126,12 @@ def _verdicts_json(v: Verdicts) -> str:
                       **to_json(v.comparison)})
 
 
+def _replay_json(check) -> str:
+    from graphbench.report.replay import replay_document
+
+    return json_text(replay_document(check))
+
+
 def _verdicts_csv(v: Verdicts) -> str:
     from graphbench.report.csv_rows import comparison_csv
 
@@ -190,7 +196,9 @@ OUTPUTS: dict[str, Output] = {output.name: output for output in (
         RECORDS: Render(lambda records: record_text(records[0][1]), "write the one record "
                         "again, in the current schema (- for standard output)", "json"),
         COMPARISON: Render(_verdicts_json, "write the verdicts as JSON (- for standard "
-                           "output)")}),
+                           "output)"),
+        REPLAY: Render(_replay_json, "write the verdict, each finding and every case's "
+                       f"outcome to FILE ({STDOUT_HELP})", "replay record")}),
     Output("markdown", {
         SWEEP: Render(_sweep_markdown, TABLES_HELP, "markdown"),
         RECORDS: Render(records_markdown, TABLES_HELP, "markdown"),
