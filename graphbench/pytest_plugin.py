@@ -192,7 +192,8 @@ def require_gpu() -> None:  # DeviceError unless the driver reports a usable GPU
 
 class GraphbenchFixture:
     """What the `graphbench` fixture gives a test: `run`, as graphbench.run,
-    with the session's saving and gating applied to its record."""
+    with the session's saving and gating applied to its record; `bench`;
+    and `check_replay`, as graphbench.check_replay, failing a stale replay."""
 
     def __init__(self, node_id: str, options: Options) -> None:
         self.node_id, self.options, self.calls = node_id, options, 0
@@ -225,6 +226,21 @@ class GraphbenchFixture:
         a function object cannot be sent to fresh ones)."""
         spec, chosen = bare_run(fn, inputs, settings)
         return self.run(spec, fail_on=fail_on, **chosen)
+
+    def check_replay(self, fn, *args, **options):
+        """graphbench.check_replay in a test: a stale replay fails it, with
+        each finding's class and evidence in one line; a replay that cannot
+        be judged fails it too (no usable GPU skips it)."""
+        from graphbench import api
+
+        check = api_call(api.check_replay, fn, *args, **options)
+        if check.judgement.unjudged:
+            pytest.fail(one_line(f"graphbench: cannot judge the replay: "
+                                 f"{check.judgement.unjudged}"), pytrace=False)
+        if not check.passed:
+            pytest.fail(one_line("graphbench: stale replay: " + "; ".join(
+                f"{f.kind}: {f.evidence}" for f in check.judgement.findings)), pytrace=False)
+        return check
 
     def _settings(self, settings: dict, pipeline=None) -> dict:
         """A saved record is a baseline the gate can judge against: made of
