@@ -109,10 +109,10 @@ def check_replay(fn: Callable[..., Any], *args: Any, outputs: Sequence[int] = ()
                  repeats: int = 5, seed: int = 0, rtol: float | None = None,
                  atol: float | None = None) -> "ReplayCheck":
     """Whether a CUDA graph captured from fn(*args, **scalars) stays right on
-    new data (torch CUDA tensors): captured once, replayed under a battery
-    of perturbations (inputs refilled with random values and poison, outputs
-    poisoned, the scalars changed, unchanged inputs twice) and compared with
-    eager execution each time. `outputs`: positions of arguments fn writes
+    new data (torch CUDA tensors or CuPy arrays): captured once, replayed
+    under a battery of perturbations (inputs refilled with random values and
+    poison, outputs poisoned, the scalars changed, unchanged inputs twice)
+    and compared with eager execution each time. `outputs`: positions of arguments fn writes
     in place (none: the arrays it returns); `sizes`: scalars that are sizes.
     The ReplayCheck's judgement names each class of stale replay with its
     evidence; `passed` where none was found (graphbench.replay)."""

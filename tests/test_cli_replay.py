@@ -20,8 +20,7 @@ from graphbench.report.replay import replay_document, replay_lines
 
 
 @pytest.mark.parametrize("argv, said", [
-    (["--pipeline", "add_mul_sub"], "replay checks callable pipelines (torch)"),
-    (["--pipeline", "cupy_chain"], "replay checks torch pipelines; cupy_chain is cupy"),
+    (["--pipeline", "add_mul_sub"], "replay checks callable pipelines (torch or CuPy)"),
     (["--pipeline", "no_such_file.py"], "pipeline file 'no_such_file.py' not found"),
     (["--pipeline", "torch_mlp", "--repeats", "1000"], "--repeats must be 1 to 100"),
     (["--pipeline", "torch_mlp", "--repeats", "0"], "--repeats must be a positive integer"),
@@ -32,6 +31,14 @@ def test_what_replay_cannot_check_is_one_line_and_exit_2(argv, said, capsys):
     assert main(["replay", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) <= 2 and said in err[0]
+
+
+def test_without_a_gpu_or_its_framework_replay_says_so_in_one_line(capsys):
+    """cupy_chain: no CuPy here, or no usable GPU where CuPy is installed."""
+    assert main(["replay", "--pipeline", "cupy_chain"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) <= 2 and ("needs cupy, which is not installed" in err[0]
+                              or "no usable GPU" in err[0] or "NVIDIA driver" in err[0])
 
 
 def test_replay_help_shows_runnable_examples(capsys):

@@ -122,3 +122,30 @@ def test_a_buggy_callable_is_flagged_with_its_class(name):
 def test_a_callable_that_synchronises_inside_is_flagged_by_its_capture_s_error():
     check = graphbench.check_replay(lambda x: x * float(x.sum().item()), _x())
     assert [f.kind for f in check.judgement.findings] == ["host-sync"], check.judgement
+
+
+cupy = pytest.importorskip("cupy")
+
+
+def cupy_scale_into(x, out):
+    cupy.multiply(x, 2.0, out=out)
+
+
+def cupy_allocating(x, out):
+    out[...] = x * 2  # x * 2 allocates a temporary while capturing
+
+
+@pytest.mark.parametrize("fn, kind", [(cupy_scale_into, None),
+                                      (cupy_allocating, "capture-allocation")])
+def test_cupy_callables_are_checked_too(fn, kind):
+    x, out = cupy.random.standard_normal(N, dtype=cupy.float32), cupy.empty(N, cupy.float32)
+    check = graphbench.check_replay(fn, x, out, outputs=(1,))
+    assert [f.kind for f in check.judgement.findings] == ([kind] if kind else []), \
+        check.judgement
+
+
+@pytest.mark.parametrize("pipeline", ["torch_mlp", "cupy_chain"])
+def test_the_command_passes_the_shipped_callable_pipelines(pipeline, capsys):
+    from graphbench.cli import main
+
+    assert main(["replay", "--pipeline", pipeline]) == 0, capsys.readouterr()

@@ -5,7 +5,8 @@ graph does. The loop's cases, what each records and the verdicts read from
 them; the API's refusals before any GPU work (graphbench.replay.check).
 
 Covers graphbench/replay/check.py.
-Covers graphbench/replay/torch_adapter.py."""
+Covers graphbench/replay/torch_adapter.py.
+Covers graphbench/replay/cupy_adapter.py."""
 
 from __future__ import annotations
 
@@ -123,6 +124,13 @@ def test_a_callable_that_cannot_be_captured_is_judged_only_where_the_error_names
         assert finding.kind == kind and finding.evidence.endswith(f"the capture failed: {error}")
 
 
+def test_an_allocation_while_capturing_is_a_tensor_allocated_during_capture():
+    error = "the callable allocates GPU memory during capture (4,096 bytes)"
+    _, judgement = checked(lambda a: a * 2, (np.ones(N),), adapter=Stand(error))
+    [finding] = judgement.findings
+    assert finding.kind == "capture-allocation" and finding.evidence.endswith(error)
+
+
 def test_scalars_are_varied_so_that_a_size_stays_one_the_inputs_hold():
     assert varied({"n": 4096, "k": 3, "alpha": 2.0, "on": True}, ("n",)) == \
         {"n": 2048, "k": 4, "alpha": 3.25, "on": False}
@@ -138,7 +146,7 @@ def test_scalars_are_varied_so_that_a_size_stays_one_the_inputs_hold():
     (lambda: graphbench.check_replay(abs, np.ones(3), scalars={"n": 2.0}, sizes=("n",)),
      "integer scalars"),
     (lambda: graphbench.check_replay(abs, np.ones(3), repeats=0), f"repeats must be 1 to"),
-    (lambda: graphbench.check_replay(abs, np.ones(3)), "torch CUDA tensors"),
+    (lambda: graphbench.check_replay(abs, np.ones(3)), "torch CUDA tensors or CuPy arrays"),
 ])
 def test_the_api_refuses_what_it_cannot_check_before_any_gpu_work(call, match):
     with pytest.raises(UsageError, match=match):

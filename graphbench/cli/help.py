@@ -20,6 +20,7 @@ def output_note(command: str) -> str:
 
 REPLAY_EXAMPLES = """examples:
   graphbench replay --pipeline torch_mlp       the shipped torch MLP, 4096 elements
+  graphbench replay --pipeline cupy_chain      the shipped CuPy chain
   graphbench replay --pipeline my_model.py --elements 2^20 --repeats 10
   graphbench replay --pipeline my_model.py --json replay.json
 

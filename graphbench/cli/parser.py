@@ -193,11 +193,12 @@ def add_kernels(commands) -> None:
 
 def add_replay(commands) -> None:
     replay = _subcommand(commands, "replay", "prove a captured graph replays right on new data",
-                         "Capture a torch pipeline once, replay it under a battery of new "
+                         "Capture a torch or CuPy pipeline once, replay it under a battery of new "
                          "inputs, poison and repeats, and compare every replay with eager "
                          "execution.", REPLAY_EXAMPLES)
     replay.add_argument("--pipeline", metavar="FILE|NAME", required=True,
-                        help="a callable (torch) pipeline file, or a shipped one (torch_mlp)")
+                        help="a callable (torch or CuPy) pipeline file, or a shipped one "
+                        "(torch_mlp, cupy_chain)")
     replay.add_argument("--elements", type=lambda t: parse_positive_int(t, "--elements"),
                         default=4096, metavar="N", help="the pipeline's size n (default 4096)")
     replay.add_argument("--repeats", type=lambda t: parse_positive_int(t, "--repeats"),

@@ -95,14 +95,20 @@ FORBIDDEN = ("captureunsupported", "not permitted when stream is capturing",
              "cannot be called during cuda graph capture", "synchroniz")
 
 
+ALLOCATES = "allocates gpu memory during capture"  # an adapter's words for it
+
+
 def failed_capture(error: str) -> CaptureFacts:
-    """The facts of a capture that failed: a side stream never joined, or a
-    host synchronisation, where its error says so."""
+    """The facts of a capture that failed: a side stream never joined, a
+    host synchronisation, or memory allocated while capturing, where its
+    error says so."""
     text = error.lower()
     joined = any(word in text for word in UNJOINED)
-    forbidden = not joined and any(word in text for word in FORBIDDEN)
+    allocated = ALLOCATES in text
+    forbidden = not joined and not allocated and any(word in text for word in FORBIDDEN)
     return CaptureFacts(False, error=error, side_stream_work=1 if joined else None,
-                        host_syncs=1 if forbidden else None)
+                        host_syncs=1 if forbidden else None,
+                        allocated_bytes=1 if allocated else None)
 
 
 def run_case(case: Case, callee: Callee, adapter: Adapter, replay, outs, captured,

@@ -1,4 +1,4 @@
-"""check_replay: a torch callable's replay check, its arguments validated
+"""check_replay: a torch or CuPy callable's replay check, its arguments validated
 before any GPU work (a UsageError naming the argument), the caller's
 process left as it was (graphbench.process_state), the caller's arrays
 never written (graphbench's copies are captured and refilled)."""
@@ -39,7 +39,7 @@ def check_replay(fn: Callable, args: Sequence[Any], outputs: Sequence[int] = (),
     scalars = dict(scalars or {})
     check_arguments(fn, args, outputs, scalars, sizes, repeats, seed)
     with kept():
-        adapter = torch_adapter(args)
+        adapter = adapter_for(args)
         tolerance = TOLERANCE.get(str(args[0].dtype).rsplit(".", 1)[-1], 1e-5)
         callee = Callee(fn, tuple(adapter.clone(a) for a in args), tuple(outputs), scalars,
                         tuple(sizes), tolerance if rtol is None else rtol,
@@ -77,12 +77,18 @@ def check_arguments(fn, args, outputs, scalars, sizes, repeats, seed) -> None:
         raise UsageError(f"seed must be an integer 0 or more, got {seed!r}")
 
 
-def torch_adapter(args):
-    """The adapter of the arguments' framework: torch, on a usable GPU."""
+def adapter_for(args):
+    """The adapter of the arguments' framework (torch CUDA tensors or CuPy
+    arrays, all of one), on a usable GPU."""
     kinds = {type(a).__module__.split(".")[0] for a in args}
-    if kinds != {"torch"}:
-        raise UsageError("check_replay takes torch CUDA tensors as arguments, got "
-                         f"{', '.join(sorted(kinds))}", "pass scalars by keyword: scalars={...}")
+    if len(kinds) != 1 or not kinds <= {"torch", "cupy"}:
+        raise UsageError("check_replay takes torch CUDA tensors or CuPy arrays as arguments, "
+                         f"all of one, got {', '.join(sorted(kinds))}",
+                         "pass scalars by keyword: scalars={...}")
+    if kinds == {"cupy"}:
+        from graphbench.replay.cupy_adapter import CupyAdapter
+
+        return CupyAdapter()
     import torch
 
     if not torch.cuda.is_available():
@@ -93,4 +99,3 @@ def torch_adapter(args):
     from graphbench.replay.torch_adapter import TorchAdapter
 
     return TorchAdapter()
-

@@ -1,5 +1,5 @@
-"""The replay check of a callable pipeline file (graphbench replay
---pipeline FILE): its arrays allocated as a run allocates them, its stages
+"""The replay check of a callable (torch or CuPy) pipeline file
+(graphbench replay --pipeline FILE): its arrays allocated as a run allocates them, its stages
 one callable writing its outputs in place, every other array refilled
 between replays (graphbench.replay.battery)."""
 
@@ -9,7 +9,7 @@ from graphbench._version import install_command
 from graphbench.errors import UsageError
 from graphbench.pipeline.callables import CallablePipeline, plan_callables
 from graphbench.replay.battery import Callee, run_battery
-from graphbench.replay.check import ReplayCheck, torch_adapter
+from graphbench.replay.check import ReplayCheck, adapter_for
 from graphbench.replay.verdicts import judge
 
 CALLABLE_ONLY = ("a kernel pipeline's graphs are checked by graphbench run (replay with new "
@@ -18,27 +18,26 @@ CALLABLE_ONLY = ("a kernel pipeline's graphs are checked by graphbench run (repl
 
 def check_pipeline(name_or_path: str, elements: int, params: dict[str, str], repeats: int,
                    seed: int) -> ReplayCheck:
-    """The replay check of the torch pipeline the file's pipeline() returns."""
+    """The replay check of the torch or CuPy pipeline the file's pipeline() returns."""
+    from graphbench.measure.device import list_devices
     from graphbench.pipeline.files import load_pipeline
     from graphbench.process_state import kept
 
     spec = load_pipeline(name_or_path, params=params).spec
     if not isinstance(spec, CallablePipeline):
-        raise UsageError("replay checks callable pipelines (torch)", CALLABLE_ONLY)
+        raise UsageError("replay checks callable pipelines (torch or CuPy)", CALLABLE_ONLY)
     plan = plan_callables(spec, elements)
-    if plan.framework != "torch":
-        raise UsageError(f"replay checks torch pipelines; {plan.name} is {plan.framework}",
-                         "write the pipeline's stages with torch calls")
-    torch = _torch()
+    framework = _framework(plan.framework)
     with kept():
-        arrays = _arrays(torch, plan)
-        adapter = torch_adapter(tuple(arrays.values()))
+        list_devices()  # DeviceError before any array is made where there is no usable GPU
+        arrays = _arrays(framework, plan)
+        adapter = adapter_for(tuple(arrays.values()))
         names = list(arrays)
 
         def staged(*values):
             bufs = dict(zip(names, values))
             for stage in plan.stages:
-                stage.fn(*((bufs, torch.cuda.current_stream()) if stage.takes_stream
+                stage.fn(*((bufs, _current_stream(framework)) if stage.takes_stream
                            else (bufs,)))
         staged.__name__ = plan.name
         outputs = tuple(i for i, name in enumerate(names) if name in plan.outputs)
@@ -47,17 +46,28 @@ def check_pipeline(name_or_path: str, elements: int, params: dict[str, str], rep
     return ReplayCheck(record, judge(record))
 
 
-def _torch():
+def _framework(name: str):
+    import importlib
+
     try:
-        import torch
+        return importlib.import_module(name)
     except ImportError:
-        raise UsageError("the replay check of a torch pipeline needs torch, which is not "
-                         "installed", install_command("torch")) from None
-    return torch
+        raise UsageError(f"the replay check of a {name} pipeline needs {name}, which is not "
+                         "installed", install_command("torch") if name == "torch" else
+                         'pip install "." in the graphbench checkout (CuPy is a requirement)') \
+            from None
 
 
-def _arrays(torch, plan) -> dict:
+def _current_stream(framework):
+    if framework.__name__ == "torch":
+        return framework.cuda.current_stream()
+    return framework.cuda.get_current_stream()
+
+
+def _arrays(framework, plan) -> dict:
     if plan.setup is not None:
         return dict(plan.setup(plan.elements))
-    return {name: torch.empty(a.shape, dtype=getattr(torch, a.dtype), device="cuda")
-            for name, a in plan.buffers.items()}
+    if framework.__name__ == "torch":
+        return {name: framework.empty(a.shape, dtype=getattr(framework, a.dtype), device="cuda")
+                for name, a in plan.buffers.items()}
+    return {name: framework.empty(a.shape, dtype=a.dtype) for name, a in plan.buffers.items()}

@@ -98,6 +98,8 @@ def detected(record: ReplayRecord) -> list[Finding]:
         if count:
             failed = "" if facts.captured else f"; the capture failed: {facts.error}"
             found.append(Finding(kind, f"{count:,} {what}{failed}"))
+    if not facts.captured and facts.allocated_bytes:  # allocating while capturing failed it
+        found.append(Finding("capture-allocation", f"the capture failed: {facts.error}"))
     found += kernel_findings(record.cases)
     return found
 
