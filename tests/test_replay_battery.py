@@ -131,6 +131,16 @@ def test_an_allocation_while_capturing_is_a_tensor_allocated_during_capture():
     assert finding.kind == "capture-allocation" and finding.evidence.endswith(error)
 
 
+def test_a_callable_that_fails_eagerly_or_returns_no_array_is_refused_in_one_line():
+    def broken(a):
+        raise ValueError("shapes do not match\nmore lines")
+    with pytest.raises(UsageError, match="broken raised ValueError: shapes do not match when "
+                                         "run eagerly$"):
+        checked(broken, (np.ones(N),))
+    with pytest.raises(UsageError, match="must return its outputs as arrays"):
+        checked(lambda a: float(a.sum()), (np.ones(N),))
+
+
 def test_scalars_are_varied_so_that_a_size_stays_one_the_inputs_hold():
     assert varied({"n": 4096, "k": 3, "alpha": 2.0, "on": True}, ("n",)) == \
         {"n": 2048, "k": 4, "alpha": 3.25, "on": False}

@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 
+from graphbench.errors import UsageError
 from graphbench.replay.outcomes import CaptureFacts, CaseOutcome, OutputOutcome, ReplayRecord
 from graphbench.replay.plan import FRESH, POISON_INPUTS, SAME_INPUTS, SCALARS, Case, Takes, plan
 
@@ -70,7 +71,11 @@ def run_battery(callee: Callee, adapter: Adapter, repeats: int, seed: int) -> Re
     rng = np.random.default_rng(seed)
     for i in callee.inputs:
         adapter.fill_random(callee.args[i], rng)
-    adapter.warm_up(lambda: callee.call(callee.scalars), WARMUP_CALLS)
+    try:
+        adapter.warm_up(lambda: callee.call(callee.scalars), WARMUP_CALLS)
+    except Exception as exc:  # the user's callable, run eagerly: named, never a traceback
+        raise UsageError(f"{_name(callee)} raised {first_line(exc)} when run eagerly"[:300],
+                         "make it run eagerly on the arguments given") from None
     before = adapter.held_bytes()
     try:
         replay, returned = adapter.capture(lambda: callee.call(callee.scalars))
@@ -79,14 +84,23 @@ def run_battery(callee: Callee, adapter: Adapter, repeats: int, seed: int) -> Re
     facts = CaptureFacts(True, allocated_bytes=max(0, adapter.held_bytes() - before),
                          scalars=_numbers(callee.scalars))
     outs = [callee.args[i] for i in callee.outputs] or list(_results(returned))
+    if not outs or not all(adapter.is_array(o) for o in outs):
+        raise UsageError(f"{_name(callee)} must return its outputs as arrays of its framework, "
+                         "or write them in place", "return the arrays, or give outputs=(i, ...)")
     replay()
     captured = [adapter.to_host(o) for o in outs]
     names = _output_names(callee, len(outs))
     takes = Takes(tuple(f"arg{i}" for i in callee.inputs), names, tuple(callee.scalars),
                   callee.sizes)
-    cases = tuple(run_case(case, callee, adapter, replay, outs, captured, rng)
-                  for case in plan(takes, repeats))
-    return _record(callee, facts, cases)
+    cases = []
+    for case in plan(takes, repeats):
+        try:
+            cases.append(run_case(case, callee, adapter, replay, outs, captured, rng))
+        except Exception as exc:  # the user's callable on a case's data: named, no traceback
+            raise UsageError(f"{_name(callee)} raised {first_line(exc)} in the "
+                             f"{case.perturbation} case"[:300],
+                             "make it run on new values of its inputs and scalars") from None
+    return _record(callee, facts, tuple(cases))
 
 
 # what the capture's error says, in CUDA's words and torch's, and the class it names
@@ -203,9 +217,19 @@ def _output_names(callee: Callee, count: int) -> tuple[str, ...]:
     return tuple(f"arg{i}" for i in callee.outputs) or tuple(f"result{i}" for i in range(count))
 
 
+def first_line(exc: BaseException) -> str:
+    """An exception in one line: its type and its message's first line."""
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
+
+
+def _name(callee: Callee) -> str:
+    return getattr(callee.fn, "__name__", "") or "fn"
+
+
 def _record(callee: Callee, facts: CaptureFacts, cases) -> ReplayRecord:
     count = len(callee.outputs) or 1
-    return ReplayRecord(getattr(callee.fn, "__name__", "fn") or "fn",
+    return ReplayRecord(_name(callee),
                         tuple(f"arg{i}" for i in callee.inputs),
                         _output_names(callee, count) if callee.outputs or not cases
                         else tuple(o.name for o in cases[0].outputs),

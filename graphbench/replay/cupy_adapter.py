@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from graphbench.replay.battery import ALLOCATES, CaptureFailed
+from graphbench.replay.battery import ALLOCATES, CaptureFailed, first_line
 
 
 class CupyAdapter:
@@ -67,8 +67,7 @@ class CupyAdapter:
         except CaptureFailed:
             raise
         except Exception as exc:  # the user's callable or the capture itself
-            text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            raise CaptureFailed(f"{type(exc).__name__}: {text}"[:300]) from None
+            raise CaptureFailed(first_line(exc)[:300]) from None
 
         def replay() -> None:
             graph.launch(stream)

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from graphbench.replay.battery import CaptureFailed
+from graphbench.replay.battery import CaptureFailed, first_line
 
 
 class TorchAdapter:
@@ -62,8 +62,7 @@ class TorchAdapter:
             with torch.cuda.graph(graph):
                 returned = call()
         except Exception as exc:  # the user's callable or the capture itself: say which line
-            text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            raise CaptureFailed(f"{type(exc).__name__}: {text}"[:300]) from None
+            raise CaptureFailed(first_line(exc)[:300]) from None
         torch.cuda.synchronize()
 
         def replay() -> None:
