@@ -6,9 +6,10 @@ between replays (graphbench.replay.battery)."""
 from __future__ import annotations
 
 from graphbench._version import install_command
-from graphbench.errors import UsageError
+from graphbench.config import MAX_ELEMENTS
+from graphbench.errors import DeviceError, UsageError
 from graphbench.pipeline.callables import CallablePipeline, plan_callables
-from graphbench.replay.battery import Callee, run_battery
+from graphbench.replay.battery import Callee, first_line, run_battery
 from graphbench.replay.check import ReplayCheck, adapter_for
 from graphbench.replay.verdicts import judge
 
@@ -23,6 +24,9 @@ def check_pipeline(name_or_path: str, elements: int, params: dict[str, str], rep
     from graphbench.pipeline.files import load_pipeline
     from graphbench.process_state import kept
 
+    if elements > MAX_ELEMENTS:
+        raise UsageError(f"--elements {elements:,} is more than any GPU holds (at most "
+                         f"{MAX_ELEMENTS:,})", "e.g. --elements 2^20")
     spec = load_pipeline(name_or_path, params=params).spec
     if not isinstance(spec, CallablePipeline):
         raise UsageError("replay checks callable pipelines (torch or CuPy)", CALLABLE_ONLY)
@@ -30,7 +34,15 @@ def check_pipeline(name_or_path: str, elements: int, params: dict[str, str], rep
     framework = _framework(plan.framework)
     with kept():
         list_devices()  # DeviceError before any array is made where there is no usable GPU
-        arrays = _arrays(framework, plan)
+        try:
+            arrays = _arrays(framework, plan)
+        except Exception as exc:  # out of memory (torch's is a RuntimeError), or setup(n)'s
+            if isinstance(exc, MemoryError) or "out of memory" in str(exc).lower():
+                raise DeviceError(f"cannot allocate {plan.name}'s arrays at {elements:,} "
+                                  f"elements: {first_line(exc)}"[:300],
+                                  "give fewer --elements") from None
+            raise UsageError(f"{plan.name}: making its arrays raised {first_line(exc)}"[:300],
+                             "make setup(n) return the arrays the stages use") from None
         adapter = adapter_for(tuple(arrays.values()))
         names = list(arrays)
 
