@@ -25,6 +25,7 @@ from graphbench.report.replay import replay_document, replay_lines
     (["--pipeline", "torch_mlp", "--repeats", "1000"], "--repeats must be 1 to 100"),
     (["--pipeline", "torch_mlp", "--repeats", "0"], "--repeats must be a positive integer"),
     (["--pipeline", "torch_mlp", "--seed", "-1"], "--seed"),
+    (["--pipeline", "torch_mlp", "--elements", "2^50"], "more than any GPU holds"),
     ([], "the following arguments are required: --pipeline"),
 ])
 def test_what_replay_cannot_check_is_one_line_and_exit_2(argv, said, capsys):
