@@ -122,19 +122,21 @@ VALUE_OPTIONS = {
               "--unroll", "--stages", "--max-noise", "--min-rounds", "--max-time", "--device",
               "--seed"],
     "compare": ["--fail-on"], "kernels": ["--arch"],
+    "replay": ["--elements", "--repeats", "--seed"],
 }
 FLAGS = {"run": ["--flush-l2", "--no-pin", "--attribute", "--verbose", "--profile", "--quiet",
                  "--no-progress"], "sweep": ["--flush-l2", "--no-pin", "--quiet"],
-         "report": ["--verbose", "--quiet"], "compare": ["--quiet"], "kernels": ["--quiet"]}
+         "report": ["--verbose", "--quiet"], "compare": ["--quiet"], "kernels": ["--quiet"],
+         "replay": ["--quiet", "--verbose"]}
 OUT_OPTIONS = {"run": ["--json", "--csv", "--markdown", "--timeline"],
                "sweep": ["--json", "--csv", "--markdown", "--plot"],
                "report": ["--json", "--csv", "--markdown", "--plot", "--timeline"],
-               "compare": ["--json", "--csv", "--markdown"]}
+               "compare": ["--json", "--csv", "--markdown"], "replay": ["--json"]}
 IN_OPTIONS = {"run": ["--pipeline", "--kernel-source", "--ab", "--baseline"],
               "sweep": ["--pipeline", "--kernel-source"],
-              "kernels": ["--pipeline", "--kernel-source"]}
+              "kernels": ["--pipeline", "--kernel-source"], "replay": ["--pipeline"]}
 BASE_ARGS = {"run": ["--iters", "2", "--rounds", "2"], "sweep": ["--elements", "4096"],
-             "report": ["cur.json"], "kernels": [],
+             "report": ["cur.json"], "kernels": [], "replay": ["--pipeline", "cupy_chain"],
              "compare": ["base.json", "cur.json", "--fail-on", "individual.busy:50%"]}  # passes
 # (path, bad as an output, bad as an input)
 PATHS = [("", True, True), (".", True, True), ("..", True, True), ("sub", True, True),
