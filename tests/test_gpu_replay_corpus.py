@@ -75,6 +75,62 @@ def side_stream_unjoined(x):
     return y
 
 
+def decode_attention(q, k, v):
+    """One decode step: a query against the cached keys and values."""
+    scores = (q @ k.T) / k.shape[1] ** 0.5
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def linear_gelu(x, w, b):
+    return torch.nn.functional.gelu(torch.nn.functional.linear(x, w, b))
+
+
+def gather_rows(table, index_source):
+    index = (index_source.abs() * 100).long() % table.shape[0]  # indices made on the device
+    return table[index]
+
+
+def full_of(x, alpha):
+    return x + torch.full_like(x, alpha)  # a Python float: baked at capture
+
+
+def arange_n(x, n):
+    return x[:n] + torch.arange(n, device=x.device)  # n: a launch shape seen at capture
+
+
+def reads_to_host(x):
+    return x * len([v for v in x[:4].tolist() if v > 0])  # a host read inside
+
+
+def synchronises(x):
+    torch.cuda.synchronize()
+    return x * 2
+
+
+def to_cpu_and_back(x):
+    return x.cpu().cuda() * 2  # a copy to the host inside
+
+
+class Counter:
+    """A call counter read as a scalar: frozen at capture."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, x):
+        self.calls += 1
+        return x + self.calls
+
+
+class CachedWorkspace:
+    """Allocates its result under capture and copies it out only outside it."""
+
+    def __call__(self, x, out):
+        work = x * 2
+        if not torch.cuda.is_current_stream_capturing():
+            out.copy_(work)
+
+
 CORRECT = {
     "elementwise": (lambda x: x * 2 + 1, lambda: (_x(),), {}),
     "matmul": (lambda a, b: a @ b, lambda: (_matrix(), _matrix()), {}),
@@ -86,6 +142,23 @@ CORRECT = {
     "cumsum": (lambda x: torch.cumsum(x, 0), lambda: (_x(),), {}),
     "reduction": (lambda x: x.sum(dim=0), lambda: (_matrix(),), {}),
     "layer norm": (lambda x: torch.nn.functional.layer_norm(x, (256,)), lambda: (_matrix(),), {}),
+    "decode attention": (decode_attention, lambda: (_matrix(1, 64), _matrix(512, 64),
+                                                   _matrix(512, 64)), {}),
+    "linear and gelu": (linear_gelu, lambda: (_matrix(64, 256), _matrix(128, 256),
+                                              torch.randn(128, device="cuda")), {}),
+    "batched matmul": (torch.bmm, lambda: (torch.randn(8, 64, 32, device="cuda"),
+                                           torch.randn(8, 32, 16, device="cuda")), {}),
+    "gather by device indices": (gather_rows, lambda: (_matrix(512, 64), _x()[:256]), {}),
+    "sort": (lambda x: torch.sort(x).values, lambda: (_x(),), {}),
+    "einsum": (lambda a, b: torch.einsum("ij,jk->ik", a, b), lambda: (_matrix(), _matrix()),
+               {}),
+    "conv1d": (lambda x, w: torch.nn.functional.conv1d(x, w, padding=1),
+               lambda: (torch.randn(4, 8, 256, device="cuda"),
+                        torch.randn(16, 8, 3, device="cuda")), {}),
+    "half precision": (lambda x: (x.half() * 2).float(), lambda: (_x(),), {}),
+    "two outputs": (lambda x: (x + 1, x * 3), lambda: (_x(),), {}),
+    "in place, two steps": (lambda x, out: torch.add(torch.mul(x, 2), 1, out=out),
+                            lambda: (_x(), torch.empty(N, device="cuda")), {"outputs": (1,)}),
 }
 BUGGY = {
     "host scalar": (by_host_scalar, lambda: (_x(),), {"scalars": {"alpha": 2.0}},
@@ -95,6 +168,16 @@ BUGGY = {
     # eager's results change from call to call on the same inputs: read as a repeat
     "python-side state": (Stepper(), lambda: (_x(),), {}, "repeating-random"),
     "side stream never joined": (side_stream_unjoined, lambda: (_x(),), {}, "side-stream"),
+    "full of a host scalar": (full_of, lambda: (_x(),), {"scalars": {"alpha": 0.5}},
+                              "host-scalar"),
+    "arange of a size": (arange_n, lambda: (_x(),), {"scalars": {"n": N}, "sizes": ("n",)},
+                         "frozen-shape"),
+    "host read inside": (reads_to_host, lambda: (_x(),), {}, "host-sync"),
+    "synchronise inside": (synchronises, lambda: (_x(),), {}, "host-sync"),
+    "copy to the host inside": (to_cpu_and_back, lambda: (_x(),), {}, "host-sync"),
+    "a call counter": (Counter(), lambda: (_x(),), {}, "repeating-random"),
+    "result copied out only eagerly": (CachedWorkspace(), lambda: (_x(), torch.empty(
+        N, device="cuda")), {"outputs": (1,)}, "capture-allocation"),
     "own tensor under capture": (writes_its_own, lambda: (_x(), torch.empty(N, device="cuda")),
                                  {"outputs": (1,)}, "capture-allocation"),
 }
