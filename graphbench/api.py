@@ -107,19 +107,21 @@ def bench(fn: Callable[..., Any], *inputs: Any, rtol: float | None = None,
 def check_replay(fn: Callable[..., Any], *args: Any, outputs: Sequence[int] = (),
                  scalars: dict[str, Any] | None = None, sizes: Sequence[str] = (),
                  repeats: int = 5, seed: int = 0, rtol: float | None = None,
-                 atol: float | None = None) -> "ReplayCheck":
+                 atol: float | None = None, stream: str | None = None) -> "ReplayCheck":
     """Whether a CUDA graph captured from fn(*args, **scalars) stays right on
     new data (torch CUDA tensors or CuPy arrays): captured once, replayed
     under a battery of perturbations (inputs refilled with random values and
     poison, outputs poisoned, the scalars changed, unchanged inputs twice)
-    and compared with eager execution each time. `outputs`: positions of arguments fn writes
-    in place (none: the arrays it returns); `sizes`: scalars that are sizes.
+    and compared with eager execution each time. `outputs`: positions of
+    arguments fn writes in place (none: the arrays it returns); `sizes`:
+    scalars that are sizes; `stream`: for a cuda.core callable, the keyword
+    it takes the stream it launches onto by (a GraphBuilder while captured).
     The ReplayCheck's judgement names each class of stale replay with its
     evidence; `passed` where none was found (graphbench.replay)."""
     from graphbench.replay.check import check_replay as checked
 
     with in_api_words():
-        return checked(fn, args, outputs, scalars, sizes, repeats, seed, rtol, atol)
+        return checked(fn, args, outputs, scalars, sizes, repeats, seed, rtol, atol, stream)
 
 
 def compare(baseline: RecordArg, current: RecordArg | None = None,

@@ -232,3 +232,51 @@ def test_the_command_passes_the_shipped_callable_pipelines(pipeline, capsys):
     from graphbench.cli import main
 
     assert main(["replay", "--pipeline", pipeline]) == 0, capsys.readouterr()
+
+
+SAXPY = r"""
+extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned long long n) {
+    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + 1.0f;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def saxpy_kernel():
+    from cuda.core import Device, Program, ProgramOptions
+
+    device = Device()
+    device.set_current()
+    arch = "sm_" + "".join(str(v) for v in device.compute_capability)
+    code = Program(SAXPY, "c++", ProgramOptions(arch=arch)).compile("cubin")
+    return code.get_kernel("saxpy")
+
+
+def _saxpy(kernel, x, y, a, n, stream):
+    import numpy as np
+    from cuda.core import LaunchConfig, launch
+
+    launch(stream, LaunchConfig(grid=(n + 255) // 256, block=256), kernel,
+           np.float32(a), x.data.ptr, y.data.ptr, np.uint64(n))
+
+
+def test_cuda_core_callables_are_checked_too(saxpy_kernel):
+    x, y = cupy.random.standard_normal(N, dtype=cupy.float32), cupy.empty(N, cupy.float32)
+
+    def right(x, y, *, stream):
+        _saxpy(saxpy_kernel, x, y, 2.0, N, stream)
+
+    def baked(x, y, *, stream, alpha):
+        _saxpy(saxpy_kernel, x, y, alpha, N, stream)  # alpha packed at capture
+
+    def shaped(x, y, *, stream, n):
+        _saxpy(saxpy_kernel, x, y, 2.0, n, stream)  # grid and bound from the size then
+
+    assert graphbench.check_replay(right, x, y, outputs=(1,), stream="stream").passed
+    check = graphbench.check_replay(baked, x, y, outputs=(1,), stream="stream",
+                                    scalars={"alpha": 2.0})
+    assert [f.kind for f in check.judgement.findings] == ["host-scalar"], check.judgement
+    check = graphbench.check_replay(shaped, x, y, outputs=(1,), stream="stream",
+                                    scalars={"n": N}, sizes=("n",))
+    assert [f.kind for f in check.judgement.findings] == ["frozen-shape"], check.judgement

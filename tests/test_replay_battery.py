@@ -6,7 +6,8 @@ them; the API's refusals before any GPU work (graphbench.replay.check).
 
 Covers graphbench/replay/check.py.
 Covers graphbench/replay/torch_adapter.py.
-Covers graphbench/replay/cupy_adapter.py."""
+Covers graphbench/replay/cupy_adapter.py.
+Covers graphbench/replay/cuda_core_adapter.py."""
 
 from __future__ import annotations
 
@@ -157,6 +158,9 @@ def test_scalars_are_varied_so_that_a_size_stays_one_the_inputs_hold():
      "integer scalars"),
     (lambda: graphbench.check_replay(abs, np.ones(3), repeats=0), f"repeats must be 1 to"),
     (lambda: graphbench.check_replay(abs, np.ones(3)), "torch CUDA tensors or CuPy arrays"),
+    (lambda: graphbench.check_replay(abs, np.ones(3), stream="not a name"), "stream must name"),
+    (lambda: graphbench.check_replay(abs, np.ones(3), stream="stream"),
+     "a cuda.core callable's arrays must be CuPy arrays"),
 ])
 def test_the_api_refuses_what_it_cannot_check_before_any_gpu_work(call, match):
     with pytest.raises(UsageError, match=match):

@@ -32,14 +32,23 @@ class ReplayCheck:
 def check_replay(fn: Callable, args: Sequence[Any], outputs: Sequence[int] = (),
                  scalars: Mapping[str, Any] | None = None, sizes: Sequence[str] = (),
                  repeats: int = REPEATS, seed: int = 0, rtol: float | None = None,
-                 atol: float | None = None) -> ReplayCheck:
-    """The replay check of `fn(*args, **scalars)` (graphbench.replay.battery)."""
+                 atol: float | None = None, stream: str | None = None) -> ReplayCheck:
+    """The replay check of `fn(*args, **scalars)` (graphbench.replay.battery);
+    `stream`: the keyword under which a cuda.core callable takes the stream
+    (or, captured, the graph builder) it launches onto."""
     from graphbench.process_state import kept
 
     scalars = dict(scalars or {})
     check_arguments(fn, args, outputs, scalars, sizes, repeats, seed)
+    if stream is not None and (not isinstance(stream, str) or not stream.isidentifier()
+                               or stream in scalars):
+        raise UsageError(f"stream must name the keyword fn takes its stream by, got {stream!r}",
+                         "e.g. stream='stream' for fn(x, y, *, stream)")
     with kept():
-        adapter = adapter_for(args)
+        if stream is not None:
+            adapter, fn = _cuda_core(fn, args, stream)
+        else:
+            adapter = adapter_for(args)
         tolerance = TOLERANCE.get(str(args[0].dtype).rsplit(".", 1)[-1], 1e-5)
         callee = Callee(fn, tuple(adapter.clone(a) for a in args), tuple(outputs), scalars,
                         tuple(sizes), tolerance if rtol is None else rtol,
@@ -75,6 +84,21 @@ def check_arguments(fn, args, outputs, scalars, sizes, repeats, seed) -> None:
         raise UsageError(f"repeats must be 1 to {MAX_REPEATS}, got {repeats!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise UsageError(f"seed must be an integer 0 or more, got {seed!r}")
+
+
+def _cuda_core(fn: Callable, args, keyword: str):
+    """The cuda.core adapter, and `fn` given what it launches onto now."""
+    if {type(a).__module__.split(".")[0] for a in args} != {"cupy"}:
+        raise UsageError("a cuda.core callable's arrays must be CuPy arrays (its kernels take "
+                         "their .data.ptr)", "allocate them with cupy.empty")
+    from graphbench.replay.cuda_core_adapter import CudaCoreAdapter
+
+    adapter = CudaCoreAdapter()
+
+    def launched(*values, **scalars):
+        return fn(*values, **{keyword: adapter.target}, **scalars)
+    launched.__name__ = getattr(fn, "__name__", "fn") or "fn"
+    return adapter, launched
 
 
 def adapter_for(args):
