@@ -138,7 +138,7 @@ FLOW = (
     ("graphbench.measure",),
     ("graphbench.preflight",),
     ("graphbench.replay",),
-    ("graphbench.stats",),
+    ("graphbench.stats", "graphbench.buckets"),
     ("graphbench.gate",),
     ("graphbench.report",),
     ("graphbench.runner",),
