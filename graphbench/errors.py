@@ -21,6 +21,16 @@ _CLAUSE_ENDS = ("; ", ": ", ". ", ", ", " (")
 WORD_CHARS, WORD_HEAD = 40, 12
 
 
+def first_line(exc: BaseException, named: bool = False) -> str:
+    """An exception in one line: its message's first line, or its type's
+    name where it says nothing; `named`: the type's name before the message."""
+    text = str(exc).strip()
+    if not text:
+        return type(exc).__name__
+    line = text.splitlines()[0]
+    return f"{type(exc).__name__}: {line}" if named else line
+
+
 def shortened(text: str, limit: int, more: str) -> str:
     """`text` if it is at most `limit` characters long. Else its longest
     words are cut in the middle until it fits with `more` (where to read

@@ -205,3 +205,11 @@ def test_v_is_honoured_where_parsing_itself_refused(capsys):
     assert main(["compare", "a.json", "-v", "--fail-on", f"{long}:5%"]) == 2
     full = capsys.readouterr().err
     assert short_error(short) and long not in short and long in full
+
+
+def test_an_exception_is_said_in_its_first_line_or_by_its_type():
+    from graphbench.errors import first_line
+
+    assert first_line(ValueError("  bad shape\n  traceback text ")) == "bad shape"
+    assert first_line(ValueError("bad shape\nmore"), named=True) == "ValueError: bad shape"
+    assert first_line(KeyError()) == first_line(KeyError(), named=True) == "KeyError"

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from graphbench._version import install_command
-from graphbench.errors import HistoryError
+from graphbench.errors import HistoryError, first_line
 from graphbench.history.repo import toplevel
 from graphbench.history.secrets import masked, scrub, secrets_of
 from graphbench.history.sqlite_file import DEFAULT_FOLDER, check_name, open_sqlite
@@ -101,7 +101,3 @@ def _postgres(where: str) -> Connection:
                            "check the URL, that the server runs and takes this user") from None
     return Connection(raw, "format", psycopg.Error, masked(where), secrets)
 
-
-def first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__

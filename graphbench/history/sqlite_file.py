@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
-from graphbench.errors import HistoryError
+from graphbench.errors import HistoryError, first_line
 from graphbench.history import sql
 from graphbench.record.files import shown_path
 
@@ -122,7 +122,7 @@ def _size(path: Path) -> int | None:
 
 
 def _cannot_open(path: Path, exc: sqlite3.Error) -> HistoryError:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    text = first_line(exc)
     if "not a database" in text:
         return HistoryError(f"{shown_path(path)} is not a SQLite database, so not a graphbench "
                             "history", FOREIGN_REMEDY)

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 
-from graphbench.errors import UsageError
+from graphbench.errors import UsageError, first_line
 from graphbench.replay.outcomes import CaptureFacts, CaseOutcome, OutputOutcome, ReplayRecord
 from graphbench.replay.plan import FRESH, POISON_INPUTS, SAME_INPUTS, SCALARS, Case, Takes, plan
 
@@ -74,7 +74,7 @@ def run_battery(callee: Callee, adapter: Adapter, repeats: int, seed: int) -> Re
     try:
         adapter.warm_up(lambda: callee.call(callee.scalars), WARMUP_CALLS)
     except Exception as exc:  # the user's callable, run eagerly: named, never a traceback
-        raise UsageError(f"{_name(callee)} raised {first_line(exc)} when run eagerly"[:300],
+        raise UsageError(f"{_name(callee)} raised {first_line(exc, named=True)} when run eagerly"[:300],
                          "make it run eagerly on the arguments given") from None
     before = adapter.held_bytes()
     try:
@@ -97,7 +97,7 @@ def run_battery(callee: Callee, adapter: Adapter, repeats: int, seed: int) -> Re
         try:
             cases.append(run_case(case, callee, adapter, replay, outs, captured, rng))
         except Exception as exc:  # the user's callable on a case's data: named, no traceback
-            raise UsageError(f"{_name(callee)} raised {first_line(exc)} in the "
+            raise UsageError(f"{_name(callee)} raised {first_line(exc, named=True)} in the "
                              f"{case.perturbation} case"[:300],
                              "make it run on new values of its inputs and scalars") from None
     return _record(callee, facts, tuple(cases))
@@ -215,12 +215,6 @@ def _results(value) -> tuple:
 
 def _output_names(callee: Callee, count: int) -> tuple[str, ...]:
     return tuple(f"arg{i}" for i in callee.outputs) or tuple(f"result{i}" for i in range(count))
-
-
-def first_line(exc: BaseException) -> str:
-    """An exception in one line: its type and its message's first line."""
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
 
 
 def _name(callee: Callee) -> str:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from graphbench.replay.battery import CaptureFailed, first_line
+from graphbench.errors import first_line
+from graphbench.replay.battery import CaptureFailed
 from graphbench.replay.cupy_adapter import CupyAdapter
 
 
@@ -50,7 +51,7 @@ class CudaCoreAdapter(CupyAdapter):
             graph = builder.complete()
             graph.upload(self.core_stream)
         except Exception as exc:  # the user's callable or the capture itself
-            raise CaptureFailed(first_line(exc)[:300]) from None
+            raise CaptureFailed(first_line(exc, named=True)[:300]) from None
         finally:
             self.target = self.core_stream
         stream = self.core_stream

@@ -11,7 +11,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from graphbench.replay.battery import ALLOCATES, CaptureFailed, first_line
+from graphbench.errors import first_line
+from graphbench.replay.battery import ALLOCATES, CaptureFailed
 
 
 class CupyAdapter:
@@ -67,7 +68,7 @@ class CupyAdapter:
         except CaptureFailed:
             raise
         except Exception as exc:  # the user's callable or the capture itself
-            raise CaptureFailed(first_line(exc)[:300]) from None
+            raise CaptureFailed(first_line(exc, named=True)[:300]) from None
 
         def replay() -> None:
             graph.launch(stream)

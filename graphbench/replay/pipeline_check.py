@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from graphbench._version import install_command
 from graphbench.config import MAX_ELEMENTS
-from graphbench.errors import DeviceError, UsageError
+from graphbench.errors import DeviceError, UsageError, first_line
 from graphbench.pipeline.callables import CallablePipeline, plan_callables
-from graphbench.replay.battery import Callee, first_line, run_battery
+from graphbench.replay.battery import Callee, run_battery
 from graphbench.replay.check import ReplayCheck, adapter_for
 from graphbench.replay.verdicts import judge
 
@@ -39,9 +39,9 @@ def check_pipeline(name_or_path: str, elements: int, params: dict[str, str], rep
         except Exception as exc:  # out of memory (torch's is a RuntimeError), or setup(n)'s
             if isinstance(exc, MemoryError) or "out of memory" in str(exc).lower():
                 raise DeviceError(f"cannot allocate {plan.name}'s arrays at {elements:,} "
-                                  f"elements: {first_line(exc)}"[:300],
+                                  f"elements: {first_line(exc, named=True)}"[:300],
                                   "give fewer --elements") from None
-            raise UsageError(f"{plan.name}: making its arrays raised {first_line(exc)}"[:300],
+            raise UsageError(f"{plan.name}: making its arrays raised {first_line(exc, named=True)}"[:300],
                              "make setup(n) return the arrays the stages use") from None
         adapter = adapter_for(tuple(arrays.values()))
         names = list(arrays)

@@ -9,7 +9,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from graphbench.replay.battery import CaptureFailed, first_line
+from graphbench.errors import first_line
+from graphbench.replay.battery import CaptureFailed
 
 
 class TorchAdapter:
@@ -62,7 +63,7 @@ class TorchAdapter:
             with torch.cuda.graph(graph):
                 returned = call()
         except Exception as exc:  # the user's callable or the capture itself: say which line
-            raise CaptureFailed(first_line(exc)[:300]) from None
+            raise CaptureFailed(first_line(exc, named=True)[:300]) from None
         torch.cuda.synchronize()
 
         def replay() -> None:

@@ -13,6 +13,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from graphbench.errors import first_line
 from graphbench.pipeline.callables import CaptureError
 from graphbench.record.model import LifecycleSamples
 from graphbench.pipeline.spec import SpecError
@@ -149,7 +150,7 @@ class CallableBackend:
         return self.enqueue_stages
 
     def _capture_error(self, stage: str, exc: Exception) -> CaptureError:
-        text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        text = first_line(exc)
         if "captur" in text.lower() or "not permitted" in text.lower():
             return CaptureError(f"{self.plan.name}: stage {stage} cannot run inside a graph: "
                                 f"it synchronises with the host or does what capture forbids "

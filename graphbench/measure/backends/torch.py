@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 
+from graphbench.errors import first_line
 from graphbench.pipeline.callables import CaptureError
 from graphbench.measure.backends.callable import CallableBackend
 from graphbench.record.model import LifecycleSamples
@@ -85,9 +86,8 @@ class TorchBackend(CallableBackend):
         try:
             compile_us = _timed(lambda: [step() for _ in range(COMPILE_CALLS)], self.sync)
         except Exception as exc:
-            text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             raise CaptureError(f"{self.plan.name}: torch.compile failed: "
-                               f"{type(exc).__name__}: {text}",
+                               f"{first_line(exc, named=True)}",
                                "leave torch-compile out of --modes") from None
         return step, compile_us, _timed(step, self.sync)
 
