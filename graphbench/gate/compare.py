@@ -199,18 +199,8 @@ def verdict_for(spec: FailSpec, baseline: RunRecord, current: RunRecord, mismatc
     gated = spec.gated and (context.same_model or spec.metric.startswith("speedup"))
     field = spec.metric.split(".")[-1]
     medians_only = cur_point.legacy_processes is not None
-    note = ""
-    if is_host_bound(spec.metric):  # like with like, as measured (graphbench.gate.host_match)
-        limit = relative_limit(spec, base)
-        in_state = in_current_state(base_point, cur_point, limit)
-        if in_state is not base_point and process_values(in_state, spec.metric):
-            base = process_values(in_state, spec.metric)
-            note = (f"against the baseline's {len(in_state.runs)} of {len(base_point.runs)} "
-                    "processes in the current's CPU speed state")
-        reason = host_mismatch(in_state, cur_point, limit)
-        change = unjudgeable(reason) if reason else between_processes(
-            base, cur, False, medians_only=medians_only)
-        verdict = verdict_on(spec, change, base, cur, gated)
+    if is_host_bound(spec.metric):
+        verdict = host_bound_verdict(spec, base_point, cur_point, base, cur, gated)
     elif field == "busy" and context.other_gpu and _relative(base_point, cur_point, spec.metric):
         verdict = relative_verdict(spec, base_point, cur_point, base, cur, gated,
                                    context.spread.reference)
@@ -219,12 +209,28 @@ def verdict_for(spec: FailSpec, baseline: RunRecord, current: RunRecord, mismatc
                                                      medians_only=medians_only,
                                                      gpu_spread=context.spread.busy),
                              base, cur, gated)
-    verdict = with_note(verdict, note)
     if not context.same_model and spec.gated:
         verdict = with_note(verdict, "different hardware: shown, not gated")
     if field == "busy" and verdict.verdict != NOT_GATEABLE:
         verdict = cycles_check(spec, verdict, base_point, cur_point, context)
     return with_note(verdict, shared_busy_note(cur_point, spec.metric))
+
+
+def host_bound_verdict(spec: FailSpec, base_point: RunRecord, cur_point: RunRecord, base, cur,
+                       gated: bool) -> Verdict:
+    """Like with like, as measured (graphbench.gate.host_match): against the
+    baseline's processes in the current's CPU speed state where 3 or more
+    are, else against the whole baseline where it ran like with like."""
+    limit = relative_limit(spec, base)
+    in_state = in_current_state(base_point, cur_point, limit)
+    kept = process_values(in_state, spec.metric) if in_state is not base_point else []
+    note = (f"against the baseline's {len(in_state.runs)} of {len(base_point.runs)} processes "
+            "in the current's CPU speed state") if kept else ""
+    base = kept or base
+    reason = host_mismatch(in_state, cur_point, limit)
+    change = unjudgeable(reason) if reason else between_processes(
+        base, cur, False, medians_only=cur_point.legacy_processes is not None)
+    return with_note(verdict_on(spec, change, base, cur, gated), note)
 
 
 def with_note(verdict: Verdict, note: str) -> Verdict:

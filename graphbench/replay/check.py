@@ -79,11 +79,18 @@ def check_arguments(fn, args, outputs, scalars, sizes, repeats, seed) -> None:
            for s in sizes):
         raise UsageError("sizes must name integer scalars", "e.g. scalars={'n': 4096}, "
                          "sizes=('n',)")
+    check_battery(repeats, seed)
+
+
+def check_battery(repeats, seed, prefix: str = "") -> None:
+    """The battery's own settings, named as the caller names them (`prefix`
+    "--" for the command line's flags)."""
     if isinstance(repeats, bool) or not isinstance(repeats, int) or \
             not 1 <= repeats <= MAX_REPEATS:
-        raise UsageError(f"repeats must be 1 to {MAX_REPEATS}, got {repeats!r}")
+        shown = f"{repeats:,}" if isinstance(repeats, int) else repr(repeats)
+        raise UsageError(f"{prefix}repeats must be 1 to {MAX_REPEATS}, got {shown}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise UsageError(f"seed must be an integer 0 or more, got {seed!r}")
+        raise UsageError(f"{prefix}seed must be an integer 0 or more, got {seed!r}")
 
 
 def _cuda_core(fn: Callable, args, keyword: str):

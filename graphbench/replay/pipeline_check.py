@@ -10,7 +10,7 @@ from graphbench.config import MAX_ELEMENTS
 from graphbench.errors import DeviceError, UsageError, first_line
 from graphbench.pipeline.callables import CallablePipeline, plan_callables
 from graphbench.replay.battery import Callee, run_battery
-from graphbench.replay.check import ReplayCheck, adapter_for
+from graphbench.replay.check import ReplayCheck, adapter_for, check_battery
 from graphbench.replay.verdicts import judge
 
 CALLABLE_ONLY = ("a kernel pipeline's graphs are checked by graphbench run (replay with new "
@@ -24,6 +24,7 @@ def check_pipeline(name_or_path: str, elements: int, params: dict[str, str], rep
     from graphbench.pipeline.files import load_pipeline
     from graphbench.process_state import kept
 
+    check_battery(repeats, seed, "--")
     if elements > MAX_ELEMENTS:
         raise UsageError(f"--elements {elements:,} is more than any GPU holds (at most "
                          f"{MAX_ELEMENTS:,})", "e.g. --elements 2^20")
