@@ -13,7 +13,7 @@ import pytest
 
 from graphbench.replay.outcomes import (CaptureFacts, CaseOutcome, OutputOutcome, ReplayRecord,
                                         decode, encode)
-from graphbench.replay.plan import (FRESH, POISON_OUTPUTS, REPEATS, REPOINT, SAME_INPUTS,
+from graphbench.replay.plan import (FRESH, POISON_OUTPUTS, REPEATS, SAME_INPUTS,
                                     SCALARS, Takes, plan)
 from graphbench.replay.verdicts import judge
 
@@ -52,8 +52,8 @@ def test_the_battery_runs_every_perturbation_that_applies_in_every_repeat():
     assert [c.perturbation for c in cases[:4]] == [FRESH, "poison-inputs", POISON_OUTPUTS,
                                                    SAME_INPUTS]
     assert [c.index for c in cases] == list(range(8)) and {c.repeat for c in cases} == {0, 1}
-    full = plan(Takes(("x",), ("y",), scalars=("alpha",), updatable=True))
-    assert len(full) == 6 * REPEATS and {SCALARS, REPOINT} <= {c.perturbation for c in full}
+    full = plan(Takes(("x",), ("y",), scalars=("alpha",)))
+    assert len(full) == 5 * REPEATS and SCALARS in {c.perturbation for c in full}
     with pytest.raises(ValueError, match="needs an output"):
         plan(Takes(("x",), ()))
     with pytest.raises(ValueError, match="a size must be one of the scalars"):

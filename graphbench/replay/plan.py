@@ -7,19 +7,18 @@ the callable eagerly on the same inputs, and the two are compared:
 - fresh: every input refilled with new random values in place (a graph
   that read its inputs at capture, or staged them through memory it does
   not re-read, returns the captured run's result);
-- poison-inputs: inputs refilled with poison (NaN, or a sentinel for
-  integers) in place, then with new values: a replay that reads a stale
-  copy shows no NaN where eager does;
-- poison-outputs: outputs and scratch poisoned before the replay: an output
-  the replay does not write keeps the poison (a result written to a tensor
-  allocated during capture);
+- poison-inputs: inputs filled with poison (NaN, or a sentinel for
+  integers) in place: a replay that reads a stale copy shows no NaN where
+  eager does;
+- poison-outputs: inputs refilled with new values, outputs poisoned before
+  the replay (as in every case but fresh): an output the replay does not
+  write keeps the poison (a result written to a tensor allocated during
+  capture);
 - same-inputs: two replays and two eager runs on unchanged inputs: random
   numbers that repeat on every replay read the same twice where eager's
   differ;
 - scalars: the host scalars the callable takes set to new values (a scalar
   baked into the graph at capture; a launch shape from a size seen then);
-- repoint: the graph's buffers re-pointed to copies, where the graph can be
-  updated.
 Each case is repeated (REPEATS), the repeats interleaved, so a race (work on
 a side stream never joined) that shows only now and then is caught.
 """
@@ -29,9 +28,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 FRESH, POISON_INPUTS, POISON_OUTPUTS = "fresh", "poison-inputs", "poison-outputs"
-SAME_INPUTS, SCALARS, REPOINT = "same-inputs", "scalars", "repoint"
-PERTURBATIONS = (FRESH, POISON_INPUTS, POISON_OUTPUTS, SAME_INPUTS, SCALARS, REPOINT)
-DATA_CASES = (FRESH, POISON_INPUTS, POISON_OUTPUTS, REPOINT)  # new data, same scalars
+SAME_INPUTS, SCALARS = "same-inputs", "scalars"
+PERTURBATIONS = (FRESH, POISON_INPUTS, POISON_OUTPUTS, SAME_INPUTS, SCALARS)
+DATA_CASES = (FRESH, POISON_INPUTS, POISON_OUTPUTS)  # new data, same scalars
 # Each case this many times: a race that shows in one replay of three is
 # caught in one of REPEATS rounds with probability 1 - (2/3)^REPEATS
 REPEATS = 5
@@ -40,15 +39,14 @@ MAX_REPEATS = 100
 
 @dataclass(frozen=True)
 class Takes:
-    """What a callable takes and gives: its arrays by name, the host scalars
-    among its arguments (those that are sizes: element counts a launch
-    shape may follow), and whether its graph's buffers can be re-pointed."""
+    """What a callable takes and gives: its arrays by name, and the host
+    scalars among its arguments (those that are sizes: element counts a
+    launch shape may follow)."""
 
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
     scalars: tuple[str, ...] = ()
     sizes: tuple[str, ...] = ()
-    updatable: bool = False
 
 
 @dataclass(frozen=True)
@@ -61,7 +59,7 @@ class Case:
 def perturbations(takes: Takes) -> tuple[str, ...]:
     """The perturbations that apply to what the callable takes."""
     return tuple(p for p in PERTURBATIONS
-                 if (p != SCALARS or takes.scalars) and (p != REPOINT or takes.updatable))
+                 if p != SCALARS or takes.scalars)
 
 
 def plan(takes: Takes, repeats: int = REPEATS) -> tuple[Case, ...]:
